@@ -1,0 +1,113 @@
+"""The game framework every komaken game implements.
+
+Seed 004 lists what a game needs: pieces, a position, moves, a move generator, display, copy,
+equality, a win check and an evaluation.  :class:`Game` is that list as a protocol: shogi
+variants, reversi and tic-tac-toe all implement it, so generic search, the players and the
+experiment lab work on any of them.
+"""
+
+from __future__ import annotations
+
+import enum
+from collections.abc import Hashable, Sequence
+from dataclasses import dataclass
+from typing import Protocol, Self, TypeVar, runtime_checkable
+
+
+class Color(enum.IntEnum):
+    """The side to move. In shogi black (sente, ▲) moves first; in reversi black too."""
+
+    BLACK = 0
+    WHITE = 1
+
+    @property
+    def other(self) -> Color:
+        return Color(1 - self)
+
+    @property
+    def mark(self) -> str:
+        return "▲" if self is Color.BLACK else "△"
+
+
+SENTE = Color.BLACK
+GOTE = Color.WHITE
+
+
+class Termination(enum.Enum):
+    """Why a game ended."""
+
+    CHECKMATE = "checkmate"  # 詰み: the side to move is in check and has no legal move
+    NO_LEGAL_MOVES = "no legal moves"  # not in check but no move (a loss in shogi)
+    REPETITION = "repetition"  # 千日手
+    PERPETUAL_CHECK = "perpetual check"  # 連続王手の千日手: the checking side loses
+    IMPASSE = "impasse"  # 持将棋 by the point count
+    DECLARATION = "declaration"  # 入玉宣言 (27-point rule)
+    MAX_PLIES = "max plies"  # adjudicated as a draw after the variant's ply limit
+    RESIGNATION = "resignation"  # 投了
+    ILLEGAL_MOVE = "illegal move"  # 反則
+    TIME_FORFEIT = "time forfeit"  # 切れ負け
+    GAME_OVER = "game over"  # board games (reversi, tic-tac-toe): nobody can move / line made
+    ABORTED = "aborted"
+
+    @property
+    def japanese(self) -> str:
+        return _JAPANESE[self]
+
+
+_JAPANESE = {
+    Termination.CHECKMATE: "詰み",
+    Termination.NO_LEGAL_MOVES: "詰み",
+    Termination.REPETITION: "千日手",
+    Termination.PERPETUAL_CHECK: "連続王手の千日手",
+    Termination.IMPASSE: "持将棋",
+    Termination.DECLARATION: "入玉宣言",
+    Termination.MAX_PLIES: "持将棋",
+    Termination.RESIGNATION: "投了",
+    Termination.ILLEGAL_MOVE: "反則",
+    Termination.TIME_FORFEIT: "切れ負け",
+    Termination.GAME_OVER: "終局",
+    Termination.ABORTED: "中断",
+}
+
+
+@dataclass(frozen=True, slots=True)
+class Outcome:
+    """How a game ended: the winner (``None`` for a draw) and the reason."""
+
+    termination: Termination
+    winner: Color | None
+
+    def result(self) -> str:
+        """``"1-0"`` (black won), ``"0-1"`` or ``"1/2-1/2"``."""
+        if self.winner is None:
+            return "1/2-1/2"
+        return "1-0" if self.winner is Color.BLACK else "0-1"
+
+
+M = TypeVar("M")
+
+
+@runtime_checkable
+class Game(Protocol[M]):
+    """What generic search, players and the lab need from a game position.
+
+    Positions are mutable: ``push`` plays a move, ``pop`` takes the last one back.
+    ``key`` is a hashable summary of the position (a Zobrist hash for shogi) used by
+    transposition tables and repetition checks.
+    """
+
+    @property
+    def turn(self) -> Color: ...
+
+    def legal_moves(self) -> Sequence[M]: ...
+
+    def push(self, move: M) -> None: ...
+
+    def pop(self) -> M: ...
+
+    def outcome(self) -> Outcome | None: ...
+
+    @property
+    def key(self) -> Hashable: ...
+
+    def copy(self) -> Self: ...
