@@ -1,0 +1,627 @@
+"""numba kernels: attacks, legal move generation, make/unmake, perft, game end.
+
+Everything here works on plain numpy arrays (see :mod:`komaken.shogi._board` for the board
+layout) so it compiles with ``@njit(cache=True)`` and can be called from other kernels, such
+as the search.  A position is the tuple of arrays
+
+``bd``   int8[176]       the board, walls included
+``hd``   int8[2, 8]      pieces in hand, by color and base kind
+``st``   int64[ST_SIZE]  side to move, ply, king squares
+``hh``   uint64[N + 1]   Zobrist hash of the position after each ply (``hh[st[PLY]]`` is current)
+``hist`` int64[N, 3]     per ply: the move made, the piece it captured, whether it gave check
+
+and a variant is ``geo`` (int8 per-square tables) with ``rules`` (int64 switches).
+
+Moves are ints: ``to | from << 8 | promote << 16 | drop_kind << 17``; a drop has ``from == 0``.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+from numba import njit
+
+from komaken.shogi._board import (
+    BASE,
+    BLACK_BIT,
+    BOARD_SIZE,
+    CAN_PROMOTE,
+    CAN_SLIDE,
+    CAN_STEP,
+    DIRS,
+    KIND_MASK,
+    KING,
+    KNIGHT,
+    LANCE,
+    OPPOSITE,
+    PAWN,
+    POINTS,
+    PROMOTED,
+    SLIDE_N,
+    SLIDES,
+    STEP_N,
+    STEPS,
+    WALL,
+    ZB,
+    ZH,
+    ZSIDE,
+)
+
+# --- state layout -----------------------------------------------------------------------------
+ST_SIDE, ST_PLY, ST_KING = 0, 1, 2  # king squares at ST_KING + color (0: no king)
+ST_SIZE = 4
+H_MOVE, H_CAPTURED, H_CHECK = 0, 1, 2
+
+# geo rows
+G_ZONE = 0  # + color: 1 where that color may promote
+G_DEAD = 2  # + color: 1 on the last rank, 2 on the second-to-last (for that color)
+G_BOARD = 4  # 1 on the board
+G_ROWS = 5
+
+# rules slots
+R_WIDTH, R_HEIGHT, R_NIFU, R_UCHIFUZUME, R_DEAD, R_REPETITION, R_PERPETUAL = 0, 1, 2, 3, 4, 5, 6
+R_IMPASSE, R_IMPASSE_POINTS, R_MAX_PLIES, R_ZONE, R_NSQ, R_SQUARES = 7, 8, 9, 10, 11, 12
+REPETITION_DRAW, REPETITION_SENTE_LOSES = 0, 1
+IMPASSE_NONE, IMPASSE_BOTH_ENTERED, IMPASSE_DECLARATION = 0, 1, 2
+
+MAX_MOVES = 1024  # more than the 593 legal moves a 9x9 position can have, with non-promotions
+
+# game-end codes: termination * 4 + winner (0 black, 1 white, 2 draw)
+END_NONE, END_MATE, END_NO_MOVES, END_REPETITION, END_PERPETUAL, END_IMPASSE, END_MAX_PLIES = range(7)
+WINNER_DRAW = 2
+
+
+# --- moves ------------------------------------------------------------------------------------
+@njit(cache=True, inline="always")
+def make_move(frm: int, to: int, promote: int) -> int:
+    return to | (frm << 8) | (promote << 16)
+
+
+@njit(cache=True, inline="always")
+def make_drop(kind: int, to: int) -> int:
+    return to | (kind << 17)
+
+
+@njit(cache=True, inline="always")
+def move_to(m: int) -> int:
+    return m & 0xFF
+
+
+@njit(cache=True, inline="always")
+def move_from(m: int) -> int:
+    return (m >> 8) & 0xFF
+
+
+@njit(cache=True, inline="always")
+def move_promotes(m: int) -> bool:
+    return (m >> 16) & 1 == 1
+
+
+@njit(cache=True, inline="always")
+def move_drop_kind(m: int) -> int:
+    return (m >> 17) & 0xF
+
+
+# --- attacks ----------------------------------------------------------------------------------
+@njit(cache=True)
+def attacked(bd: np.ndarray, sq: int, by: int) -> bool:
+    """Whether any piece of color ``by`` attacks square ``sq``."""
+    bit = BLACK_BIT << by
+    for j in range(8):
+        d = DIRS[j]
+        s = sq - d
+        p = bd[s]
+        if p & bit:
+            if CAN_STEP[p, j]:
+                return True
+            continue
+        if p != 0:
+            continue
+        s -= d
+        p = bd[s]
+        while p == 0:
+            s -= d
+            p = bd[s]
+        if (p & bit) and CAN_SLIDE[p, j]:
+            return True
+    for j in range(8 + 2 * by, 10 + 2 * by):  # knights of color ``by`` jump along these
+        p = bd[sq - DIRS[j]]
+        if (p & bit) and CAN_STEP[p, j]:
+            return True
+    return False
+
+
+@njit(cache=True)
+def attackers(bd: np.ndarray, sq: int, by: int, out: np.ndarray) -> int:
+    """Store the squares of ``by``'s pieces attacking ``sq`` in ``out``; return how many."""
+    bit = BLACK_BIT << by
+    n = 0
+    for j in range(8):
+        d = DIRS[j]
+        s = sq - d
+        p = bd[s]
+        if p & bit:
+            if CAN_STEP[p, j]:
+                out[n] = s
+                n += 1
+            continue
+        if p != 0:
+            continue
+        s -= d
+        p = bd[s]
+        while p == 0:
+            s -= d
+            p = bd[s]
+        if (p & bit) and CAN_SLIDE[p, j]:
+            out[n] = s
+            n += 1
+    for j in range(8 + 2 * by, 10 + 2 * by):
+        s = sq - DIRS[j]
+        p = bd[s]
+        if (p & bit) and CAN_STEP[p, j]:
+            out[n] = s
+            n += 1
+    return n
+
+
+@njit(cache=True)
+def in_check(bd: np.ndarray, st: np.ndarray) -> bool:
+    """Whether the side to move is in check."""
+    us = st[ST_SIDE]
+    k = st[ST_KING + us]
+    return k != 0 and attacked(bd, k, 1 - us)
+
+
+# --- move generation --------------------------------------------------------------------------
+@njit(cache=True, inline="always")
+def _add_board_move(out: np.ndarray, n: int, frm: int, to: int, kind: int, us: int, geo: np.ndarray,
+                    dead_rule: bool) -> int:
+    """Append frm→to with its promotion choices: promote when the zone allows, and stay
+    unpromoted unless the piece would have no further move (dead-piece rule)."""
+    forced = False
+    if dead_rule:
+        level = geo[G_DEAD + us, to]
+        forced = ((kind == PAWN or kind == LANCE) and level == 1) or (kind == KNIGHT and level != 0)
+    if CAN_PROMOTE[kind] and (geo[G_ZONE + us, frm] or geo[G_ZONE + us, to]):
+        out[n] = make_move(frm, to, 1)
+        n += 1
+    if not forced:
+        out[n] = make_move(frm, to, 0)
+        n += 1
+    return n
+
+
+@njit(cache=True)
+def _pawn_drop_mates(bd: np.ndarray, st: np.ndarray, to: int, us: int) -> bool:
+    """With a pawn of ``us`` just dropped on ``to`` (checking the enemy king), can the enemy
+    not escape?  Used for 打ち歩詰め.  The board is left as it was."""
+    them = 1 - us
+    tk = st[ST_KING + them]
+    tbit = BLACK_BIT << them
+    buf = np.empty(16, dtype=np.int64)
+    # 1. capture the pawn with something other than the king, without exposing the king
+    n = attackers(bd, to, them, buf)
+    pawn = bd[to]
+    for i in range(n):
+        s = buf[i]
+        if s == tk:
+            continue
+        p = bd[s]
+        bd[to] = p
+        bd[s] = 0
+        exposed = attacked(bd, tk, us)
+        bd[s] = p
+        bd[to] = pawn
+        if not exposed:
+            return False
+    # 2. move the king (capturing the pawn included) to a square not attacked
+    king = bd[tk]
+    bd[tk] = 0
+    escape = False
+    for i in range(STEP_N[king]):
+        t = tk + STEPS[king, i]
+        q = bd[t]
+        if q & (tbit | WALL):
+            continue
+        if not attacked(bd, t, us):
+            escape = True
+            break
+    bd[tk] = king
+    return not escape
+
+
+@njit(cache=True)
+def _gen_drops(bd: np.ndarray, hd: np.ndarray, st: np.ndarray, geo: np.ndarray, rules: np.ndarray,
+               out: np.ndarray, n: int) -> int:
+    us = st[ST_SIDE]
+    ubit = BLACK_BIT << us
+    nsq = rules[R_NSQ]
+    dead_rule = rules[R_DEAD] != 0
+    has_pawn = hd[us, PAWN] > 0
+    pawn_file = np.zeros(16, dtype=np.bool_)
+    if has_pawn and rules[R_NIFU] != 0:
+        for i in range(nsq):
+            s = rules[R_SQUARES + i]
+            if bd[s] == (PAWN | ubit):
+                pawn_file[s >> 4] = True
+    them_king = st[ST_KING + 1 - us]
+    mate_sq = -1
+    if them_king != 0 and rules[R_UCHIFUZUME] != 0:
+        mate_sq = them_king + (1 if us == 0 else -1)  # a pawn here checks the king (it moves -1 / +1)
+    for i in range(nsq):
+        to = rules[R_SQUARES + i]
+        if bd[to] != 0:
+            continue
+        level = geo[G_DEAD + us, to] if dead_rule else 0
+        for kind in range(1, 8):
+            if hd[us, kind] == 0:
+                continue
+            if level != 0:
+                if kind == PAWN or kind == LANCE:
+                    if level == 1:
+                        continue
+                elif kind == KNIGHT:
+                    continue
+            if kind == PAWN:
+                if pawn_file[to >> 4]:
+                    continue
+                if to == mate_sq:
+                    bd[to] = PAWN | ubit
+                    mates = _pawn_drop_mates(bd, st, to, us)
+                    bd[to] = 0
+                    if mates:
+                        continue
+            out[n] = make_drop(kind, to)
+            n += 1
+    return n
+
+
+@njit(cache=True)
+def _gen_board_moves(bd: np.ndarray, st: np.ndarray, geo: np.ndarray, rules: np.ndarray, out: np.ndarray,
+                     n: int, ray: np.ndarray, safe_king: bool) -> int:
+    """Board moves of the side to move.  ``ray`` marks pin lines (a pinned piece must stay on its
+    line; all zero to skip the test); with ``safe_king`` the king never steps onto an attacked
+    square."""
+    us = st[ST_SIDE]
+    ubit = BLACK_BIT << us
+    stop = ubit | WALL
+    dead_rule = rules[R_DEAD] != 0
+    nsq = rules[R_NSQ]
+    for i in range(nsq):
+        frm = rules[R_SQUARES + i]
+        p = bd[frm]
+        if not (p & ubit):
+            continue
+        kind = p & KIND_MASK
+        pin = ray[frm]
+        if kind == KING:
+            for k in range(STEP_N[p]):
+                to = frm + STEPS[p, k]
+                if bd[to] & stop:
+                    continue
+                if safe_king and attacked(bd, to, 1 - us):
+                    continue
+                out[n] = make_move(frm, to, 0)
+                n += 1
+            continue
+        for k in range(STEP_N[p]):
+            to = frm + STEPS[p, k]
+            if bd[to] & stop:
+                continue
+            if pin != 0 and ray[to] != pin:
+                continue
+            n = _add_board_move(out, n, frm, to, kind, us, geo, dead_rule)
+        for k in range(SLIDE_N[p]):
+            d = SLIDES[p, k]
+            to = frm + d
+            while True:
+                q = bd[to]
+                if q & stop:
+                    break
+                if pin == 0 or ray[to] == pin:
+                    n = _add_board_move(out, n, frm, to, kind, us, geo, dead_rule)
+                if q != 0:
+                    break
+                to += d
+    return n
+
+
+@njit(cache=True)
+def _mark_pins(bd: np.ndarray, st: np.ndarray, ray: np.ndarray) -> None:
+    """Mark in ``ray`` each line from our king to an enemy slider that pins one of our pieces:
+    every square of the line (pinned piece and pinner included) gets the line's number."""
+    us = st[ST_SIDE]
+    k = st[ST_KING + us]
+    if k == 0:
+        return
+    ubit = BLACK_BIT << us
+    tbit = BLACK_BIT << (1 - us)
+    for j in range(8):
+        d = DIRS[j]
+        s = k + d
+        while bd[s] == 0:
+            s += d
+        if not (bd[s] & ubit):
+            continue
+        s2 = s + d
+        while bd[s2] == 0:
+            s2 += d
+        p = bd[s2]
+        if (p & tbit) and CAN_SLIDE[p, OPPOSITE[j]]:
+            t = k + d
+            while True:
+                ray[t] = j + 1
+                if t == s2:
+                    break
+                t += d
+
+
+@njit(cache=True)
+def gen_legal(bd: np.ndarray, hd: np.ndarray, st: np.ndarray, geo: np.ndarray, rules: np.ndarray,
+              out: np.ndarray) -> int:
+    """Write the legal moves of the side to move into ``out``; return their number."""
+    us = st[ST_SIDE]
+    ray = np.zeros(BOARD_SIZE, dtype=np.int8)
+    if not in_check(bd, st):
+        _mark_pins(bd, st, ray)
+        n = _gen_board_moves(bd, st, geo, rules, out, 0, ray, True)
+        return _gen_drops(bd, hd, st, geo, rules, out, n)
+    # Evasions: generate everything, keep what leaves the king safe.
+    n = _gen_board_moves(bd, st, geo, rules, out, 0, ray, False)
+    n = _gen_drops(bd, hd, st, geo, rules, out, n)
+    k = st[ST_KING + us]
+    m = 0
+    for i in range(n):
+        mv = out[i]
+        to = move_to(mv)
+        frm = move_from(mv)
+        saved_to = bd[to]
+        if frm == 0:
+            bd[to] = 1  # any non-empty placeholder: a drop only matters as a blocker
+            ok = not attacked(bd, k, 1 - us)
+            bd[to] = saved_to
+        else:
+            p = bd[frm]
+            bd[to] = p
+            bd[frm] = 0
+            ok = not attacked(bd, to if frm == k else k, 1 - us)
+            bd[frm] = p
+            bd[to] = saved_to
+        if ok:
+            out[m] = mv
+            m += 1
+    return m
+
+
+@njit(cache=True)
+def is_legal(bd: np.ndarray, hd: np.ndarray, st: np.ndarray, geo: np.ndarray, rules: np.ndarray,
+             mv: int) -> bool:
+    """Whether ``mv`` is legal (by generating all legal moves: for input checks, not hot paths)."""
+    out = np.empty(MAX_MOVES, dtype=np.int64)
+    n = gen_legal(bd, hd, st, geo, rules, out)
+    for i in range(n):
+        if out[i] == mv:
+            return True
+    return False
+
+
+# --- make / unmake ----------------------------------------------------------------------------
+@njit(cache=True)
+def do_move(bd: np.ndarray, hd: np.ndarray, st: np.ndarray, hh: np.ndarray, hist: np.ndarray,
+            mv: int) -> None:
+    """Play ``mv`` (assumed legal), updating the hash incrementally."""
+    us = st[ST_SIDE]
+    ply = st[ST_PLY]
+    h = hh[ply]
+    to = move_to(mv)
+    frm = move_from(mv)
+    cap = 0
+    if frm == 0:
+        kind = move_drop_kind(mv)
+        p = kind | (BLACK_BIT << us)
+        bd[to] = p
+        c = hd[us, kind]
+        hd[us, kind] = c - 1
+        h ^= ZH[us, kind, c] ^ ZH[us, kind, c - 1] ^ ZB[p, to]
+    else:
+        p = bd[frm]
+        cap = bd[to]
+        if cap != 0:
+            ck = BASE[cap & KIND_MASK]
+            c = hd[us, ck]
+            hd[us, ck] = c + 1
+            h ^= ZH[us, ck, c] ^ ZH[us, ck, c + 1] ^ ZB[cap, to]
+        q = p | PROMOTED if move_promotes(mv) else p
+        bd[to] = q
+        bd[frm] = 0
+        h ^= ZB[p, frm] ^ ZB[q, to]
+        if (p & KIND_MASK) == KING:
+            st[ST_KING + us] = to
+    hist[ply, H_MOVE] = mv
+    hist[ply, H_CAPTURED] = cap
+    hist[ply, H_CHECK] = 0
+    st[ST_SIDE] = 1 - us
+    st[ST_PLY] = ply + 1
+    hh[ply + 1] = h ^ ZSIDE
+
+
+@njit(cache=True)
+def push(bd: np.ndarray, hd: np.ndarray, st: np.ndarray, hh: np.ndarray, hist: np.ndarray, mv: int) -> bool:
+    """:func:`do_move` that also records whether the move gave check (for 連続王手); returns it."""
+    do_move(bd, hd, st, hh, hist, mv)
+    check = in_check(bd, st)
+    hist[st[ST_PLY] - 1, H_CHECK] = 1 if check else 0
+    return check
+
+
+@njit(cache=True)
+def undo_move(bd: np.ndarray, hd: np.ndarray, st: np.ndarray, hist: np.ndarray) -> None:
+    """Take back the last move."""
+    ply = st[ST_PLY] - 1
+    us = 1 - st[ST_SIDE]
+    mv = hist[ply, H_MOVE]
+    to = move_to(mv)
+    frm = move_from(mv)
+    if frm == 0:
+        hd[us, move_drop_kind(mv)] += 1
+        bd[to] = 0
+    else:
+        q = bd[to]
+        p = q & ~PROMOTED if move_promotes(mv) else q
+        cap = hist[ply, H_CAPTURED]
+        bd[frm] = p
+        bd[to] = cap
+        if cap != 0:
+            hd[us, BASE[cap & KIND_MASK]] -= 1
+        if (p & KIND_MASK) == KING:
+            st[ST_KING + us] = frm
+    st[ST_SIDE] = us
+    st[ST_PLY] = ply
+
+
+@njit(cache=True)
+def full_hash(bd: np.ndarray, hd: np.ndarray, side: int) -> np.uint64:
+    """The Zobrist hash computed from scratch (the incremental one must always equal it)."""
+    h = np.uint64(0)
+    for s in range(BOARD_SIZE):
+        p = bd[s]
+        if p != 0 and p != WALL:
+            h ^= ZB[p, s]
+    for c in range(2):
+        for k in range(1, 8):
+            h ^= ZH[c, k, hd[c, k]]
+    if side == 1:
+        h ^= ZSIDE
+    return h
+
+
+# --- perft ------------------------------------------------------------------------------------
+@njit(cache=True)
+def perft(bd: np.ndarray, hd: np.ndarray, st: np.ndarray, hh: np.ndarray, hist: np.ndarray,
+          geo: np.ndarray, rules: np.ndarray, depth: int) -> int:
+    """Leaf count of the legal move tree to ``depth`` (bulk-counted at the last ply)."""
+    if depth <= 0:
+        return 1
+    out = np.empty(MAX_MOVES, dtype=np.int64)
+    n = gen_legal(bd, hd, st, geo, rules, out)
+    if depth == 1:
+        return n
+    total = 0
+    for i in range(n):
+        do_move(bd, hd, st, hh, hist, out[i])
+        total += perft(bd, hd, st, hh, hist, geo, rules, depth - 1)
+        undo_move(bd, hd, st, hist)
+    return total
+
+
+# --- game end ---------------------------------------------------------------------------------
+@njit(cache=True)
+def repetition_count(hh: np.ndarray, st: np.ndarray) -> int:
+    """How many earlier times the current position occurred (same side to move, same hands)."""
+    ply = st[ST_PLY]
+    h = hh[ply]
+    c = 0
+    for j in range(ply - 4, -1, -2):
+        if hh[j] == h:
+            c += 1
+    return c
+
+
+@njit(cache=True)
+def _checked_throughout(hist: np.ndarray, first: int, last: int, mover_parity: int) -> bool:
+    """Whether every move made at plies first..last-1 with ply parity ``mover_parity`` gave check."""
+    any_move = False
+    for j in range(first, last):
+        if (j & 1) == mover_parity:
+            any_move = True
+            if hist[j, H_CHECK] == 0:
+                return False
+    return any_move
+
+
+@njit(cache=True)
+def impasse_points(bd: np.ndarray, hd: np.ndarray, rules: np.ndarray, color: int, zone_only: bool,
+                   geo: np.ndarray) -> np.ndarray:
+    """[points, pieces] of ``color``: 5 per rook/bishop, 1 per other piece (king excluded), on
+    the board (only inside the enemy camp when ``zone_only``) and in hand."""
+    bit = BLACK_BIT << color
+    pts = 0
+    cnt = 0
+    for i in range(rules[R_NSQ]):
+        s = rules[R_SQUARES + i]
+        p = bd[s]
+        if (p & bit) and (p & KIND_MASK) != KING:
+            if zone_only and not geo[G_ZONE + color, s]:
+                continue
+            pts += POINTS[p & KIND_MASK]
+            cnt += 1
+    for k in range(1, 8):
+        pts += POINTS[k] * hd[color, k]
+    res = np.empty(2, dtype=np.int64)
+    res[0] = pts
+    res[1] = cnt
+    return res
+
+
+@njit(cache=True)
+def can_declare(bd: np.ndarray, hd: np.ndarray, st: np.ndarray, geo: np.ndarray, rules: np.ndarray) -> bool:
+    """The 27-point declaration rule (入玉宣言, CSA rules) for the side to move: king in the
+    enemy camp and not in check, at least 10 other pieces there, and at least 28 (black) or 27
+    (white) points counting the camp and the hand.  Thresholds scale with ``R_IMPASSE_POINTS``."""
+    if rules[R_IMPASSE] != IMPASSE_DECLARATION:
+        return False
+    us = st[ST_SIDE]
+    k = st[ST_KING + us]
+    if k == 0 or not geo[G_ZONE + us, k] or in_check(bd, st):
+        return False
+    pc = impasse_points(bd, hd, rules, us, True, geo)
+    need = rules[R_IMPASSE_POINTS] + (1 if us == 0 else 0)
+    return pc[1] >= 10 and pc[0] >= need
+
+
+@njit(cache=True)
+def game_end(bd: np.ndarray, hd: np.ndarray, st: np.ndarray, hh: np.ndarray, hist: np.ndarray,
+             geo: np.ndarray, rules: np.ndarray, start_ply: int) -> int:
+    """``termination * 4 + winner`` if the game is over (winner 0 black, 1 white, 2 draw), else 0.
+
+    ``start_ply`` is the first ply of ``hh`` that belongs to this game (0 normally)."""
+    us = st[ST_SIDE]
+    ply = st[ST_PLY]
+    out = np.empty(MAX_MOVES, dtype=np.int64)
+    if gen_legal(bd, hd, st, geo, rules, out) == 0:
+        return (END_MATE if in_check(bd, st) else END_NO_MOVES) * 4 + (1 - us)
+    # 千日手: the fourth occurrence of the same position
+    h = hh[ply]
+    c = 0
+    first = -1
+    for j in range(ply - 4, start_ply - 1, -2):
+        if hh[j] == h:
+            c += 1
+            first = j
+            if c == 3:
+                break
+    if c >= 3:
+        if rules[R_PERPETUAL] != 0:
+            for mover in range(2):  # the color that moved at plies with this parity
+                parity = (ply - 1 - mover) & 1
+                color = us if mover == 1 else 1 - us
+                if _checked_throughout(hist, first, ply, parity):
+                    return END_PERPETUAL * 4 + (1 - color)
+        if rules[R_REPETITION] == REPETITION_SENTE_LOSES:
+            return END_REPETITION * 4 + 1
+        return END_REPETITION * 4 + WINNER_DRAW
+    # 持将棋 by the point count once both kings have entered the enemy camp
+    if rules[R_IMPASSE] == IMPASSE_BOTH_ENTERED:
+        k0 = st[ST_KING]
+        k1 = st[ST_KING + 1]
+        if k0 != 0 and k1 != 0 and geo[G_ZONE, k0] and geo[G_ZONE + 1, k1]:
+            need = rules[R_IMPASSE_POINTS]
+            p0 = impasse_points(bd, hd, rules, 0, False, geo)[0]
+            p1 = impasse_points(bd, hd, rules, 1, False, geo)[0]
+            if p0 < need <= p1:
+                return END_IMPASSE * 4 + 1
+            if p1 < need <= p0:
+                return END_IMPASSE * 4 + 0
+            return END_IMPASSE * 4 + WINNER_DRAW
+    if rules[R_MAX_PLIES] > 0 and ply - start_ply >= rules[R_MAX_PLIES]:
+        return END_MAX_PLIES * 4 + WINNER_DRAW
+    return 0

@@ -1,0 +1,474 @@
+"""The friendly Python layer over the kernels: :class:`Position`, :class:`Move`, :class:`Square`.
+
+>>> from komaken.shogi import Position
+>>> pos = Position.start("minishogi")
+>>> len(pos.legal_moves())
+14
+>>> pos.push_usi("5d5c")
+Move.from_usi('5d5c')
+>>> pos.sfen()
+'rbsgk/4P/5/5/KGSBR w P 2'
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+from dataclasses import dataclass
+from typing import NamedTuple, Self
+
+import numpy as np
+
+from komaken.errors import IllegalMoveError, InvalidPositionError
+from komaken.game import Color, Outcome, Termination
+from komaken.shogi import _kernels as K
+from komaken.shogi._board import (
+    BLACK_BIT,
+    BOARD_SIZE,
+    HAND_KINDS,
+    KIND_OF_LETTER,
+    KING,
+    LETTERS,
+    WALL,
+    base_kind,
+    kind_letter,
+    square,
+)
+from komaken.shogi.sfen import format_sfen, parse_sfen, square_name
+from komaken.shogi.variant import SHOGI, Variant, load_variant
+
+_INITIAL_CAPACITY = 512
+
+
+class Square(NamedTuple):
+    """A board square by file (1 = rightmost from black's view) and rank (1 = top, ``a``)."""
+
+    file: int
+    rank: int
+
+    @property
+    def index(self) -> int:
+        """Index in the kernels' one-dimensional board (``file * 16 + rank``)."""
+        return square(self.file, self.rank)
+
+    @classmethod
+    def from_index(cls, index: int) -> Square:
+        return cls(index >> 4, index & 15)
+
+    def usi(self) -> str:
+        """``7g``"""
+        return square_name(self.file, self.rank)
+
+    def japanese(self) -> str:
+        """``７七`` (full-width file, kanji rank)"""
+        return _ZEN[self.file] + _KAN[self.rank]
+
+
+_ZEN = " １２３４５６７８９"
+_KAN = " 一二三四五六七八九"
+
+
+class Piece(NamedTuple):
+    """A piece: its kind letter (``"P"``, ``"+R"``, ``"K"``...) and owner."""
+
+    kind: str
+    color: Color
+
+    def symbol(self) -> str:
+        """SFEN symbol: upper case for black, lower case for white (``+p``)."""
+        return self.kind if self.color is Color.BLACK else self.kind.lower()
+
+
+@dataclass(frozen=True, slots=True)
+class Move:
+    """A move, wrapping the kernels' integer encoding.
+
+    A board move has a ``from_square`` and may promote; a drop has ``drop`` (the kind letter)
+    and no ``from_square``.  ``str(move)`` and :meth:`usi` give USI text (``7g7f``, ``2b3c+``,
+    ``P*5e``).
+    """
+
+    code: int
+
+    @classmethod
+    def from_usi(cls, text: str) -> Move:
+        """Parse USI move text (syntax only; legality is checked when it is played)."""
+        t = text.strip()
+        try:
+            if len(t) == 4 and t[1] == "*":
+                kind = KIND_OF_LETTER.get(t[0].upper(), 0)
+                if not kind or kind == KING:
+                    raise ValueError
+                return cls(K.make_drop(kind, _parse_square(t[2:4])))
+            if len(t) in (4, 5) and (len(t) == 4 or t[4] == "+"):
+                return cls(K.make_move(_parse_square(t[0:2]), _parse_square(t[2:4]), int(len(t) == 5)))
+        except ValueError:
+            pass
+        raise IllegalMoveError(f"not a USI move: {text!r} (expected e.g. 7g7f, 2b3c+ or P*5e)")
+
+    @classmethod
+    def board_move(cls, frm: Square, to: Square, promotion: bool = False) -> Move:
+        return cls(K.make_move(frm.index, to.index, int(promotion)))
+
+    @classmethod
+    def drop_move(cls, kind: str, to: Square) -> Move:
+        return cls(K.make_drop(KIND_OF_LETTER[kind], to.index))
+
+    @property
+    def to_square(self) -> Square:
+        return Square.from_index(self.code & 0xFF)
+
+    @property
+    def from_square(self) -> Square | None:
+        frm = (self.code >> 8) & 0xFF
+        return Square.from_index(frm) if frm else None
+
+    @property
+    def promotion(self) -> bool:
+        return bool((self.code >> 16) & 1)
+
+    @property
+    def drop(self) -> str | None:
+        kind = (self.code >> 17) & 0xF
+        return LETTERS[kind] if kind else None
+
+    def usi(self) -> str:
+        if self.drop:
+            return f"{self.drop}*{self.to_square.usi()}"
+        assert self.from_square is not None
+        return self.from_square.usi() + self.to_square.usi() + ("+" if self.promotion else "")
+
+    def __str__(self) -> str:
+        return self.usi()
+
+    def __repr__(self) -> str:
+        return f"Move.from_usi({self.usi()!r})"
+
+
+def _parse_square(text: str) -> int:
+    f, r = text[0], text[1]
+    if not ("1" <= f <= "9" and "a" <= r <= "i"):
+        raise ValueError(text)
+    return square(int(f), ord(r) - ord("a") + 1)
+
+
+_TERMINATIONS = {
+    K.END_MATE: Termination.CHECKMATE,
+    K.END_NO_MOVES: Termination.NO_LEGAL_MOVES,
+    K.END_REPETITION: Termination.REPETITION,
+    K.END_PERPETUAL: Termination.PERPETUAL_CHECK,
+    K.END_IMPASSE: Termination.IMPASSE,
+    K.END_MAX_PLIES: Termination.MAX_PLIES,
+}
+
+
+class Position:
+    """A shogi-family position with its move history, for any :class:`Variant`.
+
+    Build one with :meth:`start` or :meth:`from_sfen`; play with :meth:`push` /
+    :meth:`push_usi`, take back with :meth:`pop`.  The state lives in numpy arrays that the
+    numba kernels (move generation, search) work on directly.
+    """
+
+    __slots__ = ("variant", "_bd", "_hd", "_st", "_hh", "_hist", "_move0")
+
+    def __init__(self, variant: Variant | str = SHOGI) -> None:
+        self.variant = load_variant(variant)
+        self._bd = np.full(BOARD_SIZE, WALL, dtype=np.int8)
+        self._bd[self.variant.geo[K.G_BOARD] == 1] = 0
+        self._hd = np.zeros((2, 8), dtype=np.int8)
+        self._st = np.zeros(K.ST_SIZE, dtype=np.int64)
+        self._hh = np.zeros(_INITIAL_CAPACITY + 1, dtype=np.uint64)
+        self._hist = np.zeros((_INITIAL_CAPACITY, 3), dtype=np.int64)
+        self._move0 = 1
+        self._set(parse_sfen(self.variant.start_sfen, self.variant))
+
+    # ---- construction ------------------------------------------------------------------------
+    @classmethod
+    def start(cls, variant: Variant | str = SHOGI) -> Position:
+        """The variant's start position."""
+        return cls(variant)
+
+    @classmethod
+    def from_sfen(cls, sfen: str, variant: Variant | str = SHOGI) -> Position:
+        """A position from SFEN (``startpos`` is accepted too).  Raises
+        :class:`InvalidPositionError` for anything malformed or against the rules."""
+        pos = cls(variant)
+        text = sfen.strip()
+        if text in ("startpos", "sfen startpos"):
+            return pos
+        pos._set(parse_sfen(text, pos.variant))
+        return pos
+
+    def _set(self, parsed: tuple[dict[int, int], tuple[dict[int, int], dict[int, int]], int, int]) -> None:
+        board, hands, side, move_number = parsed
+        self._bd[self.variant.geo[K.G_BOARD] == 1] = 0
+        self._hd[:] = 0
+        self._st[:] = 0
+        for sq, code in board.items():
+            self._bd[sq] = code
+            if code & 0x0F == KING:
+                self._st[K.ST_KING + (0 if code & BLACK_BIT else 1)] = sq
+        for color in range(2):
+            for kind, n in hands[color].items():
+                self._hd[color, kind] = n
+        self._st[K.ST_SIDE] = side
+        self._move0 = move_number
+        self._hh[0] = K.full_hash(self._bd, self._hd, side)
+        opponent_king = self._st[K.ST_KING + 1 - side]
+        if opponent_king and K.attacked(self._bd, opponent_king, side):
+            who = "white" if side == 0 else "black"
+            raise InvalidPositionError(f"the side not to move ({who}) is in check at {Square.from_index(opponent_king).usi()}")
+
+    def copy(self) -> Self:
+        """An independent copy, history included."""
+        other = object.__new__(type(self))
+        other.variant = self.variant
+        other._bd = self._bd.copy()
+        other._hd = self._hd.copy()
+        other._st = self._st.copy()
+        other._hh = self._hh.copy()
+        other._hist = self._hist.copy()
+        other._move0 = self._move0
+        return other
+
+    def __copy__(self) -> Self:
+        return self.copy()
+
+    # ---- state -------------------------------------------------------------------------------
+    @property
+    def turn(self) -> Color:
+        """The side to move."""
+        return Color(int(self._st[K.ST_SIDE]))
+
+    @property
+    def ply(self) -> int:
+        """Number of moves pushed since the position was set up."""
+        return int(self._st[K.ST_PLY])
+
+    @property
+    def move_number(self) -> int:
+        """The SFEN move number (counting plies, starting at 1)."""
+        return self._move0 + self.ply
+
+    @property
+    def zobrist(self) -> int:
+        """64-bit Zobrist hash of board, hands and side to move (bit 0 is the side)."""
+        return int(self._hh[self.ply])
+
+    @property
+    def key(self) -> int:
+        """Same as :attr:`zobrist` (the :class:`komaken.game.Game` protocol's name)."""
+        return self.zobrist
+
+    @property
+    def move_stack(self) -> list[Move]:
+        """The moves pushed so far."""
+        return [Move(int(m)) for m in self._hist[: self.ply, K.H_MOVE]]
+
+    def piece_at(self, sq: Square | tuple[int, int]) -> Piece | None:
+        """The piece on a square, or ``None``."""
+        f, r = sq
+        if not (1 <= f <= self.variant.width and 1 <= r <= self.variant.height):
+            raise InvalidPositionError(f"square {f},{r} is off the {self.variant.width}x{self.variant.height} board")
+        code = int(self._bd[square(f, r)])
+        if not code:
+            return None
+        return Piece(kind_letter(code & 0x0F), Color.BLACK if code & BLACK_BIT else Color.WHITE)
+
+    def pieces(self) -> Iterator[tuple[Square, Piece]]:
+        """Every (square, piece) on the board, file 9..1 within rank 1..H."""
+        for r in range(1, self.variant.height + 1):
+            for f in range(self.variant.width, 0, -1):
+                p = self.piece_at((f, r))
+                if p:
+                    yield Square(f, r), p
+
+    def hand(self, color: Color) -> dict[str, int]:
+        """Pieces in ``color``'s hand, as ``{"R": 1, "P": 3}`` in R B G S N L P order."""
+        return {LETTERS[k]: int(self._hd[color, k]) for k in HAND_KINDS if self._hd[color, k]}
+
+    def king_square(self, color: Color) -> Square | None:
+        k = int(self._st[K.ST_KING + color])
+        return Square.from_index(k) if k else None
+
+    def sfen(self) -> str:
+        board = {int(s): int(self._bd[s]) for s in self.variant.rules[K.R_SQUARES :] if self._bd[s]}
+        hands = tuple({k: int(self._hd[c, k]) for k in range(1, 8) if self._hd[c, k]} for c in range(2))
+        return format_sfen(board, hands, int(self._st[K.ST_SIDE]), self.move_number, self.variant)  # type: ignore[arg-type]
+
+    def __eq__(self, other: object) -> bool:
+        """Same variant, board, hands and side to move (history and move number aside)."""
+        if not isinstance(other, Position):
+            return NotImplemented
+        return (
+            self.variant == other.variant
+            and self.zobrist == other.zobrist
+            and np.array_equal(self._bd, other._bd)
+            and np.array_equal(self._hd, other._hd)
+            and self.turn == other.turn
+        )
+
+    __hash__ = None  # type: ignore[assignment]  # mutable
+
+    def __repr__(self) -> str:
+        return f"Position.from_sfen({self.sfen()!r}, variant={self.variant.name!r})"
+
+    # ---- moves -------------------------------------------------------------------------------
+    def _legal_codes(self) -> np.ndarray:
+        out = np.empty(K.MAX_MOVES, dtype=np.int64)
+        n = K.gen_legal(self._bd, self._hd, self._st, self.variant.geo, self.variant.rules, out)
+        return out[:n]
+
+    def legal_moves(self) -> list[Move]:
+        """All legal moves, in generation order."""
+        return [Move(int(m)) for m in self._legal_codes()]
+
+    def is_legal(self, move: Move) -> bool:
+        return bool(K.is_legal(self._bd, self._hd, self._st, self.variant.geo, self.variant.rules, move.code))
+
+    def is_check(self) -> bool:
+        """Whether the side to move is in check."""
+        return bool(K.in_check(self._bd, self._st))
+
+    def gives_check(self, move: Move) -> bool:
+        self.push(move)
+        try:
+            return self.is_check()
+        finally:
+            self.pop()
+
+    def _grow(self) -> None:
+        n = len(self._hist)
+        if self.ply + 2 >= n:
+            self._hh = np.concatenate([self._hh, np.zeros(n, dtype=np.uint64)])
+            self._hist = np.concatenate([self._hist, np.zeros((n, 3), dtype=np.int64)])
+
+    def push(self, move: Move) -> None:
+        """Play a legal move; raises :class:`IllegalMoveError` (naming the move and why) if
+        it is not legal here."""
+        if not isinstance(move, Move):
+            raise IllegalMoveError(f"not a Move: {move!r}")
+        if not self.is_legal(move):
+            raise IllegalMoveError(f"illegal move {self._describe_illegal(move)}")
+        self._grow()
+        K.push(self._bd, self._hd, self._st, self._hh, self._hist, move.code)
+
+    def push_usi(self, text: str) -> Move:
+        """Parse USI text and play it; returns the move."""
+        move = Move.from_usi(text)
+        self.push(move)
+        return move
+
+    def pop(self) -> Move:
+        """Take back the last move and return it."""
+        if self.ply == 0:
+            raise IllegalMoveError("no move to take back")
+        move = Move(int(self._hist[self.ply - 1, K.H_MOVE]))
+        K.undo_move(self._bd, self._hd, self._st, self._hist)
+        return move
+
+    def peek(self) -> Move | None:
+        """The last move played, if any."""
+        return Move(int(self._hist[self.ply - 1, K.H_MOVE])) if self.ply else None
+
+    def _describe_illegal(self, move: Move) -> str:
+        text = move.usi()
+        W, H = self.variant.width, self.variant.height
+        for sq in (move.to_square, move.from_square):
+            if sq is not None and not (1 <= sq.file <= W and 1 <= sq.rank <= H):
+                return f"{text}: square {sq.usi()} is off the {W}x{H} board"
+        if move.drop:
+            if not self._hd[self.turn, KIND_OF_LETTER[move.drop]]:
+                return f"{text}: no {move.drop} in hand"
+            if self.piece_at(move.to_square):
+                return f"{text}: {move.to_square.usi()} is occupied"
+            return f"{text}: the drop breaks a rule (二歩, 打ち歩詰め, dead piece or check)"
+        assert move.from_square is not None
+        piece = self.piece_at(move.from_square)
+        if piece is None:
+            return f"{text}: no piece on {move.from_square.usi()}"
+        if piece.color != self.turn:
+            return f"{text}: the piece on {move.from_square.usi()} is not the mover's"
+        return f"{text}: {piece.kind} on {move.from_square.usi()} cannot move there (or leaves the king in check)"
+
+    # ---- game end ----------------------------------------------------------------------------
+    def outcome(self) -> Outcome | None:
+        """How the game has ended (checkmate, 千日手, 連続王手の千日手, 持将棋 by the point count,
+        the ply limit), or ``None`` while it goes on."""
+        code = int(K.game_end(self._bd, self._hd, self._st, self._hh, self._hist, self.variant.geo,
+                              self.variant.rules, 0))
+        if code == 0:
+            return None
+        winner = code & 3
+        return Outcome(_TERMINATIONS[code >> 2], None if winner == K.WINNER_DRAW else Color(winner))
+
+    def is_game_over(self) -> bool:
+        return self.outcome() is not None
+
+    def is_checkmate(self) -> bool:
+        return self.is_check() and len(self._legal_codes()) == 0
+
+    def repetition_count(self) -> int:
+        """How many times the current position occurred before (4-fold repetition at 3)."""
+        return int(K.repetition_count(self._hh, self._st))
+
+    def can_declare(self) -> bool:
+        """Whether the side to move may win by declaration (27-point rule, variants with
+        ``impasse = "27"``)."""
+        return bool(K.can_declare(self._bd, self._hd, self._st, self.variant.geo, self.variant.rules))
+
+    def declare(self) -> Outcome:
+        """Declare a win by the 27-point rule; raises :class:`IllegalMoveError` if not allowed."""
+        if not self.can_declare():
+            raise IllegalMoveError("declaration (入玉宣言) is not allowed in this position")
+        return Outcome(Termination.DECLARATION, self.turn)
+
+    def impasse_points(self, color: Color) -> int:
+        """持将棋 points of ``color``: 5 per rook or bishop, 1 per other piece, board and hand."""
+        return int(K.impasse_points(self._bd, self._hd, self.variant.rules, int(color), False, self.variant.geo)[0])
+
+    # ---- perft -------------------------------------------------------------------------------
+    def perft(self, depth: int) -> int:
+        """Number of leaf nodes of the legal move tree ``depth`` plies deep."""
+        if depth < 0:
+            raise ValueError("perft depth must be >= 0")
+        while self.ply + depth + 2 >= len(self._hist):
+            n = len(self._hist)
+            self._hh = np.concatenate([self._hh, np.zeros(n, dtype=np.uint64)])
+            self._hist = np.concatenate([self._hist, np.zeros((n, 3), dtype=np.int64)])
+        return int(K.perft(self._bd, self._hd, self._st, self._hh, self._hist, self.variant.geo,
+                           self.variant.rules, depth))
+
+    def divide(self, depth: int) -> dict[str, int]:
+        """Perft split by first move: ``{usi: leaves}``."""
+        result = {}
+        for move in self.legal_moves():
+            self.push(move)
+            result[move.usi()] = self.perft(depth - 1)
+            self.pop()
+        return result
+
+    # ---- display -----------------------------------------------------------------------------
+    def __str__(self) -> str:
+        from komaken.shogi.display import japanese_diagram
+
+        return japanese_diagram(self)
+
+    def ascii(self) -> str:
+        """A plain-ASCII board."""
+        from komaken.shogi.display import ascii_diagram
+
+        return ascii_diagram(self)
+
+    def _repr_svg_(self) -> str:
+        from komaken.shogi.display import svg
+
+        return svg(self)
+
+
+def base_letter(kind: str) -> str:
+    """``"+P"`` → ``"P"``."""
+    return kind.lstrip("+")
+
+
+__all__ = ["Move", "Piece", "Position", "Square", "base_kind", "base_letter"]
