@@ -217,7 +217,8 @@ class Position:
         opponent_king = self._st[K.ST_KING + 1 - side]
         if opponent_king and K.attacked(self._bd, opponent_king, side):
             who = "white" if side == 0 else "black"
-            raise InvalidPositionError(f"the side not to move ({who}) is in check at {Square.from_index(opponent_king).usi()}")
+            where = Square.from_index(opponent_king).usi()
+            raise InvalidPositionError(f"the side not to move ({who}) is in check at {where}")
 
     def copy(self) -> Self:
         """An independent copy, history included."""

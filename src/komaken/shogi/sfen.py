@@ -133,7 +133,8 @@ def _check_rules(board: Board, hands: Hands, variant: Variant, check_counts: boo
                 raise InvalidPositionError(f"N on {name} has no further move (last two ranks)")
         if kind == PAWN and variant.nifu:
             if (color, f) in pawn_files:
-                raise InvalidPositionError(f"two unpromoted pawns of {'black' if color == 0 else 'white'} on file {f} (二歩)")
+                who = "black" if color == 0 else "white"
+                raise InvalidPositionError(f"two unpromoted pawns of {who} on file {f} (二歩)")
             pawn_files.add((color, f))
     for color in range(2):
         if kings[color] > 1:

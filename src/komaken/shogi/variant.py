@@ -37,13 +37,13 @@ import numpy as np
 from komaken.errors import VariantError
 from komaken.shogi import _kernels as K
 from komaken.shogi._board import (
+    BOARD_SIZE,
     KIND_OF_LETTER,
     KING,
+    LETTERS,
     MAX_FILES,
     MAX_RANKS,
     PROMOTABLE,
-    BOARD_SIZE,
-    LETTERS,
     square,
 )
 
