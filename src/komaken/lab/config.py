@@ -1,0 +1,432 @@
+"""Experiment files: parse a TOML file into an :class:`Experiment`, checking everything first.
+
+Every problem is reported as ``ConfigError("FILE: KEY: problem")`` before a single game runs.
+The validated experiment keeps a normalized copy of the file (:attr:`Experiment.raw`: openings
+file read in, paths made absolute, ``--games`` applied) which the results database stores, so
+``resume`` needs nothing but the database.  See ``docs/lab.md`` for the reference.
+"""
+
+from __future__ import annotations
+
+import copy
+import hashlib
+import json
+import math
+import tomllib
+from collections.abc import Mapping
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from komaken.lab.errors import ConfigError
+from komaken.lab.stats import SPRT
+
+BUILTIN_GAMES = ("shogi", "reversi", "tictactoe")
+SHOGI_ENGINES = ("thesis", "komaken", "usi", "random", "python")
+BOARD_ENGINES = ("boardgame", "random", "python")
+COLORS = ("fixed", "alternate")
+
+_EXPERIMENT_KEYS = {"name", "game", "variant", "games", "seed", "repetition", "max_plies"}
+_TOP_KEYS = {"experiment", "players", "pairings", "openings", "report"}
+_ENGINE_KEYS: dict[str, set[str]] = {
+    "thesis": {"depth", "values", "hand_quirk"},
+    "komaken": {"depth", "nodes", "movetime", "values", "eval"},
+    "usi": {"command", "options"},
+    "random": set(),
+    "python": {"factory", "options"},
+    "boardgame": {"spec"},
+}
+_COMMON_PLAYER_KEYS = {"engine", "label"}
+_PAIRING_KEYS = {"name", "a", "b", "colors", "sprt", "games", "published"}
+_SPRT_KEYS = {"elo0", "elo1", "alpha", "beta"}
+_PUBLISHED_KEYS = {"wins", "losses", "draws", "rate", "note"}
+_OPENING_KEYS = {"random_plies", "file", "sfens"}
+
+
+@dataclass(frozen=True, slots=True)
+class PlayerSpec:
+    """One ``[players.NAME]`` table: the engine and its validated settings."""
+
+    name: str
+    engine: str
+    settings: Mapping[str, Any]
+
+    @property
+    def label(self) -> str:
+        return str(self.settings.get("label", self.name))
+
+
+@dataclass(frozen=True, slots=True)
+class Pairing:
+    """One ``[[pairings]]`` entry: ``games`` games of player ``a`` against player ``b``."""
+
+    name: str
+    a: str
+    b: str
+    colors: str
+    games: int
+    sprt: SPRT | None = None
+    published: Mapping[str, Any] | None = None
+
+    def a_is_sente(self, game_index: int) -> bool:
+        """Whether player a moves first in game ``game_index`` (fixed: always; else even games)."""
+        return self.colors == "fixed" or game_index % 2 == 0
+
+    def opening_index(self, game_index: int) -> int:
+        """Which opening game ``game_index`` starts from: alternating pairs share one."""
+        return game_index // 2 if self.colors == "alternate" else game_index
+
+
+@dataclass(frozen=True, slots=True)
+class Openings:
+    """How games start: ``random_plies`` random legal moves, or a list of SFEN positions."""
+
+    random_plies: int = 0
+    sfens: tuple[str, ...] = ()
+
+
+@dataclass(frozen=True)
+class Experiment:
+    """A validated experiment file."""
+
+    name: str
+    game: str
+    variant: str | None
+    seed: int
+    repetition: str | None
+    max_plies: int | None
+    players: Mapping[str, PlayerSpec]
+    pairings: tuple[Pairing, ...]
+    openings: Openings
+    raw: Mapping[str, Any]
+    source: str = "<experiment>"
+    report: Mapping[str, Any] = field(default_factory=dict)
+
+    @property
+    def total_games(self) -> int:
+        return sum(p.games for p in self.pairings)
+
+    def pairing(self, name: str) -> Pairing:
+        for p in self.pairings:
+            if p.name == name:
+                return p
+        raise KeyError(name)
+
+    def identity(self) -> str:
+        """Hash of everything but the game counts: two runs may share a DB only if these match."""
+        raw = copy.deepcopy(dict(self.raw))
+        raw.get("experiment", {}).pop("games", None)
+        for p in raw.get("pairings", []):
+            p.pop("games", None)
+        text = json.dumps(raw, sort_keys=True, ensure_ascii=False)
+        return hashlib.sha256(text.encode()).hexdigest()
+
+    def to_json(self) -> str:
+        return json.dumps(self.raw, sort_keys=True, ensure_ascii=False)
+
+    def load_variant(self) -> Any:
+        """The shogi :class:`~komaken.shogi.Variant` with the experiment's overrides applied."""
+        if self.game != "shogi":
+            raise ConfigError(f"{self.source}: experiment.game: {self.game!r} has no shogi variant")
+        return _load_variant(self.source, self.variant or "minishogi", self.repetition, self.max_plies)
+
+
+def load_experiment(path: str | Path, games: int | None = None) -> Experiment:
+    """Read and validate an experiment file; ``games`` overrides every pairing's game count."""
+    path = Path(path)
+    try:
+        text = path.read_text(encoding="utf-8")
+    except FileNotFoundError:
+        raise ConfigError(f"{path}: no such experiment file") from None
+    except OSError as exc:
+        raise ConfigError(f"{path}: cannot read: {exc.strerror}") from None
+    try:
+        raw = tomllib.loads(text)
+    except tomllib.TOMLDecodeError as exc:
+        raise ConfigError(f"{path}: not valid TOML: {exc}") from None
+    return experiment_from_dict(raw, source=str(path), base_dir=path.parent, games=games)
+
+
+def experiment_from_dict(
+    raw: Mapping[str, Any],
+    source: str = "<experiment>",
+    base_dir: Path | None = None,
+    games: int | None = None,
+) -> Experiment:
+    """Validate a parsed experiment (as from TOML or a database) and normalize it."""
+    raw = copy.deepcopy(dict(raw))
+    base_dir = base_dir or Path.cwd()
+
+    def err(key: str, problem: str) -> ConfigError:
+        return ConfigError(f"{source}: {key}: {problem}")
+
+    for key in raw:
+        if key not in _TOP_KEYS:
+            raise err(key, f"unknown table (expected one of {', '.join(sorted(_TOP_KEYS))})")
+    exp = raw.get("experiment")
+    if not isinstance(exp, dict):
+        raise err("experiment", "missing [experiment] table")
+    _unknown(exp, _EXPERIMENT_KEYS, "experiment", err)
+
+    name = exp.get("name")
+    if not isinstance(name, str) or not name.strip():
+        raise err("experiment.name", "must be a non-empty string")
+    game = exp.get("game", "shogi")
+    if not isinstance(game, str) or (game not in BUILTIN_GAMES and ":" not in game):
+        raise err(
+            "experiment.game",
+            f"unknown game {game!r} (expected {', '.join(BUILTIN_GAMES)} or 'module:factory')",
+        )
+    if games is not None:
+        if games < 1:
+            raise err("--games", f"must be at least 1, not {games}")
+        exp["games"] = games
+        for p in raw.get("pairings", []) if isinstance(raw.get("pairings"), list) else []:
+            if isinstance(p, dict):
+                p.pop("games", None)
+    default_games = _int(exp.get("games", 100), "experiment.games", err, minimum=1)
+    seed = _int(exp.get("seed", 0), "experiment.seed", err, minimum=0)
+    repetition = exp.get("repetition")
+    max_plies = exp.get("max_plies")
+    if repetition is not None and repetition not in ("draw", "sente_loses"):
+        raise err("experiment.repetition", f"must be 'draw' or 'sente_loses', not {repetition!r}")
+    if max_plies is not None:
+        max_plies = _int(max_plies, "experiment.max_plies", err, minimum=1)
+
+    variant_obj = None
+    variant: str | None = None
+    if game == "shogi":
+        variant = exp.get("variant", "minishogi")
+        if not isinstance(variant, str) or not variant:
+            raise err("experiment.variant", "must be a variant name or a variant file")
+        if variant.endswith(".toml"):
+            variant = str((base_dir / variant).resolve())
+            exp["variant"] = variant
+        variant_obj = _load_variant(source, variant, repetition, max_plies)
+    elif "variant" in exp:
+        raise err("experiment.variant", f"only shogi games have variants, not {game!r}")
+    elif repetition is not None:
+        raise err("experiment.repetition", f"only shogi games have a repetition rule, not {game!r}")
+
+    players_raw = raw.get("players")
+    if not isinstance(players_raw, dict) or not players_raw:
+        raise err("players", "at least one [players.NAME] table is needed")
+    players: dict[str, PlayerSpec] = {}
+    for pname, table in players_raw.items():
+        players[pname] = _player(pname, table, game, variant_obj, base_dir, err)
+
+    pairings_raw = raw.get("pairings")
+    if not isinstance(pairings_raw, list) or not pairings_raw:
+        raise err("pairings", "at least one [[pairings]] entry is needed")
+    pairings: list[Pairing] = []
+    seen: set[str] = set()
+    for i, table in enumerate(pairings_raw):
+        where = f"pairings[{i}]"
+        if not isinstance(table, dict):
+            raise err(where, "must be a table")
+        _unknown(table, _PAIRING_KEYS, where, err)
+        for side in ("a", "b"):
+            who = table.get(side)
+            if not isinstance(who, str):
+                raise err(f"{where}.{side}", "missing player name")
+            if who not in players:
+                raise err(f"{where}.{side}", f"unknown player {who!r} (defined: {', '.join(players)})")
+        pname = table.get("name", f"{table['a']}-vs-{table['b']}")
+        if not isinstance(pname, str) or not pname:
+            raise err(f"{where}.name", "must be a non-empty string")
+        if pname in seen:
+            raise err(f"{where}.name", f"pairing {pname!r} appears twice; give each a distinct name")
+        seen.add(pname)
+        colors = table.get("colors", "alternate")
+        if colors not in COLORS:
+            raise err(f"{where}.colors", f"must be 'fixed' or 'alternate', not {colors!r}")
+        n = _int(table.get("games", default_games), f"{where}.games", err, minimum=1)
+        sprt = None
+        if "sprt" in table:
+            sprt = _sprt(table["sprt"], f"{where}.sprt", err)
+        published = table.get("published")
+        if published is not None:
+            if not isinstance(published, dict):
+                raise err(f"{where}.published", "must be a table {wins, losses, draws}")
+            _unknown(published, _PUBLISHED_KEYS, f"{where}.published", err)
+            for k in ("wins", "losses", "draws"):
+                _int(published.get(k), f"{where}.published.{k}", err, minimum=0)
+        pairings.append(Pairing(pname, table["a"], table["b"], colors, n, sprt, published))
+
+    openings = _openings(raw, game, variant_obj, base_dir, source, err)
+    report = raw.get("report", {})
+    if not isinstance(report, dict):
+        raise err("report", "must be a table")
+    _unknown(report, {"vary", "title"}, "report", err)
+
+    return Experiment(
+        name=name,
+        game=game,
+        variant=variant,
+        seed=seed,
+        repetition=repetition,
+        max_plies=max_plies,
+        players=players,
+        pairings=tuple(pairings),
+        openings=openings,
+        raw=raw,
+        source=source,
+        report=report,
+    )
+
+
+def _unknown(table: Mapping[str, Any], allowed: set[str], where: str, err: Any) -> None:
+    for key in table:
+        if key not in allowed:
+            raise err(f"{where}.{key}", f"unknown key (allowed: {', '.join(sorted(allowed))})")
+
+
+def _int(value: Any, key: str, err: Any, minimum: int | None = None) -> int:
+    if isinstance(value, bool) or not isinstance(value, int):
+        raise err(key, f"must be an integer, not {value!r}")
+    if minimum is not None and value < minimum:
+        word = "negative" if value < 0 else "too small"
+        raise err(key, f"{word}: {value} (must be at least {minimum})")
+    return value
+
+
+def _number(value: Any, key: str, err: Any) -> float:
+    if isinstance(value, bool) or not isinstance(value, int | float) or not math.isfinite(value):
+        raise err(key, f"must be a number, not {value!r}")
+    return float(value)
+
+
+def _load_variant(source: str, name: str, repetition: str | None, max_plies: int | None) -> Any:
+    import dataclasses
+
+    try:
+        from komaken.shogi import load_variant
+    except ImportError:
+        raise ConfigError(f"{source}: experiment.game: the shogi rules are not available") from None
+    from komaken.errors import KomakenError
+
+    try:
+        variant = load_variant(name)
+    except KomakenError as exc:
+        raise ConfigError(f"{source}: experiment.variant: {exc}") from None
+    changes: dict[str, Any] = {}
+    if repetition is not None:
+        changes["repetition"] = repetition
+    if max_plies is not None:
+        changes["max_plies"] = max_plies
+    return dataclasses.replace(variant, **changes) if changes else variant
+
+
+def _player(name: str, table: Any, game: str, variant: Any, base_dir: Path, err: Any) -> PlayerSpec:
+    where = f"players.{name}"
+    if not isinstance(table, dict):
+        raise err(where, "must be a table")
+    engine = table.get("engine")
+    engines = SHOGI_ENGINES if game == "shogi" else BOARD_ENGINES
+    if engine not in engines:
+        raise err(f"{where}.engine", f"unknown engine {engine!r} for {game} (expected {', '.join(engines)})")
+    _unknown(table, _COMMON_PLAYER_KEYS | _ENGINE_KEYS[engine], where, err)
+    if "label" in table and not isinstance(table["label"], str):
+        raise err(f"{where}.label", "must be a string")
+    for key in ("depth", "nodes"):
+        if key in table:
+            _int(table[key], f"{where}.{key}", err, minimum=1)
+    if "movetime" in table:
+        if _number(table["movetime"], f"{where}.movetime", err) <= 0:
+            raise err(f"{where}.movetime", "must be positive (milliseconds)")
+    if engine == "thesis" and "hand_quirk" in table and not isinstance(table["hand_quirk"], bool):
+        raise err(f"{where}.hand_quirk", "must be true or false")
+    if engine == "thesis" and "values" not in table:
+        raise err(f"{where}.values", "the thesis player needs piece values")
+    if "values" in table:
+        values = table["values"]
+        if not isinstance(values, dict):
+            raise err(f"{where}.values", "must be a table such as { P = 100, R = 2000 }")
+        letters = tuple(getattr(variant, "piece_letters", ()))
+        for letter, v in values.items():
+            if letter not in letters:
+                raise err(
+                    f"{where}.values.{letter}",
+                    f"unknown piece letter {letter!r} for {variant.name} (known: {' '.join(letters)})",
+                )
+            _int(v, f"{where}.values.{letter}", err)
+    if "eval" in table:
+        if not isinstance(table["eval"], dict):
+            raise err(f"{where}.eval", "must be a table of evaluation terms")
+        for term, v in table["eval"].items():
+            _number(v, f"{where}.eval.{term}", err)
+    if engine == "usi":
+        if not isinstance(table.get("command"), str) or not table["command"].strip():
+            raise err(f"{where}.command", "the usi engine needs a command line")
+        opts = table.get("options", {})
+        if not isinstance(opts, dict):
+            raise err(f"{where}.options", "must be a table of USI options")
+        table["options"] = {k: str(v).lower() if isinstance(v, bool) else str(v) for k, v in opts.items()}
+    if engine == "python":
+        factory = table.get("factory")
+        if not isinstance(factory, str) or ":" not in factory:
+            raise err(f"{where}.factory", "must be 'module:callable'")
+        if not isinstance(table.get("options", {}), dict):
+            raise err(f"{where}.options", "must be a table of keyword arguments")
+    if engine == "boardgame" and not isinstance(table.get("spec"), str):
+        raise err(f"{where}.spec", "must be a player spec string for komaken.players.boardgames")
+    return PlayerSpec(name, engine, table)
+
+
+def _sprt(table: Any, where: str, err: Any) -> SPRT:
+    if not isinstance(table, dict):
+        raise err(where, "must be a table { elo0, elo1, alpha, beta }")
+    _unknown(table, _SPRT_KEYS, where, err)
+    values = {k: _number(v, f"{where}.{k}", err) for k, v in table.items()}
+    test = SPRT(**values)
+    if test.elo1 <= test.elo0:
+        raise err(f"{where}.elo1", f"must be greater than elo0 ({test.elo0})")
+    for k in ("alpha", "beta"):
+        if not 0 < getattr(test, k) < 0.5:
+            raise err(f"{where}.{k}", "must be between 0 and 0.5")
+    return test
+
+
+def _openings(
+    raw: dict[str, Any], game: str, variant: Any, base_dir: Path, source: str, err: Any
+) -> Openings:
+    table = raw.get("openings")
+    if table is None:
+        return Openings()
+    if not isinstance(table, dict):
+        raise err("openings", "must be a table")
+    _unknown(table, _OPENING_KEYS, "openings", err)
+    if sum(k in table for k in _OPENING_KEYS) != 1:
+        raise err("openings", "give exactly one of random_plies, file, sfens")
+    if "random_plies" in table:
+        return Openings(random_plies=_int(table["random_plies"], "openings.random_plies", err, minimum=0))
+    if game != "shogi":
+        raise err("openings", f"SFEN openings need a shogi game, not {game!r}")
+    if "file" in table:
+        fpath = base_dir / str(table["file"])
+        try:
+            lines = fpath.read_text(encoding="utf-8").splitlines()
+        except OSError as exc:
+            raise err("openings.file", f"cannot read {fpath}: {exc.strerror}") from None
+        sfens = [s.strip() for s in lines if s.strip() and not s.lstrip().startswith("#")]
+        where = "openings.file"
+        del table["file"]
+        table["sfens"] = sfens  # stored in the database so resume does not need the file
+    else:
+        sfens = table["sfens"]
+        where = "openings.sfens"
+        if not isinstance(sfens, list) or not all(isinstance(s, str) for s in sfens):
+            raise err(where, "must be a list of SFEN strings")
+    if not sfens:
+        raise err(where, "no SFEN positions")
+    from komaken.errors import KomakenError
+    from komaken.shogi import Position
+
+    for i, sfen in enumerate(sfens):
+        try:
+            pos = Position.from_sfen(sfen.removeprefix("sfen ").strip(), variant=variant)
+        except KomakenError as exc:
+            raise err(f"{where}[{i}]", f"bad SFEN: {exc}") from None
+        if pos.outcome() is not None:
+            raise err(f"{where}[{i}]", "the game is already over in this position")
+    return Openings(sfens=tuple(s.removeprefix("sfen ").strip() for s in sfens))

@@ -1,0 +1,396 @@
+"""Run an experiment: schedule the missing games on local processes or a Dask cluster.
+
+* Each game is identified by ``(pairing, game_index)``; its seeds, colours and opening are
+  derived from the experiment seed and that identity only, so results do not depend on which
+  worker played it, in what order, or whether the run was interrupted and resumed.
+* Workers build each player once (engine compilation, external processes) and reuse it for
+  every game; a player that crashed is rebuilt before its next game.
+* Only the parent process writes to the database, one transaction per finished game, so a
+  SIGKILL at any moment loses at most the games that were still being played; ``resume`` plays
+  exactly the missing game indexes.
+"""
+
+from __future__ import annotations
+
+import concurrent.futures as cf
+import dataclasses
+import hashlib
+import multiprocessing
+import os
+import signal
+import threading
+import time
+from collections.abc import Callable, Iterable
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any, Protocol
+
+from komaken.game import Color
+from komaken.lab.config import Experiment, experiment_from_dict
+from komaken.lab.errors import RunError
+from komaken.lab.match import play_game
+from komaken.lab.openings import derive_seed, opening, start_factory
+from komaken.lab.players import build_player, check_players
+from komaken.lab.stats import sprt_state
+from komaken.lab.storage import ExperimentDB, GameRow
+from komaken.players.base import Player
+
+# --------------------------------------------------------------------------------------------
+# Worker side
+
+
+class _WorkerContext:
+    """Everything a worker keeps between games of one experiment: players are built once."""
+
+    def __init__(self, experiment: Experiment) -> None:
+        self.experiment = experiment
+        self.variant = experiment.load_variant() if experiment.game == "shogi" else None
+        self.new_position = start_factory(experiment, self.variant)
+        self.players: dict[tuple[str, str], Player] = {}
+
+    def player(self, name: str, seat: str) -> Player:
+        # One object per seat, so a player paired against itself never shares state.
+        key = (name, seat)
+        if key not in self.players:
+            self.players[key] = build_player(self.experiment.players[name], self.experiment, self.variant)
+        return self.players[key]
+
+    def drop(self, key: tuple[str, str]) -> None:
+        player = self.players.pop(key, None)
+        if player is not None:
+            try:
+                player.close()
+            except Exception:  # noqa: BLE001 - it already failed; rebuild it next time
+                pass
+
+    def play(self, pairing_name: str, game_index: int) -> GameRow:
+        exp = self.experiment
+        pairing = exp.pairing(pairing_name)
+        a_sente = pairing.a_is_sente(game_index)
+        seed = derive_seed(exp.seed, pairing.name, game_index)
+        position, before, start = opening(exp, pairing, game_index, self.new_position, self.variant)
+        pa, pb = self.player(pairing.a, "a"), self.player(pairing.b, "b")
+        sente, gote = (pa, pb) if a_sente else (pb, pa)
+        res = play_game(
+            position,
+            sente,
+            gote,
+            max_plies=exp.max_plies,
+            seeds=(derive_seed(seed, "sente"), derive_seed(seed, "gote")),
+            moves_before=before,
+        )
+        a_color = Color.BLACK if a_sente else Color.WHITE
+        if res.crashed is not None:
+            self.drop((pairing.a, "a") if res.crashed is a_color else (pairing.b, "b"))
+        result = "draw" if res.winner is None else "a" if res.winner is a_color else "b"
+        return GameRow(
+            pairing=pairing.name,
+            game_index=game_index,
+            a=pairing.a,
+            b=pairing.b,
+            result=result,
+            reason=res.reason,
+            sente="a" if a_sente else "b",
+            moves=" ".join(res.moves),
+            plies=res.plies,
+            opening_plies=len(before),
+            start=start,
+            seconds=round(res.seconds, 6),
+            seed=seed,
+            finished_at=time.time(),
+        )
+
+
+_CONTEXTS: dict[tuple[str, int], _WorkerContext] = {}
+_CONTEXTS_LOCK = threading.Lock()
+
+
+def play_task(config_json: str, pairing: str, game_index: int) -> dict[str, Any]:
+    """Play one game in a worker (process or Dask thread) and return its row as a dict."""
+    import json
+
+    key = (hashlib.sha256(config_json.encode()).hexdigest(), threading.get_ident())
+    with _CONTEXTS_LOCK:
+        ctx = _CONTEXTS.get(key)
+    if ctx is None:
+        ctx = _WorkerContext(experiment_from_dict(json.loads(config_json), source="<worker>"))
+        with _CONTEXTS_LOCK:
+            _CONTEXTS[key] = ctx
+    return dataclasses.asdict(ctx.play(pairing, game_index))
+
+
+def _init_worker() -> None:
+    # Ctrl-C goes to the whole process group; let the parent decide what to do.
+    signal.signal(signal.SIGINT, signal.SIG_IGN)
+
+
+# --------------------------------------------------------------------------------------------
+# Backends
+
+
+class _Backend(Protocol):
+    window: int
+
+    def submit(self, config_json: str, pairing: str, game_index: int) -> Any: ...
+
+    def wait_first(self, futures: Iterable[Any]) -> set[Any]: ...
+
+    def close(self, cancel: bool) -> None: ...
+
+
+class _Inline:
+    """Play in this process (``--workers 1``): simplest to debug and profile."""
+
+    window = 1
+
+    def submit(self, config_json: str, pairing: str, game_index: int) -> Any:
+        fut: cf.Future[dict[str, Any]] = cf.Future()
+        try:
+            fut.set_result(play_task(config_json, pairing, game_index))
+        except Exception as exc:  # noqa: BLE001 - reported by the scheduler
+            fut.set_exception(exc)
+        return fut
+
+    def wait_first(self, futures: Iterable[Any]) -> set[Any]:
+        return set(futures)
+
+    def close(self, cancel: bool) -> None:
+        pass
+
+
+class _Pool:
+    """A pool of spawned worker processes (spawn: no inherited threads or locks)."""
+
+    def __init__(self, workers: int) -> None:
+        self.window = 2 * workers
+        self._pool = cf.ProcessPoolExecutor(
+            max_workers=workers, mp_context=multiprocessing.get_context("spawn"), initializer=_init_worker
+        )
+
+    def submit(self, config_json: str, pairing: str, game_index: int) -> Any:
+        return self._pool.submit(play_task, config_json, pairing, game_index)
+
+    def wait_first(self, futures: Iterable[Any]) -> set[Any]:
+        done, _ = cf.wait(list(futures), return_when=cf.FIRST_COMPLETED)
+        return set(done)
+
+    def close(self, cancel: bool) -> None:
+        self._pool.shutdown(wait=not cancel, cancel_futures=cancel)
+
+
+class _Dask:
+    """A Dask distributed cluster (``--dask tcp://host:8786``)."""
+
+    def __init__(self, address: str) -> None:
+        try:
+            from distributed import Client
+        except ImportError:
+            raise RunError(
+                "--dask needs the 'distributed' package (pip install 'dask[distributed]')"
+            ) from None
+        try:
+            self._client = Client(address, timeout="20s", set_as_default=False)
+        except OSError as exc:
+            raise RunError(f"cannot reach the Dask scheduler at {address}: {exc}") from None
+        threads = sum(self._client.nthreads().values()) or 1
+        self.window = 2 * threads
+
+    def submit(self, config_json: str, pairing: str, game_index: int) -> Any:
+        return self._client.submit(play_task, config_json, pairing, game_index, pure=False)
+
+    def wait_first(self, futures: Iterable[Any]) -> set[Any]:
+        from distributed import wait
+
+        done, _ = wait(list(futures), return_when="FIRST_COMPLETED")
+        return set(done)
+
+    def close(self, cancel: bool) -> None:
+        self._client.close()
+
+
+# --------------------------------------------------------------------------------------------
+# Scheduler
+
+
+@dataclass
+class PairingCounts:
+    """Live W/L/D of one pairing, for progress displays."""
+
+    name: str
+    a: str
+    b: str
+    target: int
+    a_wins: int = 0
+    b_wins: int = 0
+    draws: int = 0
+    sprt: str | None = None
+
+    @property
+    def games(self) -> int:
+        return self.a_wins + self.b_wins + self.draws
+
+    def add(self, result: str) -> None:
+        if result == "a":
+            self.a_wins += 1
+        elif result == "b":
+            self.b_wins += 1
+        else:
+            self.draws += 1
+
+
+@dataclass
+class RunSummary:
+    """What one ``run``/``resume`` call did."""
+
+    played: int = 0
+    stored: int = 0
+    total: int = 0
+    wall_seconds: float = 0.0
+    counts: list[PairingCounts] = field(default_factory=list)
+
+    @property
+    def games_per_second(self) -> float:
+        return self.played / self.wall_seconds if self.wall_seconds > 0 else 0.0
+
+
+class Progress(Protocol):
+    """Receives progress events (the CLI shows a rich progress bar on a terminal)."""
+
+    def start(self, total: int, done: int, counts: list[PairingCounts]) -> None: ...
+
+    def advance(self, row: GameRow, counts: list[PairingCounts]) -> None: ...
+
+    def stop(self) -> None: ...
+
+
+def run_experiment(
+    experiment: Experiment,
+    db_path: str | Path,
+    *,
+    workers: int | None = None,
+    dask: str | None = None,
+    progress: Progress | None = None,
+) -> RunSummary:
+    """Play every missing game of ``experiment`` into the database at ``db_path``.
+
+    The database is created if missing; an existing one must hold the same experiment (it is
+    then continued).  ``workers`` defaults to all cores; ``dask`` is a scheduler address.
+    """
+    with ExperimentDB.create(db_path, experiment) as db:
+        return _execute(db, experiment, workers, dask, progress)
+
+
+def resume_experiment(
+    db_path: str | Path,
+    *,
+    workers: int | None = None,
+    dask: str | None = None,
+    progress: Progress | None = None,
+) -> RunSummary:
+    """Continue the experiment stored in ``db_path``: play exactly the missing games."""
+    with ExperimentDB.open(db_path) as db:
+        return _execute(db, db.experiment(), workers, dask, progress)
+
+
+def _execute(
+    db: ExperimentDB,
+    exp: Experiment,
+    workers: int | None,
+    dask: str | None,
+    progress: Progress | None,
+) -> RunSummary:
+    t0 = time.perf_counter()
+    # Fail before any game runs: the game must load and every player must build.
+    variant = exp.load_variant() if exp.game == "shogi" else None
+    start_factory(exp, variant)
+    check_players(exp, variant)
+
+    counts = {p.name: PairingCounts(p.name, p.a, p.b, p.games) for p in exp.pairings}
+    missing: dict[str, list[int]] = {}
+    for p in exp.pairings:
+        for result, _ in db.results(p.name):
+            counts[p.name].add(result)
+        done = db.done_indexes(p.name)
+        missing[p.name] = [i for i in range(p.games) if i not in done]
+    decided = {name for name in counts if _sprt_decided(exp, counts[name])}
+    queue = _round_robin([(n, missing[n]) for n in counts if n not in decided])
+    summary = RunSummary(total=exp.total_games, counts=list(counts.values()))
+    already = sum(c.games for c in counts.values())
+    if progress is not None:
+        progress.start(exp.total_games, already, summary.counts)
+    if not queue:
+        summary.stored = db.count()
+        if progress is not None:
+            progress.stop()
+        return summary
+
+    config_json = exp.to_json()
+    n_workers = max(1, min(workers or os.cpu_count() or 1, len(queue)))
+    backend: _Backend
+    if dask is not None:
+        backend = _Dask(dask)
+    elif n_workers == 1:
+        backend = _Inline()
+    else:
+        backend = _Pool(n_workers)
+
+    in_flight: dict[Any, tuple[str, int]] = {}
+    pos = 0
+    cancel = True
+    try:
+        while pos < len(queue) or in_flight:
+            while pos < len(queue) and len(in_flight) < backend.window:
+                name, idx = queue[pos]
+                pos += 1
+                if name in decided:
+                    continue
+                in_flight[backend.submit(config_json, name, idx)] = (name, idx)
+            if not in_flight:
+                break
+            for fut in backend.wait_first(in_flight):
+                name, idx = in_flight.pop(fut)
+                try:
+                    row = GameRow(**fut.result())
+                except Exception as exc:
+                    raise RunError(
+                        f"game {idx} of pairing {name!r} failed outside the players: "
+                        f"{type(exc).__name__}: {exc}"
+                    ) from exc
+                if db.insert(row):
+                    summary.played += 1
+                    counts[name].add(row.result)
+                    if _sprt_decided(exp, counts[name]):
+                        decided.add(name)
+                if progress is not None:
+                    progress.advance(row, summary.counts)
+        cancel = False
+    finally:
+        backend.close(cancel)
+        if progress is not None:
+            progress.stop()
+    summary.stored = db.count()
+    summary.wall_seconds = time.perf_counter() - t0
+    return summary
+
+
+def _sprt_decided(exp: Experiment, c: PairingCounts) -> bool:
+    test = exp.pairing(c.name).sprt
+    if test is None:
+        return False
+    state = sprt_state(c.a_wins, c.b_wins, c.draws, test)["state"]
+    c.sprt = state
+    return state != "continue"
+
+
+def _round_robin(lists: list[tuple[str, list[int]]]) -> list[tuple[str, int]]:
+    """Interleave the pairings' games so every pairing's W/L/D fills in from the start."""
+    out: list[tuple[str, int]] = []
+    longest = max((len(v) for _, v in lists), default=0)
+    for i in range(longest):
+        for name, idxs in lists:
+            if i < len(idxs):
+                out.append((name, idxs[i]))
+    return out
+
+
+ProgressFactory = Callable[[], Progress]

@@ -1,0 +1,197 @@
+"""Statistics of a pairing: score, Wilson interval, Elo, p-value, first-move advantage, GSPRT.
+
+A game scores 1 for a win, ½ for a draw and 0 for a loss.  With *n* games the **score** of
+player a is ``(wins + draws/2) / n``.
+
+* The 95 % interval of the score is **Wilson's** score interval (``statsmodels``).  It behaves
+  well near 0 and 1 and for small *n*, unlike the textbook ``p ± 1.96·sqrt(p(1-p)/n)``.  Counting a
+  draw as half a success treats each game as a coin flip, which slightly *over*-states the spread
+  when there are draws: the interval is conservative.
+* The **p-value** is the two-sided score test of "the true score is 50 %" — the same test the
+  Wilson interval inverts, so ``p < 0.05`` exactly when 50 % lies outside the 95 % interval.
+* The **Elo difference** is ``400·log10(s / (1 - s))``; its interval maps the ends of the Wilson
+  interval through the same curve (the map is increasing, so the coverage carries over).
+  A score of 75 % is +190.85 Elo; a perfect score has no finite Elo (reported as ``None``).
+* The **first-move advantage** is the score of sente (the side that moves first) over all games.
+* The **GSPRT** (generalized sequential probability ratio test, trinomial model) decides between
+  H0: ``elo = elo0`` and H1: ``elo = elo1`` with error rates alpha and beta.  With the observed
+  mean score ``x`` and per-game variance ``v`` over ``n`` games its log-likelihood ratio is
+  ``LLR = n·(s1 - s0)·(2x - s0 - s1) / (2v)`` where ``s0``, ``s1`` are the scores the two Elo
+  values predict.  The test accepts H1 when ``LLR ≥ log((1-beta)/alpha)``, accepts H0 when
+  ``LLR ≤ log(beta/(1-alpha))`` and otherwise asks for more games.
+"""
+
+from __future__ import annotations
+
+import math
+from dataclasses import asdict, dataclass
+from typing import Any
+
+Z95 = 1.959963984540054
+
+
+def score(wins: int, losses: int, draws: int) -> float:
+    """The score (win = 1, draw = ½, loss = 0) averaged over the games; 0.5 with no games."""
+    n = wins + losses + draws
+    return (wins + draws / 2) / n if n else 0.5
+
+
+def wilson_interval(successes: float, n: int, confidence: float = 0.95) -> tuple[float, float]:
+    """Wilson score interval of a proportion ``successes / n`` (``(0, 1)`` when ``n == 0``)."""
+    if n <= 0:
+        return (0.0, 1.0)
+    from statsmodels.stats.proportion import proportion_confint
+
+    lo, hi = proportion_confint(successes, n, alpha=1 - confidence, method="wilson")
+    return (max(0.0, float(lo)), min(1.0, float(hi)))
+
+
+def p_value_half(successes: float, n: int) -> float:
+    """Two-sided p-value of the score test of "the proportion is 0.5" (1.0 when ``n == 0``)."""
+    if n <= 0:
+        return 1.0
+    if successes * 2 == n:
+        return 1.0
+    from statsmodels.stats.proportion import proportions_ztest
+
+    _, p = proportions_ztest(successes, n, value=0.5, prop_var=0.5)
+    return float(p)
+
+
+def elo_from_score(s: float) -> float | None:
+    """Elo difference that predicts score ``s``: ``400·log10(s/(1-s))``; ``None`` at 0 or 1."""
+    if s <= 0.0 or s >= 1.0:
+        return None
+    return 400.0 * math.log10(s / (1.0 - s))
+
+
+def score_from_elo(elo: float) -> float:
+    """Expected score of a player ``elo`` points stronger: ``1 / (1 + 10^(-elo/400))``."""
+    return 1.0 / (1.0 + 10.0 ** (-elo / 400.0))
+
+
+@dataclass(frozen=True, slots=True)
+class SPRT:
+    """A sequential test: H0 ``elo = elo0`` against H1 ``elo = elo1`` with error rates."""
+
+    elo0: float = 0.0
+    elo1: float = 10.0
+    alpha: float = 0.05
+    beta: float = 0.05
+
+    @property
+    def lower(self) -> float:
+        """Accept H0 at or below this LLR."""
+        return math.log(self.beta / (1 - self.alpha))
+
+    @property
+    def upper(self) -> float:
+        """Accept H1 at or above this LLR."""
+        return math.log((1 - self.beta) / self.alpha)
+
+
+def gsprt_llr(wins: int, losses: int, draws: int, elo0: float, elo1: float) -> float:
+    """Log-likelihood ratio of the GSPRT (trinomial model, normal approximation).
+
+    ``0.0`` while the sample cannot estimate a variance (no games, or all results equal).
+    """
+    n = wins + losses + draws
+    if n == 0:
+        return 0.0
+    x = score(wins, losses, draws)
+    var = (wins * (1 - x) ** 2 + draws * (0.5 - x) ** 2 + losses * x**2) / n
+    if var <= 0:
+        return 0.0
+    s0, s1 = score_from_elo(elo0), score_from_elo(elo1)
+    return n * (s1 - s0) * (2 * x - s0 - s1) / (2 * var)
+
+
+def sprt_state(wins: int, losses: int, draws: int, test: SPRT) -> dict[str, Any]:
+    """LLR, bounds and decision (``"H0"``, ``"H1"`` or ``"continue"``) of ``test``."""
+    llr = gsprt_llr(wins, losses, draws, test.elo0, test.elo1)
+    state = "H1" if llr >= test.upper else "H0" if llr <= test.lower else "continue"
+    return {
+        **asdict(test),
+        "llr": round(llr, 4),
+        "lower": round(test.lower, 4),
+        "upper": round(test.upper, 4),
+        "state": state,
+    }
+
+
+@dataclass(frozen=True, slots=True)
+class PairingStats:
+    """Everything the lab reports about one pairing (a against b)."""
+
+    name: str
+    a: str
+    b: str
+    games: int
+    a_wins: int
+    b_wins: int
+    draws: int
+    a_score: float
+    a_score_ci95: tuple[float, float]
+    elo: float | None
+    elo_ci95: tuple[float | None, float | None]
+    p_value: float
+    sente_games: int
+    sente_score: float
+    sente_score_ci95: tuple[float, float]
+    a_sente_games: int
+    sprt: dict[str, Any] | None
+
+    def to_json(self) -> dict[str, Any]:
+        """The ``status --json`` form: plain numbers, lists, ``None`` for an infinite Elo."""
+        d = asdict(self)
+        d["a_score_ci95"] = list(self.a_score_ci95)
+        d["elo_ci95"] = list(self.elo_ci95)
+        d["sente_score_ci95"] = list(self.sente_score_ci95)
+        for key in ("a_score", "p_value", "sente_score"):
+            d[key] = round(d[key], 6)
+        for key in ("a_score_ci95", "sente_score_ci95"):
+            d[key] = [round(v, 6) for v in d[key]]
+        d["elo"] = None if self.elo is None else round(self.elo, 2)
+        d["elo_ci95"] = [None if v is None else round(v, 2) for v in self.elo_ci95]
+        return d
+
+
+def pairing_stats(
+    name: str,
+    a: str,
+    b: str,
+    results: list[tuple[str, str]],
+    sprt: SPRT | None = None,
+) -> PairingStats:
+    """Statistics from ``results``: one ``(result, sente)`` per game, result ``"a" | "b" | "draw"``
+    and sente ``"a" | "b"`` (who moved first)."""
+    wins = sum(1 for r, _ in results if r == "a")
+    losses = sum(1 for r, _ in results if r == "b")
+    draws = len(results) - wins - losses
+    n = len(results)
+    s = score(wins, losses, draws)
+    lo, hi = wilson_interval(wins + draws / 2, n)
+    sente_points = sum(1.0 if r == sente else 0.5 if r == "draw" else 0.0 for r, sente in results)
+    return PairingStats(
+        name=name,
+        a=a,
+        b=b,
+        games=n,
+        a_wins=wins,
+        b_wins=losses,
+        draws=draws,
+        a_score=s,
+        a_score_ci95=(lo, hi),
+        elo=elo_from_score(s) if n else None,
+        elo_ci95=(_elo_or_inf(lo), _elo_or_inf(hi)),
+        p_value=p_value_half(wins + draws / 2, n),
+        sente_games=n,
+        sente_score=sente_points / n if n else 0.5,
+        sente_score_ci95=wilson_interval(sente_points, n),
+        a_sente_games=sum(1 for _, sente in results if sente == "a"),
+        sprt=None if sprt is None else sprt_state(wins, losses, draws, sprt),
+    )
+
+
+def _elo_or_inf(s: float) -> float | None:
+    return elo_from_score(s)

@@ -1,0 +1,246 @@
+"""The results database: one SQLite file per experiment, one row per finished game.
+
+* WAL journal, ``synchronous=FULL``: each game is inserted in its own transaction, so a process
+  killed at any instant (even with SIGKILL) leaves every finished game in the file and no
+  half-written one.  ``UNIQUE(pairing, game_index)`` makes counting a game twice impossible.
+* Table ``meta`` holds the schema version and the experiment's normalized configuration, so
+  ``resume``, ``status``, ``report`` and ``export`` need nothing but the database.
+* A database from another experiment, or written by a newer komaken (higher schema version), is
+  refused before anything is written to it.
+"""
+
+from __future__ import annotations
+
+import json
+import sqlite3
+import time
+from collections.abc import Iterator
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+from komaken.lab.config import Experiment, experiment_from_dict
+from komaken.lab.errors import ConfigError, ExperimentDBError
+
+SCHEMA_VERSION = 1
+
+_SCHEMA = """
+CREATE TABLE meta (
+    key   TEXT PRIMARY KEY,
+    value TEXT NOT NULL
+);
+CREATE TABLE games (
+    id            INTEGER PRIMARY KEY,
+    pairing       TEXT    NOT NULL,
+    game_index    INTEGER NOT NULL CHECK (game_index >= 0),
+    a             TEXT    NOT NULL,
+    b             TEXT    NOT NULL,
+    result        TEXT    NOT NULL CHECK (result IN ('a', 'b', 'draw')),
+    reason        TEXT    NOT NULL,
+    sente         TEXT    NOT NULL CHECK (sente IN ('a', 'b')),
+    moves         TEXT    NOT NULL,
+    plies         INTEGER NOT NULL,
+    opening_plies INTEGER NOT NULL DEFAULT 0,
+    start         TEXT    NOT NULL DEFAULT '',
+    seconds       REAL    NOT NULL,
+    seed          INTEGER NOT NULL,
+    finished_at   REAL    NOT NULL,
+    UNIQUE (pairing, game_index)
+);
+"""
+
+GAME_COLUMNS = (
+    "pairing",
+    "game_index",
+    "a",
+    "b",
+    "result",
+    "reason",
+    "sente",
+    "moves",
+    "plies",
+    "opening_plies",
+    "start",
+    "seconds",
+    "seed",
+    "finished_at",
+)
+
+
+@dataclass(frozen=True, slots=True)
+class GameRow:
+    """One finished game as stored (``moves``: space-separated, opening included)."""
+
+    pairing: str
+    game_index: int
+    a: str
+    b: str
+    result: str
+    reason: str
+    sente: str
+    moves: str
+    plies: int
+    opening_plies: int
+    start: str
+    seconds: float
+    seed: int
+    finished_at: float
+
+
+class ExperimentDB:
+    """An open results database.  Use :meth:`create` (for ``run``) or :meth:`open`."""
+
+    def __init__(self, path: Path, conn: sqlite3.Connection) -> None:
+        self.path = path
+        self._conn = conn
+
+    # -- opening ---------------------------------------------------------------------------
+    @classmethod
+    def create(cls, path: str | Path, experiment: Experiment) -> ExperimentDB:
+        """Open ``path`` for ``experiment``, creating it if needed.
+
+        An existing database must hold the same experiment (game counts may differ: the stored
+        counts are updated, so a run can be extended with ``--games``).
+        """
+        path = Path(path)
+        if path.exists() and path.stat().st_size > 0:
+            db = cls.open(path)
+            stored = db.experiment()
+            if stored.identity() != experiment.identity():
+                db.close()
+                raise ExperimentDBError(
+                    f"{path}: holds experiment {stored.name!r} with a different configuration; "
+                    "refusing to mix results (use another --db, or `resume` to continue it)"
+                )
+            if stored.to_json() != experiment.to_json():
+                with db._conn:
+                    db._set_meta("config", experiment.to_json())
+            return db
+        conn = _connect(path, create=True)
+        try:
+            conn.executescript("BEGIN;" + _SCHEMA + "COMMIT;")
+        except sqlite3.DatabaseError as exc:
+            conn.close()
+            raise ExperimentDBError(f"{path}: cannot create the database: {exc}") from None
+        db = cls(path, conn)
+        with conn:
+            db._set_meta("schema_version", str(SCHEMA_VERSION))
+            db._set_meta("experiment", experiment.name)
+            db._set_meta("config", experiment.to_json())
+            db._set_meta("created_at", str(time.time()))
+        return db
+
+    @classmethod
+    def open(cls, path: str | Path) -> ExperimentDB:
+        """Open an existing database, refusing (without writing to it) one we cannot use."""
+        path = Path(path)
+        if not path.exists():
+            raise ExperimentDBError(f"{path}: no such results database")
+        # Check read-only first: a refused file must be left exactly as it was.
+        try:
+            ro = sqlite3.connect(_uri(path, "ro"), uri=True)
+            try:
+                tables = {r[0] for r in ro.execute("SELECT name FROM sqlite_master WHERE type='table'")}
+                if not {"meta", "games"} <= tables:
+                    raise ExperimentDBError(f"{path}: not a komaken experiment database")
+                row = ro.execute("SELECT value FROM meta WHERE key='schema_version'").fetchone()
+            finally:
+                ro.close()
+        except sqlite3.DatabaseError as exc:
+            raise ExperimentDBError(f"{path}: not a komaken experiment database ({exc})") from None
+        version = int(row[0]) if row and str(row[0]).isdigit() else None
+        if version is None:
+            raise ExperimentDBError(f"{path}: not a komaken experiment database (no schema version)")
+        if version > SCHEMA_VERSION:
+            raise ExperimentDBError(
+                f"{path}: written by a newer komaken (schema {version}, this one reads {SCHEMA_VERSION}); "
+                "upgrade komaken"
+            )
+        return cls(path, _connect(path, create=False))
+
+    def close(self) -> None:
+        self._conn.close()
+
+    def __enter__(self) -> ExperimentDB:
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self.close()
+
+    # -- meta --------------------------------------------------------------------------------
+    def _set_meta(self, key: str, value: str) -> None:
+        self._conn.execute("INSERT OR REPLACE INTO meta (key, value) VALUES (?, ?)", (key, value))
+
+    def meta(self, key: str) -> str | None:
+        row = self._conn.execute("SELECT value FROM meta WHERE key=?", (key,)).fetchone()
+        return None if row is None else str(row[0])
+
+    def experiment(self) -> Experiment:
+        """The experiment stored in the database, validated again."""
+        text = self.meta("config")
+        if text is None:
+            raise ExperimentDBError(f"{self.path}: the database holds no experiment configuration")
+        try:
+            return experiment_from_dict(json.loads(text), source=f"{self.path} (stored experiment)")
+        except ConfigError:
+            raise
+        except (ValueError, TypeError) as exc:
+            raise ExperimentDBError(f"{self.path}: stored configuration is unreadable: {exc}") from None
+
+    # -- games -------------------------------------------------------------------------------
+    def insert(self, row: GameRow) -> bool:
+        """Store one finished game in its own transaction; ``False`` if it was already there."""
+        values = tuple(getattr(row, c) for c in GAME_COLUMNS)
+        try:
+            with self._conn:
+                self._conn.execute(
+                    f"INSERT INTO games ({', '.join(GAME_COLUMNS)}) VALUES ({', '.join('?' * len(values))})",
+                    values,
+                )
+        except sqlite3.IntegrityError:
+            return False
+        return True
+
+    def done_indexes(self, pairing: str) -> set[int]:
+        rows = self._conn.execute("SELECT game_index FROM games WHERE pairing=?", (pairing,))
+        return {r[0] for r in rows}
+
+    def results(self, pairing: str) -> list[tuple[str, str]]:
+        """``(result, sente)`` of every stored game of ``pairing``, by game index."""
+        rows = self._conn.execute(
+            "SELECT result, sente FROM games WHERE pairing=? ORDER BY game_index", (pairing,)
+        )
+        return [(r[0], r[1]) for r in rows]
+
+    def count(self, pairing: str | None = None) -> int:
+        if pairing is None:
+            return int(self._conn.execute("SELECT COUNT(*) FROM games").fetchone()[0])
+        return int(self._conn.execute("SELECT COUNT(*) FROM games WHERE pairing=?", (pairing,)).fetchone()[0])
+
+    def games(self, pairing: str | None = None) -> Iterator[GameRow]:
+        """Stored games ordered by pairing and game index."""
+        sql = f"SELECT {', '.join(GAME_COLUMNS)} FROM games"
+        args: tuple[Any, ...] = ()
+        if pairing is not None:
+            sql += " WHERE pairing=?"
+            args = (pairing,)
+        for r in self._conn.execute(sql + " ORDER BY pairing, game_index", args):
+            yield GameRow(*r)
+
+    def seconds(self) -> float:
+        """Total seconds spent in games (summed over games, not wall-clock)."""
+        return float(self._conn.execute("SELECT COALESCE(SUM(seconds), 0) FROM games").fetchone()[0])
+
+
+def _connect(path: Path, create: bool) -> sqlite3.Connection:
+    try:
+        conn = sqlite3.connect(_uri(path, "rwc" if create else "rw"), uri=True, timeout=30)
+        conn.execute("PRAGMA journal_mode=WAL")
+        conn.execute("PRAGMA synchronous=FULL")
+    except sqlite3.DatabaseError as exc:
+        raise ExperimentDBError(f"{path}: cannot open the database: {exc}") from None
+    return conn
+
+
+def _uri(path: Path, mode: str) -> str:
+    return f"{path.absolute().as_uri()}?mode={mode}"
