@@ -89,3 +89,27 @@ class Cheater(FirstMove):
 
 def crasher() -> Crasher:
     return Crasher()
+
+
+class SlowRandom:
+    """A seeded random player that takes a few milliseconds per move (for kill-during-run tests)."""
+
+    name = "slow"
+
+    def __init__(self, delay: float = 0.003) -> None:
+        import random
+
+        self.delay = delay
+        self.rng = random.Random(0)
+
+    def new_game(self, seed: int | None = None) -> None:
+        self.rng.seed(seed)
+
+    def choose(self, position: Any) -> Any:
+        import time
+
+        time.sleep(self.delay)
+        return self.rng.choice(position.legal_moves())
+
+    def close(self) -> None:
+        pass

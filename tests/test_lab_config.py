@@ -1,0 +1,121 @@
+"""Experiment files: the issue's example parses; bad input names file, key and problem."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from komaken.lab import ConfigError, load_experiment
+
+ISSUE_EXAMPLE = """
+[experiment]
+name = "rook-bishop-300"
+variant = "minishogi"
+games = 200
+seed = 1
+repetition = "draw"
+max_plies = 400
+
+[players.standard]
+engine = "thesis"
+depth = 4
+values = { P = 100, S = 1000, G = 1200, B = 1800, R = 2000, "+P" = 1200, "+S" = 1200, "+B" = 2000, "+R" = 2200 }
+
+[players.weak]
+engine = "thesis"
+depth = 4
+values = { P = 100, S = 1000, G = 1200, B = 300, R = 300, "+P" = 1200, "+S" = 1200, "+B" = 300, "+R" = 300 }
+
+[[pairings]]
+a = "weak"
+b = "standard"
+colors = "fixed"
+"""
+
+
+WEAK = 'engine = "thesis"\ndepth = 4\nvalues = { P = 100, S = 1000, G = 1200, B = 300'
+
+
+def write(tmp_path: Path, text: str, name: str = "exp.toml") -> Path:
+    path = tmp_path / name
+    path.write_text(text, encoding="utf-8")
+    return path
+
+
+def test_issue_example_parses(tmp_path: Path) -> None:
+    exp = load_experiment(write(tmp_path, ISSUE_EXAMPLE))
+    assert exp.name == "rook-bishop-300" and exp.game == "shogi"
+    (p,) = exp.pairings
+    assert (p.name, p.a, p.b, p.colors, p.games) == ("weak-vs-standard", "weak", "standard", "fixed", 200)
+    assert all(p.a_is_sente(i) for i in range(5))
+    variant = exp.load_variant()
+    assert variant.repetition == "draw" and variant.max_plies == 400
+    assert exp.players["weak"].settings["values"]["B"] == 300
+
+
+def test_games_override_and_identity(tmp_path: Path) -> None:
+    path = write(tmp_path, ISSUE_EXAMPLE)
+    a, b = load_experiment(path), load_experiment(path, games=10)
+    assert b.pairings[0].games == 10 and b.total_games == 10
+    assert a.identity() == b.identity()  # same experiment, only the count differs
+
+
+@pytest.mark.parametrize(
+    "old,new,key,problem",
+    [
+        ('b = "standard"', 'b = "strong"', "pairings[0].b", "unknown player 'strong'"),
+        ("B = 300,", "Q = 300,", "players.weak.values.Q", "unknown piece letter 'Q'"),
+        ("games = 200", "games = -5", "experiment.games", "negative"),
+        ('colors = "fixed"', 'colors = "random"', "pairings[0].colors", "must be 'fixed' or 'alternate'"),
+        (WEAK, WEAK.replace("depth", "dpth"), "players.weak.dpth", "unknown key"),
+        (WEAK, WEAK.replace("thesis", "alphazero"), "players.weak.engine", "unknown engine"),
+        ('variant = "minishogi"', 'variant = "nosuchshogi"', "experiment.variant", ""),
+        ('repetition = "draw"', 'repetition = "replay"', "experiment.repetition", "'draw' or 'sente_loses'"),
+        ("max_plies = 400", "max_plies = 0", "experiment.max_plies", "at least 1"),
+        ('colors = "fixed"', 'sprt = { elo0 = 10, elo1 = 0 }', "pairings[0].sprt.elo1", "greater than elo0"),
+    ],
+)  # fmt: skip
+def test_config_errors_name_file_key_problem(tmp_path: Path, old: str, new: str, key: str, problem: str) -> None:
+    assert old in ISSUE_EXAMPLE
+    path = write(tmp_path, ISSUE_EXAMPLE.replace(old, new, 1))
+    with pytest.raises(ConfigError) as info:
+        load_experiment(path)
+    message = str(info.value)
+    assert message.startswith(f"{path}: {key}: "), message
+    assert problem in message
+
+
+def test_missing_file_and_bad_toml(tmp_path: Path) -> None:
+    with pytest.raises(ConfigError, match="no such experiment file"):
+        load_experiment(tmp_path / "nope.toml")
+    with pytest.raises(ConfigError, match="not valid TOML"):
+        load_experiment(write(tmp_path, "[experiment\nname="))
+
+
+def test_duplicate_pairing_names_rejected(tmp_path: Path) -> None:
+    text = ISSUE_EXAMPLE + '\n[[pairings]]\na = "weak"\nb = "standard"\n'
+    with pytest.raises(ConfigError, match=r"pairings\[1\]\.name: pairing 'weak-vs-standard' appears twice"):
+        load_experiment(write(tmp_path, text))
+
+
+def test_openings_file_is_read_into_the_config(tmp_path: Path) -> None:
+    start = "rbsgk/4p/5/P4/KGSBR b - 1"
+    write(tmp_path, f"# openings\n{start}\n\n", "openings.sfen")
+    text = ISSUE_EXAMPLE + '\n[openings]\nfile = "openings.sfen"\n'
+    exp = load_experiment(write(tmp_path, text))
+    assert exp.openings.sfens == (start,)
+    assert exp.raw["openings"] == {"sfens": [start]}  # stored in the DB: resume needs no file
+
+
+def test_bad_sfen_opening(tmp_path: Path) -> None:
+    text = ISSUE_EXAMPLE + '\n[openings]\nsfens = ["this is not sfen"]\n'
+    with pytest.raises(ConfigError, match=r"openings\.sfens\[0\]: bad SFEN"):
+        load_experiment(write(tmp_path, text))
+
+
+def test_board_game_rejects_shogi_keys(tmp_path: Path) -> None:
+    text = '[experiment]\nname = "t"\ngame = "tictactoe"\nrepetition = "draw"\n[players.r]\nengine = "random"\n'
+    text += '[[pairings]]\na = "r"\nb = "r"\n'
+    with pytest.raises(ConfigError, match="experiment.repetition: only shogi"):
+        load_experiment(write(tmp_path, text))
