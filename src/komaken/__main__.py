@@ -1,0 +1,5 @@
+"""``python -m komaken``: the command line."""
+
+from komaken.cli import main
+
+main()

@@ -1,0 +1,51 @@
+"""The command line: perft and show, and one-line errors with exit status 2."""
+
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+
+from click.testing import CliRunner
+
+from komaken.cli import main
+
+
+def run(*args: str) -> subprocess.CompletedProcess[str]:
+    return subprocess.run([sys.executable, "-m", "komaken", *args], capture_output=True, text=True, timeout=300)
+
+
+def test_perft_json_line_per_position(tmp_path) -> None:
+    f = tmp_path / "positions.sfen"
+    f.write_text("# two positions\nrbsgk/4p/5/P4/KGSBR b - 1\nrbsgk/4p/5/P4/KGSBR w - 1\n")
+    result = CliRunner().invoke(main, ["perft", "--variant", "minishogi", "--sfen-file", str(f), "-d", "3", "--json"])
+    assert result.exit_code == 0, result.output
+    rows = [json.loads(line) for line in result.output.splitlines()]
+    assert [r["nodes"] for r in rows] == [2512, rows[1]["nodes"]] and rows[1]["nodes"] > 0
+    assert set(rows[0]) == {"sfen", "depth", "nodes", "seconds"} and rows[0]["depth"] == 3
+
+
+def test_perft_divide() -> None:
+    result = CliRunner().invoke(main, ["perft", "-v", "minishogi", "-d", "2", "--divide"])
+    assert result.exit_code == 0
+    assert "5d5c: " in result.output and "depth 2: 181 nodes" in result.output
+
+
+def test_show_prints_the_japanese_board() -> None:
+    result = CliRunner().invoke(main, ["show", "--variant", "minishogi"])
+    assert result.exit_code == 0
+    assert "後手の持駒：なし" in result.output and "|v飛v角v銀v金v玉|一" in result.output
+
+
+def test_bad_input_is_one_line_and_exit_2() -> None:
+    for args in (
+        ["perft", "--variant", "minishogi", "--sfen", "rbsgk/4p/5/P4/KGSBX b - 1", "-d", "1"],
+        ["perft", "--variant", "nope", "-d", "1"],
+        ["perft", "--variant", "minishogi"],
+        ["show", "--variant", "missing.toml"],
+        ["perft", "--sfen-file", "/no/such/file", "-d", "1"],
+    ):
+        proc = run(*args)
+        assert proc.returncode == 2, (args, proc.stderr)
+        assert proc.stderr.count("\n") == 1 and proc.stderr.startswith("komaken: error:"), proc.stderr
+        assert "Traceback" not in proc.stderr
