@@ -387,9 +387,7 @@ def _sprt(table: Any, where: str, err: Any) -> SPRT:
     return test
 
 
-def _openings(
-    raw: dict[str, Any], game: str, variant: Any, base_dir: Path, source: str, err: Any
-) -> Openings:
+def _openings(raw: dict[str, Any], game: str, variant: Any, base_dir: Path, source: str, err: Any) -> Openings:
     table = raw.get("openings")
     if table is None:
         return Openings()

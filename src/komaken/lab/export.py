@@ -42,9 +42,7 @@ def _records(db: ExperimentDB, fmt: str, out: TextIO) -> int:
     try:
         from komaken.records import write
     except ImportError:
-        raise ExportError(
-            f"{fmt} export needs komaken.records, which this build lacks; use --format csv"
-        ) from None
+        raise ExportError(f"{fmt} export needs komaken.records, which this build lacks; use --format csv") from None
     variant = exp.load_variant()
     n = 0
     for row in db.games():

@@ -79,6 +79,5 @@ def opening(
         if len(moves) == ops.random_plies and pos.outcome() is None:
             return pos, moves, ""
     raise ConfigError(
-        f"{experiment.source}: openings.random_plies: "
-        f"no unfinished position after {ops.random_plies} random plies"
+        f"{experiment.source}: openings.random_plies: no unfinished position after {ops.random_plies} random plies"
     )

@@ -97,9 +97,7 @@ def table_rows(exp: Experiment, stats: list[PairingStats]) -> tuple[list[str], l
         header += ["published W-L-D", "published 勝率", "published score"]
     rows = []
     for p, s in zip(exp.pairings, stats, strict=True):
-        row = [p.name] + [
-            str(_value(exp, p.a, x) if _value(exp, p.a, x) is not None else "") for x in letters
-        ]
+        row = [p.name] + [str(_value(exp, p.a, x) if _value(exp, p.a, x) is not None else "") for x in letters]
         if s.games:
             lo, hi = s.a_score_ci95
             elo_lo, elo_hi = s.elo_ci95
@@ -163,9 +161,7 @@ def markdown(exp: Experiment, stats: list[PairingStats], plots: list[str]) -> st
     lines += ["| pairing | a was sente | sente score | 95% CI |", "|---|---|---|---|"]
     for s in stats:
         lo, hi = s.sente_score_ci95
-        lines.append(
-            f"| {s.name} | {s.a_sente_games}/{s.games} | {_pct(s.sente_score)} | {_pct(lo)}–{_pct(hi)} |"
-        )
+        lines.append(f"| {s.name} | {s.a_sente_games}/{s.games} | {_pct(s.sente_score)} | {_pct(lo)}–{_pct(hi)} |")
     sprts = [s for s in stats if s.sprt]
     if sprts:
         lines += [

@@ -185,11 +185,9 @@ class _Dask:
         try:
             from distributed import Client
         except ImportError:
-            raise RunError(
-                "--dask needs the 'distributed' package (pip install 'dask[distributed]')"
-            ) from None
+            raise RunError("--dask needs the 'distributed' package (pip install 'dask[distributed]')") from None
         try:
-            self._client = Client(address, timeout="20s", set_as_default=False)
+            self._client = Client(address, timeout="20s")
         except OSError as exc:
             raise RunError(f"cannot reach the Dask scheduler at {address}: {exc}") from None
         threads = sum(self._client.nthreads().values()) or 1
@@ -353,8 +351,7 @@ def _execute(
                     row = GameRow(**fut.result())
                 except Exception as exc:
                     raise RunError(
-                        f"game {idx} of pairing {name!r} failed outside the players: "
-                        f"{type(exc).__name__}: {exc}"
+                        f"game {idx} of pairing {name!r} failed outside the players: {type(exc).__name__}: {exc}"
                     ) from exc
                 if db.insert(row):
                     summary.played += 1

@@ -207,9 +207,7 @@ class ExperimentDB:
 
     def results(self, pairing: str) -> list[tuple[str, str]]:
         """``(result, sente)`` of every stored game of ``pairing``, by game index."""
-        rows = self._conn.execute(
-            "SELECT result, sente FROM games WHERE pairing=? ORDER BY game_index", (pairing,)
-        )
+        rows = self._conn.execute("SELECT result, sente FROM games WHERE pairing=? ORDER BY game_index", (pairing,))
         return [(r[0], r[1]) for r in rows]
 
     def count(self, pairing: str | None = None) -> int:

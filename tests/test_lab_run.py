@@ -1,0 +1,258 @@
+"""Running experiments for real: processes, SIGKILL + resume, a loopback Dask cluster, the CLI."""
+
+from __future__ import annotations
+
+import json
+import os
+import signal
+import socket
+import sqlite3
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+import click
+import pytest
+from click.testing import CliRunner
+
+from komaken.cli import _Group
+from komaken.cli.experiment import register
+from komaken.lab import ExperimentDB, load_experiment, resume_experiment, run_experiment
+
+TESTS = Path(__file__).parent
+ENV = {**os.environ, "PYTHONPATH": os.pathsep.join([str(TESTS), os.environ.get("PYTHONPATH", "")])}
+
+TOY = """
+[experiment]
+name = "toy"
+game = "lab_toygame:Toy.start"
+games = {games}
+seed = 11
+
+[openings]
+random_plies = 1
+
+[players.r1]
+engine = "python"
+factory = "lab_toygame:SlowRandom"
+options = {{ delay = {delay} }}
+
+[players.r2]
+engine = "random"
+
+[[pairings]]
+a = "r1"
+b = "r2"
+colors = "alternate"
+
+[[pairings]]
+name = "fixed"
+a = "r2"
+b = "r1"
+colors = "fixed"
+"""
+
+
+@pytest.fixture(autouse=True)
+def _toy_on_path(monkeypatch: pytest.MonkeyPatch) -> None:
+    # Spawned workers re-import the toy game: they need tests/ on PYTHONPATH too.
+    monkeypatch.setenv("PYTHONPATH", ENV["PYTHONPATH"])
+
+
+def toy(tmp_path: Path, games: int, delay: float = 0.0, name: str = "toy.toml") -> Path:
+    path = tmp_path / name
+    path.write_text(TOY.format(games=games, delay=delay), encoding="utf-8")
+    return path
+
+
+def rows(db: Path) -> list[tuple[object, ...]]:
+    conn = sqlite3.connect(f"file:{db}?mode=ro", uri=True)
+    try:
+        return conn.execute(
+            "SELECT pairing, game_index, result, reason, sente, moves, seed FROM games ORDER BY pairing, game_index"
+        ).fetchall()
+    finally:
+        conn.close()
+
+
+def count(db: Path) -> int:
+    if not db.exists():
+        return 0
+    try:
+        conn = sqlite3.connect(f"file:{db}?mode=ro", uri=True)
+        try:
+            return int(conn.execute("SELECT COUNT(*) FROM games").fetchone()[0])
+        finally:
+            conn.close()
+    except sqlite3.DatabaseError:
+        return 0
+
+
+def test_results_do_not_depend_on_workers(tmp_path: Path) -> None:
+    exp = load_experiment(toy(tmp_path, 24))
+    one = run_experiment(exp, tmp_path / "one.db", workers=1)
+    two = run_experiment(exp, tmp_path / "two.db", workers=2)
+    assert one.played == two.played == 48
+    assert rows(tmp_path / "one.db") == rows(tmp_path / "two.db")
+    again = resume_experiment(tmp_path / "two.db", workers=2)
+    assert again.played == 0 and again.stored == 48
+
+
+def test_sigkill_mid_run_then_resume(tmp_path: Path) -> None:
+    games = 100
+    path, db = toy(tmp_path, games, delay=0.004), tmp_path / "killed.db"
+    cli = [sys.executable, str(TESTS / "lab_cli.py")]
+    proc = subprocess.Popen(
+        [*cli, "run", str(path), "--db", str(db), "--workers", "2", "--quiet"],
+        env=ENV,
+        start_new_session=True,
+        stdout=subprocess.DEVNULL,
+        stderr=subprocess.PIPE,
+    )
+    try:
+        deadline = time.monotonic() + 120
+        while count(db) < 10 and proc.poll() is None and time.monotonic() < deadline:
+            time.sleep(0.02)
+        os.kill(proc.pid, signal.SIGKILL)
+        proc.wait(timeout=30)
+    finally:
+        try:
+            os.killpg(proc.pid, signal.SIGKILL)  # the orphaned workers of the killed run
+        except ProcessLookupError:
+            pass
+    assert proc.returncode == -signal.SIGKILL, proc.stderr.read() if proc.stderr else ""
+    stored = count(db)
+    assert 10 <= stored < 2 * games, "the kill should land mid-run"
+
+    out = subprocess.run(
+        [*cli, "resume", "--db", str(db), "--workers", "2", "--quiet"], env=ENV, capture_output=True, text=True
+    )
+    assert out.returncode == 0, out.stderr
+    assert f"played {2 * games - stored} games" in out.stdout
+    got = rows(db)
+    assert len(got) == 2 * games
+    assert sorted((r[0], r[1]) for r in got) == sorted(
+        (p, i) for p in ("r1-vs-r2", "fixed") for i in range(games)
+    )  # every index once: none lost, none twice
+    # And the same games as an uninterrupted run (seeds depend only on the game's identity).
+    ref = tmp_path / "ref.db"
+    run_experiment(load_experiment(toy(tmp_path, games, name="ref.toml")), ref, workers=1)
+    assert rows(ref) == got
+
+
+def _free_port() -> int:
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        return int(s.getsockname()[1])
+
+
+def test_dask_loopback_cluster_matches_local(tmp_path: Path) -> None:
+    distributed = pytest.importorskip("distributed")
+    dask_cli = Path(sys.executable).with_name("dask")
+    if not dask_cli.exists():
+        pytest.skip("the dask command is not installed")
+    port = _free_port()
+    address = f"tcp://127.0.0.1:{port}"
+    common = {"env": ENV, "stdout": subprocess.DEVNULL, "stderr": subprocess.DEVNULL, "cwd": tmp_path}
+    scheduler = subprocess.Popen(
+        [str(dask_cli), "scheduler", "--host", "127.0.0.1", "--port", str(port), "--dashboard-address", ":0"],
+        **common,  # type: ignore[call-overload]
+    )
+    worker = None
+    try:
+        worker = subprocess.Popen(
+            [
+                str(dask_cli),
+                "worker",
+                address,
+                "--nworkers",
+                "2",
+                "--nthreads",
+                "1",
+                "--host",
+                "127.0.0.1",
+                "--no-dashboard",
+                "--local-directory",
+                str(tmp_path / "dask"),
+            ],  # fmt: skip
+            **common,  # type: ignore[call-overload]
+        )
+        with distributed.Client(address, timeout="60s") as client:
+            client.wait_for_workers(2, timeout=120)
+        exp = load_experiment(toy(tmp_path, 20))
+        remote = run_experiment(exp, tmp_path / "dask.db", dask=address)
+        local = run_experiment(exp, tmp_path / "local.db", workers=2)
+        assert remote.played == local.played == 40
+        assert rows(tmp_path / "dask.db") == rows(tmp_path / "local.db")
+    finally:
+        for proc in (worker, scheduler):
+            if proc is not None:
+                proc.terminate()
+        for proc in (worker, scheduler):
+            if proc is not None:
+                try:
+                    proc.wait(timeout=20)
+                except subprocess.TimeoutExpired:
+                    proc.kill()
+
+
+@pytest.fixture
+def cli() -> click.Group:
+    @click.group(cls=_Group)
+    def main() -> None:
+        pass
+
+    register(main)
+    return main
+
+
+def test_cli_status_report_export(tmp_path: Path, cli: click.Group) -> None:
+    runner = CliRunner()
+    db = tmp_path / "c.db"
+    res = runner.invoke(cli, ["experiment", "run", str(toy(tmp_path, 10)), "--db", str(db), "-j", "1"])
+    assert res.exit_code == 0, res.output
+    assert "played 20 games" in res.output
+
+    res = runner.invoke(cli, ["experiment", "status", "--db", str(db), "--json"])
+    doc = json.loads(res.output)
+    assert doc["games"] == 20 and len(doc["pairings"]) == 2
+    keys = {"a", "b", "games", "a_wins", "b_wins", "draws", "a_score", "a_score_ci95", "elo", "elo_ci95", "p_value"}
+    for p in doc["pairings"]:
+        assert keys <= set(p)
+        assert p["a_wins"] + p["b_wins"] + p["draws"] == p["games"] == 10
+        assert len(p["a_score_ci95"]) == 2 and len(p["elo_ci95"]) == 2
+
+    res = runner.invoke(cli, ["experiment", "report", "--db", str(db), "--out", str(tmp_path / "rep")])
+    assert res.exit_code == 0, res.output
+    for name in ("report.md", "report.html", "score_ci.png", "score_ci.svg"):
+        assert (tmp_path / "rep" / name).stat().st_size > 0
+    assert "| 勝 W | 負 L | 分 D |" in (tmp_path / "rep" / "report.md").read_text(encoding="utf-8")
+
+    res = runner.invoke(cli, ["experiment", "export", "--db", str(db), "--format", "csv"])
+    lines = res.output.splitlines()
+    assert lines[0].startswith("pairing,game_index,a,b,result,reason,sente,moves") and len(lines) == 21
+
+
+def test_sprt_stops_a_pairing_early(tmp_path: Path) -> None:
+    text = TOY.format(games=2000, delay=0).replace(
+        'colors = "fixed"', 'colors = "fixed"\nsprt = { elo0 = 0, elo1 = 40, alpha = 0.05, beta = 0.05 }'
+    )
+    (tmp_path / "s.toml").write_text(text, encoding="utf-8")
+    summary = run_experiment(load_experiment(tmp_path / "s.toml"), tmp_path / "s.db", workers=1)
+    fixed = next(c for c in summary.counts if c.name == "fixed")
+    assert fixed.sprt == "H1" and fixed.games < 2000  # sente (a) wins tic-tac-toe far more often
+    with ExperimentDB.open(tmp_path / "s.db") as db:
+        assert db.count("r1-vs-r2") == 2000
+
+
+def test_bad_database_is_one_line_error(tmp_path: Path, cli: click.Group) -> None:
+    (tmp_path / "x.db").write_text("not sqlite" * 50)
+    proc = subprocess.run(
+        [sys.executable, str(TESTS / "lab_cli.py"), "status", "--db", str(tmp_path / "x.db")],
+        env=ENV,
+        capture_output=True,
+        text=True,
+    )
+    assert proc.returncode == 2
+    assert proc.stderr.strip().count("\n") == 0 and "not a komaken experiment database" in proc.stderr
