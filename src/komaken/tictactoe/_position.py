@@ -296,8 +296,7 @@ class TicTacToe:
         size = 3 * cell
         hot = set() if self.outcome() else set(self.reach(Color.BLACK)) | set(self.reach(Color.WHITE))
         parts = [
-            f'<svg xmlns="http://www.w3.org/2000/svg" width="{size}" height="{size}" '
-            f'viewBox="0 0 {size} {size}">',
+            f'<svg xmlns="http://www.w3.org/2000/svg" width="{size}" height="{size}" viewBox="0 0 {size} {size}">',
             f'<rect width="{size}" height="{size}" fill="#fff"/>',
         ]
         for r, row in enumerate(ROWS):
@@ -318,9 +317,7 @@ class TicTacToe:
                     )
                 elif v < 0:
                     cx, cy, r = x0 + cell // 2, y0 + cell // 2, cell // 2 - pad * 2
-                    parts.append(
-                        f'<circle cx="{cx}" cy="{cy}" r="{r}" fill="none" stroke="#1565c0" stroke-width="5"/>'
-                    )
+                    parts.append(f'<circle cx="{cx}" cy="{cy}" r="{r}" fill="none" stroke="#1565c0" stroke-width="5"/>')
                 else:
                     parts.append(f'<text x="{x0 + 6}" y="{y0 + 16}" font-size="12" fill="#999">{sq}</text>')
         for i in (1, 2):
