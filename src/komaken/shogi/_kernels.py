@@ -233,12 +233,19 @@ def _pawn_drop_mates(bd: np.ndarray, st: np.ndarray, to: int, us: int) -> bool:
 def _gen_drops(bd: np.ndarray, hd: np.ndarray, st: np.ndarray, geo: np.ndarray, rules: np.ndarray,
                out: np.ndarray, n: int) -> int:
     us = st[ST_SIDE]
+    kinds = np.empty(7, dtype=np.int64)  # kinds in hand, pawn/lance/knight last-rank rules aside
+    nk = 0
+    for kind in range(1, 8):
+        if hd[us, kind] != 0:
+            kinds[nk] = kind
+            nk += 1
+    if nk == 0:
+        return n
     ubit = BLACK_BIT << us
     nsq = rules[R_NSQ]
     dead_rule = rules[R_DEAD] != 0
-    has_pawn = hd[us, PAWN] > 0
     pawn_file = np.zeros(16, dtype=np.bool_)
-    if has_pawn and rules[R_NIFU] != 0:
+    if hd[us, PAWN] != 0 and rules[R_NIFU] != 0:
         for i in range(nsq):
             s = rules[R_SQUARES + i]
             if bd[s] == (PAWN | ubit):
@@ -252,9 +259,8 @@ def _gen_drops(bd: np.ndarray, hd: np.ndarray, st: np.ndarray, geo: np.ndarray, 
         if bd[to] != 0:
             continue
         level = geo[G_DEAD + us, to] if dead_rule else 0
-        for kind in range(1, 8):
-            if hd[us, kind] == 0:
-                continue
+        for j in range(nk):
+            kind = kinds[j]
             if level != 0:
                 if kind == PAWN or kind == LANCE:
                     if level == 1:
@@ -496,21 +502,28 @@ def full_hash(bd: np.ndarray, hd: np.ndarray, side: int) -> np.uint64:
 
 # --- perft ------------------------------------------------------------------------------------
 @njit(cache=True)
-def perft(bd: np.ndarray, hd: np.ndarray, st: np.ndarray, hh: np.ndarray, hist: np.ndarray,
-          geo: np.ndarray, rules: np.ndarray, depth: int) -> int:
-    """Leaf count of the legal move tree to ``depth`` (bulk-counted at the last ply)."""
-    if depth <= 0:
-        return 1
-    out = np.empty(MAX_MOVES, dtype=np.int64)
+def _perft(bd: np.ndarray, hd: np.ndarray, st: np.ndarray, hh: np.ndarray, hist: np.ndarray,
+           geo: np.ndarray, rules: np.ndarray, depth: int, buf: np.ndarray) -> int:
+    out = buf[depth]
     n = gen_legal(bd, hd, st, geo, rules, out)
     if depth == 1:
         return n
     total = 0
     for i in range(n):
         do_move(bd, hd, st, hh, hist, out[i])
-        total += perft(bd, hd, st, hh, hist, geo, rules, depth - 1)
+        total += _perft(bd, hd, st, hh, hist, geo, rules, depth - 1, buf)
         undo_move(bd, hd, st, hist)
     return total
+
+
+@njit(cache=True)
+def perft(bd: np.ndarray, hd: np.ndarray, st: np.ndarray, hh: np.ndarray, hist: np.ndarray,
+          geo: np.ndarray, rules: np.ndarray, depth: int) -> int:
+    """Leaf count of the legal move tree to ``depth`` (bulk-counted at the last ply)."""
+    if depth <= 0:
+        return 1
+    buf = np.empty((depth + 1, MAX_MOVES), dtype=np.int64)
+    return _perft(bd, hd, st, hh, hist, geo, rules, depth, buf)
 
 
 # --- game end ---------------------------------------------------------------------------------
