@@ -10,6 +10,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from komaken.game import Color, Game, Outcome, Termination
+from komaken.players.base import Player
 from komaken.players.boardgames import RandomPlayer, make_player
 from komaken.search import best_move, negamax
 from komaken.search.generic import WIN, is_loss, is_win
@@ -150,7 +151,11 @@ def test_random_player_works_for_any_game() -> None:
     ],
 )
 def test_make_player(game: str, spec: str, name: str) -> None:
-    assert make_player(game, spec).name == name
+    player = make_player(game, spec)
+    assert player.name == name
+    assert isinstance(player, Player)
+    player.new_game()
+    player.close()
 
 
 @pytest.mark.parametrize(
