@@ -29,6 +29,10 @@ def _echo_summary(summary, db: Path) -> None:  # type: ignore[no-untyped-def]
     )
 
 
+def _p(value: float) -> str:
+    return f"{value:.3g}" if value >= 1e-6 else "<1e-6"
+
+
 def register(main: click.Group) -> None:
     """Add the ``experiment`` group to the ``komaken`` command."""
 
@@ -92,7 +96,7 @@ def register(main: click.Group) -> None:
             elo = "n/a" if p["elo"] is None else f"{p['elo']:+.0f}"
             line = (
                 f"  {p['name']}: {p['games']}/{p['target']}  W {p['a_wins']}  L {p['b_wins']}  D {p['draws']}  "
-                f"score {p['a_score']:.1%} [{lo:.1%}, {hi:.1%}]  Elo {elo}  p={p['p_value']:.3g}"
+                f"score {p['a_score']:.1%} [{lo:.1%}, {hi:.1%}]  Elo {elo}  p={_p(p['p_value'])}"
             )
             if p.get("sprt"):
                 line += f"  SPRT {p['sprt']['state']} (LLR {p['sprt']['llr']:.2f})"

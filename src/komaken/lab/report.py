@@ -279,7 +279,7 @@ def plot(exp: Experiment, stats: list[PairingStats], out: Path) -> list[str]:
         )
         ax.axhline(0.5, color="gray", lw=1, ls="--")
         ax.set_ylim(0, 1)
-        ax.set_xlabel(f"value of {letter} ({PIECE_NAMES.get(letter, letter)}) for player a")
+        ax.set_xlabel(f"value of {letter} for player a")  # CJK glyphs are not in the default font
         ax.set_ylabel("score of player a (95% CI)")
         ax.set_title(f"{exp.name}: score against the value of {letter}")
         fig.tight_layout()
