@@ -102,7 +102,7 @@ def test_results_do_not_depend_on_workers(tmp_path: Path) -> None:
 def test_sigkill_mid_run_then_resume(tmp_path: Path) -> None:
     games = 100
     path, db = toy(tmp_path, games, delay=0.004), tmp_path / "killed.db"
-    cli = [sys.executable, str(TESTS / "lab_cli.py")]
+    cli = [sys.executable, "-m", "komaken", "experiment"]
     proc = subprocess.Popen(
         [*cli, "run", str(path), "--db", str(db), "--workers", "2", "--quiet"],
         env=ENV,
@@ -249,7 +249,7 @@ def test_sprt_stops_a_pairing_early(tmp_path: Path) -> None:
 def test_bad_database_is_one_line_error(tmp_path: Path, cli: click.Group) -> None:
     (tmp_path / "x.db").write_text("not sqlite" * 50)
     proc = subprocess.run(
-        [sys.executable, str(TESTS / "lab_cli.py"), "status", "--db", str(tmp_path / "x.db")],
+        [sys.executable, "-m", "komaken", "experiment", "status", "--db", str(tmp_path / "x.db")],
         env=ENV,
         capture_output=True,
         text=True,

@@ -46,11 +46,15 @@ def main() -> None:
     """komaken (駒研): shogi-family game AI for players and researchers."""
 
 
-def _register() -> None:
-    from komaken.cli import perft, show
+#: sub-command modules of this package; each has ``register(main)``
+COMMANDS = ("perft", "show", "experiment")
 
-    for module in (perft, show):
-        module.register(main)
+
+def _register() -> None:
+    import importlib
+
+    for name in COMMANDS:
+        importlib.import_module(f"komaken.cli.{name}").register(main)
 
 
 _register()
