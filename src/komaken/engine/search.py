@@ -1,0 +1,283 @@
+"""The Python face of the engine: :func:`search`, :class:`Engine`, :class:`Limits`, :class:`SearchResult`.
+
+>>> from komaken.shogi import Position
+>>> result = search(Position.start("minishogi"), Limits(depth=4))
+>>> result.move is not None and result.depth == 4
+True
+
+:class:`Engine` keeps its tables between calls (build one per player and reuse it); the
+function :func:`search` builds a throw-away one.  Iterative deepening runs here, one numba
+call per depth, so every finished depth can be reported (USI ``info`` lines).  With the same
+position, limits of depth or nodes and seed, the result is always the same: tables are
+cleared before each search unless ``keep_tables=True``.
+"""
+
+from __future__ import annotations
+
+import threading
+import time
+from collections.abc import Callable, Mapping
+from dataclasses import dataclass, field
+
+import numpy as np
+
+from komaken.engine import _search as S
+from komaken.engine._evaluate import TERMS, weights
+from komaken.engine.values import PieceValues
+from komaken.errors import KomakenError
+from komaken.shogi import _kernels as K
+from komaken.shogi.position import Move, Position
+from komaken.shogi.variant import Variant, load_variant
+
+MATE = S.MATE
+MAX_DEPTH = S.MAX_PLY - 8
+DEFAULT_TERMS: dict[str, float] = {"mobility": 0.0, "king_safety": 1.0, "psq": 1.0, "noise": 0.0}
+
+
+@dataclass(frozen=True, slots=True)
+class Limits:
+    """When to stop thinking.  Times are in milliseconds; ``None`` means no such limit.
+
+    ``movetime`` is a fixed time per move; ``btime``/``wtime`` with ``byoyomi`` or
+    ``binc``/``winc`` is a clock (USI ``go``), from which a budget is derived.  With no limit
+    at all the search runs until :meth:`Engine.stop` (``infinite``) or to the maximum depth.
+    """
+
+    depth: int | None = None
+    nodes: int | None = None
+    movetime: float | None = None
+    btime: float | None = None
+    wtime: float | None = None
+    byoyomi: float | None = None
+    binc: float | None = None
+    winc: float | None = None
+    infinite: bool = False
+
+    def budget(self, side: int, overhead: float = 30.0) -> tuple[float, float] | None:
+        """``(soft, hard)`` milliseconds for ``side`` to move: no new iteration starts after
+        ``soft``; the search is stopped at ``hard``.  ``None`` when there is no time limit."""
+        if self.infinite:
+            return None
+        if self.movetime is not None:
+            hard = max(1.0, self.movetime - overhead)
+            return 0.7 * hard, hard
+        remaining = self.btime if side == 0 else self.wtime
+        inc = (self.binc if side == 0 else self.winc) or 0.0
+        byo = self.byoyomi or 0.0
+        if remaining is None and not byo and not inc:
+            return None
+        remaining = remaining or 0.0
+        avail = max(1.0, remaining + byo + inc - overhead)
+        target = min(avail, max(1.0, remaining / 30.0 + inc + byo - overhead))
+        hard = min(avail, target * 2.0) if remaining > 0 else target
+        return 0.7 * target, hard
+
+
+@dataclass(frozen=True, slots=True)
+class SearchResult:
+    """The outcome of a search.
+
+    ``move`` is ``None`` when there is no legal move (the side to move has lost: USI
+    ``bestmove resign``); ``declare`` is true when the side to move wins by declaration
+    (``bestmove win``).  ``score`` is from the side to move's view; :attr:`mate` is set when it
+    is a forced mate: plies to mate, negative when being mated.
+    """
+
+    move: Move | None
+    score: int
+    pv: list[Move] = field(default_factory=list)
+    depth: int = 0
+    seldepth: int = 0
+    nodes: int = 0
+    time_ms: float = 0.0
+    declare: bool = False
+
+    @property
+    def mate(self) -> int | None:
+        if self.score > S.MATE_BOUND:
+            return S.MATE - self.score
+        if self.score < -S.MATE_BOUND:
+            return -(S.MATE + self.score)
+        return None
+
+    @property
+    def score_cp(self) -> int | None:
+        """The score in centipawn-like units, ``None`` for a mate score."""
+        return None if self.mate is not None else self.score
+
+    @property
+    def nps(self) -> int:
+        return int(self.nodes * 1000 / self.time_ms) if self.time_ms > 0 else 0
+
+    def usi_score(self) -> str:
+        """``cp 123`` or ``mate 5`` / ``mate -4`` (plies, as USI counts them)."""
+        if self.mate is not None:
+            return f"mate {self.mate}"
+        return f"cp {max(-30000, min(30000, self.score))}"
+
+    def usi_info(self) -> str:
+        """One USI ``info`` line for this result."""
+        pv = " ".join(m.usi() for m in self.pv)
+        return (f"info depth {self.depth} seldepth {max(self.seldepth, self.depth)} score {self.usi_score()} "
+                f"nodes {self.nodes} nps {self.nps} time {int(self.time_ms)}" + (f" pv {pv}" if pv else ""))
+
+
+InfoCallback = Callable[[SearchResult], None]
+
+
+class Engine:
+    """A reusable searcher for one variant, value table and set of evaluation terms.
+
+    ``terms`` weights the positional terms (``mobility``, ``king_safety``, ``psq``; ``noise``
+    adds ± that many units of seeded, per-position noise).  Defaults: :data:`DEFAULT_TERMS`;
+    pass ``{"king_safety": 0, "psq": 0}`` for material only.
+    """
+
+    def __init__(self, variant: Variant | str = "shogi", values: PieceValues | Mapping[str, int] | None = None,
+                 terms: Mapping[str, float] | None = None, hash_mb: int = 16, seed: int = 0,
+                 overhead_ms: float = 30.0) -> None:
+        self.variant = load_variant(variant)
+        self.set_values(values)
+        unknown = set(terms or {}) - set(TERMS)
+        if unknown:
+            raise KomakenError(f"unknown evaluation term {sorted(unknown)[0]!r} (known: {', '.join(TERMS)})")
+        self.terms = {**DEFAULT_TERMS, **{k: float(v) for k, v in (terms or {}).items()}}
+        self._w = weights(self.terms)
+        self.seed = int(seed)
+        self.overhead_ms = float(overhead_ms)
+        self.set_hash(hash_mb)
+        self._killers = np.zeros((S.MAX_PLY + 2, 2), dtype=np.int64)
+        self._history = np.zeros((64, 256), dtype=np.int64)
+        self._pv = np.zeros((S.MAX_PLY + 2, S.MAX_PLY + 2), dtype=np.int64)
+        self._pvlen = np.zeros(S.MAX_PLY + 2, dtype=np.int64)
+        self._mbuf = np.zeros((S.MAX_PLY + 2, K.MAX_MOVES), dtype=np.int64)
+        self._sbuf = np.zeros((S.MAX_PLY + 2, K.MAX_MOVES), dtype=np.int64)
+        self._ctl = np.zeros(S.C_SIZE, dtype=np.int64)
+        self._lock = threading.Lock()
+
+    def set_values(self, values: PieceValues | Mapping[str, int] | None) -> None:
+        if not isinstance(values, PieceValues):
+            values = PieceValues.from_mapping(values, self.variant)
+        self.values = values
+        self._bval, self._hval = values.arrays()
+
+    def set_term(self, name: str, weight: float) -> None:
+        if name not in TERMS:
+            raise KomakenError(f"unknown evaluation term {name!r} (known: {', '.join(TERMS)})")
+        self.terms[name] = float(weight)
+        self._w = weights(self.terms)
+
+    def set_hash(self, hash_mb: int) -> None:
+        """Size the transposition table (16 bytes an entry, rounded down to a power of two)."""
+        entries = max(1024, int(hash_mb) * (1 << 20) // 16)
+        size = 1 << (entries.bit_length() - 1)
+        self._tt_key = np.zeros(size, dtype=np.uint64)
+        self._tt_data = np.zeros(size, dtype=np.int64)
+
+    def clear(self) -> None:
+        """Forget everything learnt (hash table, killers, history)."""
+        self._tt_key[:] = 0
+        self._tt_data[:] = 0
+        self._killers[:] = 0
+        self._history[:] = 0
+
+    def stop(self) -> None:
+        """Ask a running search (in another thread) to finish now; it returns its best move."""
+        self._ctl[S.C_STOP] = 1
+
+    def stop_after(self, ms: float) -> threading.Timer:
+        """Arm a timer that stops the running search after ``ms`` milliseconds."""
+        timer = threading.Timer(max(0.0, ms) / 1000.0, self.stop)
+        timer.daemon = True
+        timer.start()
+        return timer
+
+    def search(self, position: Position, limits: Limits | None = None, *, info: InfoCallback | None = None,
+               keep_tables: bool = False) -> SearchResult:
+        """Search ``position`` (not modified) within ``limits`` and return the best move found."""
+        limits = limits or Limits(depth=6)
+        if position.variant != self.variant and position.variant.name != self.variant.name:
+            raise KomakenError(f"engine is for {self.variant.name}, position is {position.variant.name}")
+        with self._lock:
+            return self._search(position, limits, info, keep_tables)
+
+    def _search(self, position: Position, limits: Limits, info: InfoCallback | None, keep: bool) -> SearchResult:
+        t0 = time.perf_counter()
+        ctl = self._ctl
+        ctl[:] = 0
+        ctl[S.C_SEED] = self.seed
+        ctl[S.C_MAX_NODES] = limits.nodes or 0
+        side = int(position._st[K.ST_SIDE])
+        legal = position._legal_codes()
+        if len(legal) == 0:
+            return SearchResult(None, -S.MATE)
+        if position.can_declare():
+            return SearchResult(None, S.KNOWN_WIN, declare=True)
+        if not keep:
+            self.clear()
+        else:
+            S.age_history(self._history)
+        ply = position.ply
+        bd, hd, st = position._bd.copy(), position._hd.copy(), position._st.copy()
+        room = ply + S.MAX_PLY + 8
+        hh = np.zeros(room + 1, dtype=np.uint64)
+        hist = np.zeros((room, 3), dtype=np.int64)
+        hh[: ply + 1] = position._hh[: ply + 1]
+        hist[:ply] = position._hist[:ply]
+        geo, rules = self.variant.geo, self.variant.rules
+        budget = limits.budget(side, self.overhead_ms)
+        max_depth = min(limits.depth or MAX_DEPTH, MAX_DEPTH)
+        timer = None
+        if budget is not None:
+            if len(legal) == 1:
+                return SearchResult(Move(int(legal[0])), 0, [Move(int(legal[0]))], time_ms=_ms(t0))
+            timer = self.stop_after(budget[1] - _ms(t0))
+        best: SearchResult | None = None
+        try:
+            for depth in range(1, max_depth + 1):
+                v = S.search_depth(bd, hd, st, hh, hist, geo, rules, self._bval, self._hval, self._w, self._tt_key,
+                                   self._tt_data, self._killers, self._history, self._pv, self._pvlen, self._mbuf,
+                                   self._sbuf, ctl, depth, -S.INF, S.INF)
+                if ctl[S.C_ABORT]:
+                    root = int(ctl[S.C_ROOT_MOVE])
+                    if root and best is not None and root != best.move.code:  # type: ignore[union-attr]
+                        score = int(ctl[S.C_ROOT_SCORE])
+                        best = SearchResult(Move(root), score, [Move(root)], depth, int(ctl[S.C_SELDEPTH]),
+                                            int(ctl[S.C_NODES]), _ms(t0))
+                    elif best is None and root:
+                        best = SearchResult(Move(root), int(ctl[S.C_ROOT_SCORE]), [Move(root)], depth,
+                                            int(ctl[S.C_SELDEPTH]), int(ctl[S.C_NODES]), _ms(t0))
+                    break
+                n = int(self._pvlen[0])
+                pv = [Move(int(m)) for m in self._pv[0, :n]] or [Move(int(ctl[S.C_ROOT_MOVE]))]
+                best = SearchResult(pv[0], int(v), pv, depth, int(ctl[S.C_SELDEPTH]), int(ctl[S.C_NODES]), _ms(t0))
+                if info is not None:
+                    info(best)
+                if best.mate is not None and abs(best.mate) <= depth and not limits.infinite:
+                    break
+                if budget is not None and _ms(t0) > budget[0]:
+                    break
+                if limits.nodes and ctl[S.C_NODES] >= limits.nodes:
+                    break
+        finally:
+            if timer is not None:
+                timer.cancel()
+        if best is None:  # stopped before depth 1 finished: any legal move beats none
+            mv = Move(int(legal[0]))
+            best = SearchResult(mv, 0, [mv], 0, 0, int(ctl[S.C_NODES]), _ms(t0))
+        return SearchResult(best.move, best.score, best.pv, best.depth, best.seldepth, int(ctl[S.C_NODES]),
+                            _ms(t0))
+
+
+def _ms(t0: float) -> float:
+    return (time.perf_counter() - t0) * 1000.0
+
+
+def search(position: Position, limits: Limits | None = None, values: PieceValues | Mapping[str, int] | None = None,
+           *, terms: Mapping[str, float] | None = None, seed: int = 0, hash_mb: int = 16,
+           info: InfoCallback | None = None) -> SearchResult:
+    """Search ``position`` once with a fresh :class:`Engine` (see there for the arguments)."""
+    return Engine(position.variant, values, terms, hash_mb=hash_mb, seed=seed).search(position, limits, info=info)
+
+
+__all__ = ["DEFAULT_TERMS", "Engine", "Limits", "MATE", "SearchResult", "search"]

@@ -1,0 +1,65 @@
+"""Our engine as a :class:`~komaken.players.base.Player`.
+
+>>> from komaken.shogi import Position
+>>> player = EnginePlayer("minishogi", depth=3)
+>>> player.choose(Position.start("minishogi")) in Position.start("minishogi").legal_moves()
+True
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from typing import Any
+
+from komaken.engine.search import Engine, Limits, SearchResult
+from komaken.errors import KomakenError
+from komaken.game import Game
+from komaken.players.base import DECLARE, RESIGN, PlayerAction
+from komaken.shogi.position import Move, Position
+from komaken.shogi.variant import Variant
+
+DEFAULT_MOVETIME_MS = 1000.0
+
+
+class EnginePlayer:
+    """Plays the engine's best move within ``depth`` plies, ``nodes`` nodes and/or ``movetime``
+    milliseconds (none given: 1 s a move).  ``values`` overrides piece values (``{"R": 1500}``);
+    keyword arguments weight evaluation terms (``mobility=1, king_safety=0, psq=0, noise=50``).
+    ``seed`` feeds the noise term, so equal seeds and depth/node limits repeat the same games.
+    """
+
+    def __init__(self, variant: Variant | str, depth: int | None = None, nodes: int | None = None,
+                 movetime: float | None = None, values: Mapping[str, int] | None = None, seed: int = 0,
+                 hash_mb: int = 16, **eval_terms: float) -> None:
+        for key, v in (("depth", depth), ("nodes", nodes), ("movetime", movetime)):
+            if v is not None and v <= 0:
+                raise KomakenError(f"engine {key} must be positive, got {v}")
+        if depth is None and nodes is None and movetime is None:
+            movetime = DEFAULT_MOVETIME_MS
+        self.limits = Limits(depth=depth, nodes=nodes, movetime=movetime)
+        self.seed = int(seed)
+        self.engine = Engine(variant, values, eval_terms, hash_mb=hash_mb, seed=seed)
+        parts = [f"{k}={v:g}" for k, v in (("depth", depth), ("nodes", nodes), ("movetime", movetime)) if v]
+        self.name = "engine(" + ", ".join(parts) + ")"
+        self.last: SearchResult | None = None
+
+    def new_game(self, seed: int | None = None) -> None:
+        """Forget the previous game's tables; a ``seed`` replaces the noise seed."""
+        if seed is not None:
+            self.engine.seed = int(seed)
+        self.engine.clear()
+
+    def choose(self, position: Game[Any]) -> Move | PlayerAction:
+        if not isinstance(position, Position):
+            raise KomakenError("the engine plays shogi variants only")
+        result = self.engine.search(position, self.limits)
+        self.last = result
+        if result.declare:
+            return DECLARE
+        return RESIGN if result.move is None else result.move
+
+    def close(self) -> None:
+        pass
+
+
+__all__ = ["EnginePlayer"]
