@@ -18,7 +18,7 @@ from __future__ import annotations
 import numpy as np
 from numba import njit
 
-from komaken.shogi._board import BLACK_BIT, DIRS, KIND_MASK, KING, SLIDE_N, SLIDES, STEP_N, STEPS, WALL
+from komaken.shogi._board import BLACK_BIT, DIRS, KIND_MASK, SLIDE_N, SLIDES, STEP_N, STEPS, WALL
 from komaken.shogi._kernels import R_HEIGHT, R_NSQ, R_SQUARES, ST_KING, ST_SIDE, attacked
 
 W_MOBILITY, W_KING_SAFETY, W_PSQ, W_NOISE = 0, 1, 2, 3

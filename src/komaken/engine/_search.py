@@ -31,7 +31,6 @@ from komaken.shogi._kernels import (
     H_MOVE,
     IMPASSE_BOTH_ENTERED,
     IMPASSE_DECLARATION,
-    MAX_MOVES,
     R_IMPASSE,
     R_IMPASSE_POINTS,
     R_MAX_PLIES,
