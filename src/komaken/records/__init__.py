@@ -1,0 +1,135 @@
+"""Game records: KIF, KI2, CSA and USI, read and written.
+
+>>> from komaken.records import parse, dumps
+>>> rec = parse("startpos moves 7g7f 3c3d 8h2b+", format="usi")
+>>> print(dumps(rec, "ki2").splitlines()[-1])
+▲７六歩　△３四歩　▲２二角成
+
+* :func:`read` / :func:`write` pick the format from the file's extension (``.kif`` ``.kifu``
+  ``.ki2`` ``.ki2u`` ``.csa`` ``.usi``/``.sfen``) and the encoding from the extension too:
+  ``.kif``/``.ki2`` are Shift_JIS (cp932) unless they start with a BOM or say
+  ``#KIF version=2.0 encoding=UTF-8``; ``.kifu``/``.ki2u``/``.csa``/``.usi`` are UTF-8.
+* :func:`parse` / :func:`dumps` work on text; ``format=None`` sniffs it.
+* Bad input raises :class:`RecordError` ("game.kif line 23: move ５五角 is illegal: no bishop
+  can reach ５五"); ``strict=False`` returns the valid prefix with ``record.error`` set.
+"""
+
+from __future__ import annotations
+
+import re
+from pathlib import Path
+from typing import Literal
+
+from komaken.records import csa, ki2, kif, usi
+from komaken.records.record import GameRecord, RecordError, Variation
+from komaken.shogi.variant import Variant
+
+Format = Literal["kif", "ki2", "csa", "usi"]
+FORMATS: tuple[str, ...] = ("kif", "ki2", "csa", "usi")
+_EXTENSIONS = {".kif": "kif", ".kifu": "kif", ".ki2": "ki2", ".ki2u": "ki2", ".csa": "csa",
+               ".usi": "usi", ".sfen": "usi", ".txt": None}
+_UTF8_EXTENSIONS = (".kifu", ".ki2u", ".csa", ".usi", ".sfen", ".txt")
+_MODULES = {"kif": kif, "ki2": ki2, "csa": csa, "usi": usi}
+
+
+def format_of(path: str | Path) -> Format | None:
+    """The format an extension implies (``None`` if it does not say)."""
+    return _EXTENSIONS.get(Path(path).suffix.lower())  # type: ignore[return-value]
+
+
+def detect_format(text: str) -> Format:
+    """Guess a record's format from its text."""
+    lines = [ln.strip() for ln in text.lstrip("\ufeff").splitlines() if ln.strip()]
+    head = lines[0] if lines else ""
+    if head.startswith(("position", "startpos", "sfen ")):
+        return "usi"
+    if re.search(r"^\s*\d+\s+\S", text, re.M) and ("手数" in text or "(" in text or "投了" in text):
+        return "kif"
+    if re.search(r"[▲△☗☖]", text):
+        return "ki2"
+    if any(ln.startswith(("V2", "PI", "P1", "N+", "N-", "$", "+", "-", "%")) for ln in lines[:40]):
+        return "csa"
+    if "：" in text:
+        return "kif"
+    raise RecordError("cannot tell the record's format (kif, ki2, csa or usi): pass format=")
+
+
+def _check(fmt: str | None) -> str:
+    if fmt not in _MODULES:
+        raise RecordError(f"unknown record format {fmt!r} (kif, ki2, csa or usi)")
+    return fmt  # type: ignore[return-value]
+
+
+def parse(text: str, format: Format | None = None, *, strict: bool = True, file: str | None = None,
+          variant: Variant | None = None) -> GameRecord:
+    """One game from text (the first, for CSA and USI texts holding several)."""
+    fmt = _check(format or detect_format(text))
+    return _MODULES[fmt].parse(text.lstrip("\ufeff"), strict=strict, file=file, variant=variant)  # type: ignore[attr-defined, no-any-return]
+
+
+def parse_all(text: str, format: Format | None = None, *, strict: bool = True, file: str | None = None,
+              variant: Variant | None = None) -> list[GameRecord]:
+    """Every game of a text: CSA files separate games by ``/``, USI files hold one a line;
+    KIF and KI2 hold one."""
+    fmt = _check(format or detect_format(text))
+    text = text.lstrip("\ufeff")
+    if fmt == "csa":
+        return csa.parse_all(text, strict=strict, file=file, variant=variant)
+    if fmt == "usi":
+        return usi.parse_all(text, strict=strict, file=file, variant=variant)
+    return [parse(text, fmt, strict=strict, file=file, variant=variant)]  # type: ignore[arg-type]
+
+
+def decode(data: bytes, path: str | Path) -> str:
+    """Bytes of a record file as text: BOM, an encoding line, then what the extension implies."""
+    if data.startswith(b"\xef\xbb\xbf"):
+        return data[3:].decode("utf-8")
+    head = data[:400].decode("ascii", errors="ignore").lower()
+    m = re.search(r"encoding\s*=\s*([\w-]+)", head)
+    candidates = [m[1]] if m else []
+    candidates += ["utf-8", "cp932"] if Path(path).suffix.lower() in _UTF8_EXTENSIONS else ["cp932", "utf-8"]
+    for enc in candidates:
+        try:
+            return data.decode({"shift_jis": "cp932", "sjis": "cp932", "shift-jis": "cp932"}.get(enc, enc))
+        except (UnicodeDecodeError, LookupError):
+            continue
+    raise RecordError(f"cannot decode the file as Shift_JIS or UTF-8: {path}", file=str(path))
+
+
+def read(path: str | Path, *, strict: bool = True, format: Format | None = None,
+         variant: Variant | None = None) -> GameRecord:
+    """Read the (first) game of a record file."""
+    text = decode(Path(path).read_bytes(), path)
+    return parse(text, format or format_of(path), strict=strict, file=Path(path).name, variant=variant)
+
+
+def read_all(path: str | Path, *, strict: bool = True, format: Format | None = None,
+             variant: Variant | None = None) -> list[GameRecord]:
+    """Read every game of a record file (see :func:`parse_all`)."""
+    text = decode(Path(path).read_bytes(), path)
+    return parse_all(text, format or format_of(path), strict=strict, file=Path(path).name, variant=variant)
+
+
+def dumps(record: GameRecord, format: Format = "kif") -> str:
+    """The record as text in ``format``."""
+    fmt = _check(format)
+    return _MODULES[fmt].dumps(record)  # type: ignore[attr-defined, no-any-return]
+
+
+def write(record: GameRecord, path: str | Path, format: Format | None = None) -> None:
+    """Write a record; the extension gives the format and encoding (``.kif``/``.ki2``:
+    Shift_JIS, ``.kifu``/``.ki2u``/others: UTF-8)."""
+    p = Path(path)
+    fmt = _check(format or format_of(p))
+    utf8 = p.suffix.lower() not in (".kif", ".ki2")
+    text = kif.dumps(record, encoding_line=utf8) if fmt == "kif" else dumps(record, fmt)  # type: ignore[arg-type]
+    try:
+        data = text.encode("utf-8" if utf8 else "cp932")
+    except UnicodeEncodeError as exc:
+        raise RecordError(f"{p.name}: {text[exc.start:exc.end]!r} cannot be written in Shift_JIS "
+                          "(use .kifu / .ki2u for UTF-8)") from None
+    p.write_bytes(data)
+
+
+__all__ = ["FORMATS", "Format", "GameRecord", "RecordError", "Variation", "decode", "detect_format", "dumps",
+           "format_of", "parse", "parse_all", "read", "read_all", "write"]

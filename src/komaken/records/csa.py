@@ -1,0 +1,436 @@
+"""CSA (V2.2), the computer-shogi record::
+
+    V2.2
+    N+Black
+    N-White
+    $EVENT:example
+    $START_TIME:2024/01/01 10:00:00
+    PI
+    +
+    +7776FU
+    T12
+    -3334FU
+    T3
+    %TORYO
+
+The start is ``PI`` (the 9×9 start; ``PI82HI22KA`` removes pieces for a handicap) or rows
+``P1``…``P9`` of three characters per square (``P1``…``P5`` for 5×5: the number of rows says the
+variant), then ``P+``/``P-`` lines for pieces in hand (``P+00KA``, ``P-00AL`` = all the rest) and
+``+``/``-`` for the side to move.  Several games in one file are separated by a line ``/``
+(:func:`parse_all`).  Comments start with ``'``; ``,`` may join statements on one line.
+"""
+
+from __future__ import annotations
+
+import re
+
+from komaken.errors import KomakenError
+from komaken.game import Color, Outcome, Termination
+from komaken.records._japanese import parse_time, variant_for_size
+from komaken.records.record import GameRecord, RecordError
+from komaken.shogi.position import Move, Position, Square
+from komaken.shogi.variant import SHOGI, Variant
+
+CSA_KIND = {"FU": "P", "KY": "L", "KE": "N", "GI": "S", "KI": "G", "KA": "B", "HI": "R", "OU": "K",
+            "TO": "+P", "NY": "+L", "NK": "+N", "NG": "+S", "UM": "+B", "RY": "+R"}
+CSA_NAME = {v: k for k, v in CSA_KIND.items()}
+_HEADER_KEYS = {"EVENT": "棋戦", "SITE": "場所", "TIME_LIMIT": "持ち時間", "OPENING": "戦型", "END_TIME": "終了日時"}
+_JAPANESE_KEYS = {v: k for k, v in _HEADER_KEYS.items()}
+_MOVE_RE = re.compile(r"^([+-])([0-9])([0-9])([0-9])([0-9])([A-Z]{2})$")
+
+# %WORD → (termination, does the side to move win?)  (None: a draw or no result)
+_ENDINGS: dict[str, tuple[Termination, bool | None]] = {
+    "TORYO": (Termination.RESIGNATION, False),
+    "TSUMI": (Termination.CHECKMATE, False),
+    "SENNICHITE": (Termination.REPETITION, None),
+    "JISHOGI": (Termination.IMPASSE, None),
+    "MAX_MOVES": (Termination.MAX_PLIES, None),
+    "KACHI": (Termination.DECLARATION, True),
+    "TIME_UP": (Termination.TIME_FORFEIT, False),
+    "ILLEGAL_MOVE": (Termination.ILLEGAL_MOVE, False),
+    "CHUDAN": (Termination.ABORTED, None),
+    "HIKIWAKE": (Termination.ABORTED, None),
+    "FUZUMI": (Termination.ABORTED, None),
+    "MATTA": (Termination.ABORTED, None),
+    "ERROR": (Termination.ABORTED, None),
+}
+
+
+def split_games(text: str) -> list[tuple[int, str]]:
+    """The games of a multi-game file: (number of the game's first line, its text)."""
+    games, first, buf = [], 1, []
+    for lineno, line in enumerate(text.splitlines(), start=1):
+        if line.strip() == "/":
+            games.append((first, "\n".join(buf)))
+            first, buf = lineno + 1, []
+        else:
+            buf.append(line)
+    if any(s.strip() for s in buf) or not games:
+        games.append((first, "\n".join(buf)))
+    return games
+
+
+def parse_all(text: str, *, strict: bool = True, file: str | None = None,
+              variant: Variant | None = None) -> list[GameRecord]:
+    """Every game of a CSA file (games separated by ``/``)."""
+    return [parse(body, strict=strict, file=file, variant=variant, first_line=first)
+            for first, body in split_games(text)]
+
+
+def parse(text: str, *, strict: bool = True, file: str | None = None, variant: Variant | None = None,
+          first_line: int = 1) -> GameRecord:
+    """Read one CSA game (the first, if the text holds several)."""
+    if first_line == 1 and any(line.strip() == "/" for line in text.splitlines()):
+        text = split_games(text)[0][1]
+    record = GameRecord()
+    try:
+        _Reader(record, variant, first_line).read(text)
+    except RecordError as exc:
+        if strict:
+            raise exc.located(file) from None
+        record.error = exc.located(file)
+        record.pad()
+    return record
+
+
+class _Reader:
+    def __init__(self, record: GameRecord, given: Variant | None, first_line: int) -> None:
+        self.record, self.given, self.first_line = record, given, first_line
+        self.rows: list[str] = []
+        self.board: dict[tuple[int, int], str] = {}  # (file, rank) -> SFEN symbol
+        self.hands: list[dict[str, int]] = [{}, {}]
+        self.all_rest: Color | None = None
+        self.pi = False
+        self.pos: Position | None = None
+        self.comment: list[str] = []
+        self.ended = False
+
+    def read(self, text: str) -> None:
+        for i, raw in enumerate(text.splitlines()):
+            self.lineno = self.first_line + i
+            line = raw.lstrip("\ufeff").rstrip("\r\n")
+            if not line.strip():
+                continue
+            if line.startswith("'"):
+                self._comment(line[1:])
+                continue
+            if line.startswith(("$", "N", "V")):
+                self._statement(line)
+                continue
+            for part in line.split(","):
+                if part.strip():
+                    self._statement(part.strip())
+        if self.pos is None:
+            self._start(Color.BLACK)
+        if self.comment:
+            self.record.comment = "\n".join(self.comment)
+        self.record.pad()
+
+    def error(self, reason: str) -> RecordError:
+        return RecordError(reason, line=self.lineno)
+
+    def _comment(self, text: str) -> None:
+        if text.startswith("encoding="):
+            return
+        if self.record.moves:
+            old = self.record.comments[-1]
+            self.record.comments[-1] = text if old is None else old + "\n" + text
+        else:
+            self.comment.append(text)
+
+    def _statement(self, s: str) -> None:
+        rec = self.record
+        if s.startswith("V"):
+            rec.headers["CSA"] = s
+        elif s.startswith("N+"):
+            rec.black = s[2:]
+        elif s.startswith("N-"):
+            rec.white = s[2:]
+        elif s.startswith("$"):
+            key, _, value = s[1:].partition(":")
+            if key == "START_TIME" and parse_time(value):
+                rec.start_time = parse_time(value)
+            else:
+                rec.headers[_HEADER_KEYS.get(key, key)] = value
+        elif s.startswith("PI"):
+            self._pi(s[2:])
+        elif re.match(r"^P\d", s):
+            self.rows.append(s)
+        elif s.startswith(("P+", "P-")):
+            self._pieces(s)
+        elif s in ("+", "-"):
+            if self.pos is None:
+                self._start(Color.BLACK if s == "+" else Color.WHITE)
+        elif s[0] in "+-":
+            self._move(s)
+        elif s.startswith("T"):
+            if rec.moves and not self.ended:
+                try:
+                    t = float(s[1:])
+                except ValueError:
+                    raise self.error(f"bad time {s!r}") from None
+                rec.times[-1] = int(t) if t == int(t) else t
+        elif s.startswith("%"):
+            self._end(s[1:])
+        else:
+            raise self.error(f"not a CSA statement: {s!r}")
+
+    def _pi(self, rest: str) -> None:
+        self.pi = True
+        start = Position.start(SHOGI)
+        for sq, piece in start.pieces():
+            self.board[(sq.file, sq.rank)] = piece.symbol()
+        for i in range(0, len(rest), 4):
+            chunk = rest[i: i + 4]
+            if len(chunk) != 4 or not chunk[:2].isdigit():
+                raise self.error(f"bad PI removal {chunk!r}")
+            where = (int(chunk[0]), int(chunk[1]))
+            if where not in self.board or self.board[where].upper().lstrip("+") != CSA_KIND.get(chunk[2:], "?"):
+                raise self.error(f"PI removes {chunk[2:]} from {chunk[:2]}, which does not hold it")
+            del self.board[where]
+
+    def _pieces(self, s: str) -> None:
+        color = Color.BLACK if s[1] == "+" else Color.WHITE
+        body = s[2:]
+        for i in range(0, len(body), 4):
+            chunk = body[i: i + 4]
+            if len(chunk) != 4 or not chunk[:2].isdigit():
+                raise self.error(f"bad piece {chunk!r} in {s!r}")
+            f, r, name = int(chunk[0]), int(chunk[1]), chunk[2:]
+            if (f, r) == (0, 0) and name == "AL":
+                self.all_rest = color
+                continue
+            kind = CSA_KIND.get(name)
+            if kind is None:
+                raise self.error(f"unknown piece {name!r}")
+            if (f, r) == (0, 0):
+                if kind.startswith("+") or kind == "K":
+                    raise self.error(f"{name} cannot be in hand")
+                self.hands[color][kind] = self.hands[color].get(kind, 0) + 1
+            else:
+                self.board[(f, r)] = kind if color == Color.BLACK else kind.lower()
+
+    def _start(self, turn: Color) -> None:
+        rec = self.record
+        variant = self.given or SHOGI
+        if self.rows:
+            if self.pi:
+                raise self.error("both PI and P1… rows")
+            height = len(self.rows)
+            variant = variant_for_size(height, height, self.given, f"line {self.lineno}")
+            for row in self.rows:
+                r = int(row[1])
+                body = row[2:].ljust(3 * variant.width)
+                if not 1 <= r <= variant.height:
+                    raise self.error(f"row {row[:2]} is off the {variant.width}x{variant.height} board")
+                for i in range(variant.width):
+                    cell = body[3 * i: 3 * i + 3]
+                    f = variant.width - i
+                    if cell.strip() in ("*", ""):
+                        continue
+                    kind = CSA_KIND.get(cell[1:])
+                    if kind is None or cell[0] not in "+-":
+                        raise self.error(f"bad square {cell!r} in {row!r}")
+                    self.board[(f, r)] = kind if cell[0] == "+" else kind.lower()
+        elif self.pi and self.given is not None and self.given.name != "shogi":
+            raise self.error(f"PI is the 9x9 start, not {self.given.name}")
+        elif not self.pi and not self.board:
+            for sq, piece in Position.start(variant).pieces():
+                self.board[(sq.file, sq.rank)] = piece.symbol()
+        if self.all_rest is not None:
+            counts = _counts(variant)
+            for sym in self.board.values():
+                counts[sym.upper().lstrip("+")] -= 1
+            for hand in self.hands:
+                for k, n in hand.items():
+                    counts[k] -= n
+            for k, n in counts.items():
+                if n > 0 and k != "K":
+                    self.hands[self.all_rest][k] = self.hands[self.all_rest].get(k, 0) + n
+        sfen = _sfen(self.board, self.hands, turn, variant)
+        try:
+            self.pos = Position.from_sfen(sfen, variant)
+        except KomakenError as exc:
+            raise self.error(f"bad starting position: {exc}") from None
+        rec.variant, rec.initial_sfen = variant, sfen
+
+    def _move(self, s: str) -> None:
+        if self.pos is None:
+            self._start(Color.BLACK if s[0] == "+" else Color.WHITE)
+        assert self.pos is not None
+        if self.ended:
+            raise self.error(f"move {s} after the end of the game")
+        m = _MOVE_RE.match(s)
+        if not m:
+            raise self.error(f"not a CSA move: {s!r} (e.g. +7776FU)")
+        pos = self.pos
+        mover = Color.BLACK if m[1] == "+" else Color.WHITE
+        if mover != pos.turn:
+            raise self.error(f"move {s}: it is {'+' if pos.turn == Color.BLACK else '-'}'s turn")
+        kind = CSA_KIND.get(m[6])
+        if kind is None:
+            raise self.error(f"move {s}: unknown piece {m[6]!r}")
+        to = Square(int(m[4]), int(m[5]))
+        W, H = pos.variant.width, pos.variant.height
+        if not (1 <= to.file <= W and 1 <= to.rank <= H):
+            raise self.error(f"move {s}: {m[4]}{m[5]} is off the {W}x{H} board")
+        if m[2] == m[3] == "0":
+            if kind.startswith("+") or kind == "K":
+                raise self.error(f"move {s}: a {m[6]} cannot be dropped")
+            move = Move.drop_move(kind, to)
+        else:
+            frm = Square(int(m[2]), int(m[3]))
+            if not (1 <= frm.file <= W and 1 <= frm.rank <= H):
+                raise self.error(f"move {s}: {m[2]}{m[3]} is off the {W}x{H} board")
+            piece = pos.piece_at(frm)
+            if piece is None or piece.color != mover:
+                raise self.error(f"move {s} is illegal: no piece of the mover on {m[2]}{m[3]}")
+            if piece.kind == kind:
+                promote = False
+            elif "+" + piece.kind == kind:
+                promote = True
+            else:
+                raise self.error(f"move {s}: the piece on {m[2]}{m[3]} is {CSA_NAME[piece.kind]}, not {m[6]}")
+            move = Move.board_move(frm, to, promote)
+        try:
+            pos.push(move)
+        except KomakenError as exc:
+            raise self.error(f"move {s} is illegal: {exc}") from None
+        self.record.moves.append(move)
+        self.record.times.append(None)
+        self.record.comments.append(None)
+
+    def _end(self, word: str) -> None:
+        if self.pos is None:
+            self._start(Color.BLACK)
+        assert self.pos is not None
+        if self.ended:
+            return
+        self.ended = True
+        to_move = self.pos.turn
+        if word in ("+ILLEGAL_ACTION", "-ILLEGAL_ACTION"):
+            loser = Color.BLACK if word[0] == "+" else Color.WHITE
+            self.record.result = Outcome(Termination.ILLEGAL_MOVE, loser.other)
+            return
+        if word not in _ENDINGS:
+            raise self.error(f"unknown result %{word}")
+        termination, mover_wins = _ENDINGS[word]
+        winner = None if mover_wins is None else (to_move if mover_wins else to_move.other)
+        self.record.result = Outcome(termination, winner)
+
+
+def _counts(variant: Variant) -> dict[str, int]:
+    from komaken.shogi._board import LETTERS
+
+    return {LETTERS[k]: n for k, n in variant.max_counts.items()}
+
+
+def _sfen(board: dict[tuple[int, int], str], hands: list[dict[str, int]], turn: Color, variant: Variant) -> str:
+    ranks = []
+    for r in range(1, variant.height + 1):
+        row, empty = "", 0
+        for f in range(variant.width, 0, -1):
+            sym = board.get((f, r))
+            if sym is None:
+                empty += 1
+                continue
+            if empty:
+                row, empty = row + str(empty), 0
+            row += sym
+        ranks.append(row + (str(empty) if empty else ""))
+    for (f, r) in board:
+        if not (1 <= f <= variant.width and 1 <= r <= variant.height):
+            raise RecordError(f"a piece on {f}{r}, off the {variant.width}x{variant.height} board")
+    hand = ""
+    for color in (Color.BLACK, Color.WHITE):
+        for k in "RBGSNLP":
+            n = hands[color].get(k, 0)
+            if n:
+                hand += (str(n) if n > 1 else "") + (k if color == Color.BLACK else k.lower())
+    return f"{'/'.join(ranks)} {'bw'[turn]} {hand or '-'} 1"
+
+
+# ---- writing -----------------------------------------------------------------------------------
+def _ending(result: Outcome, to_move: Color) -> str:
+    t = result.termination
+    mover_wins = None if result.winner is None else result.winner == to_move
+    if t in (Termination.ILLEGAL_MOVE, Termination.PERPETUAL_CHECK):
+        if mover_wins:
+            return "%+ILLEGAL_ACTION" if to_move == Color.WHITE else "%-ILLEGAL_ACTION"
+        return "%ILLEGAL_MOVE"
+    words = {Termination.RESIGNATION: "TORYO", Termination.CHECKMATE: "TSUMI", Termination.NO_LEGAL_MOVES: "TSUMI",
+             Termination.REPETITION: "SENNICHITE", Termination.IMPASSE: "JISHOGI",
+             Termination.MAX_PLIES: "MAX_MOVES", Termination.DECLARATION: "KACHI",
+             Termination.TIME_FORFEIT: "TIME_UP"}
+    return "%" + words.get(t, "CHUDAN")
+
+
+def _position_lines(record: GameRecord) -> list[str]:
+    pos = record.initial_position()
+    side = "+" if pos.turn == Color.BLACK else "-"
+    if record.variant.name == "shogi":
+        standard = {(sq.file, sq.rank): p for sq, p in Position.start(SHOGI).pieces()}
+        here = {(sq.file, sq.rank): p for sq, p in pos.pieces()}
+        no_hands = not pos.hand(Color.BLACK) and not pos.hand(Color.WHITE)
+        if no_hands and all(standard.get(k) == p for k, p in here.items()):
+            gone = sorted(k for k in standard if k not in here)
+            removed = "".join(f"{f}{r}{CSA_NAME[standard[(f, r)].kind]}" for f, r in gone)
+            return ["PI" + removed, side]
+    out = []
+    for r in range(1, record.variant.height + 1):
+        row = f"P{r}"
+        for f in range(record.variant.width, 0, -1):
+            p = pos.piece_at((f, r))
+            row += " * " if p is None else ("+" if p.color == Color.BLACK else "-") + CSA_NAME[p.kind]
+        out.append(row)
+    for color, mark in ((Color.BLACK, "+"), (Color.WHITE, "-")):
+        hand = pos.hand(color)
+        if hand:
+            out.append(f"P{mark}" + "".join(f"00{CSA_NAME[k]}" * n for k, n in hand.items()))
+    return out + [side]
+
+
+def dumps(record: GameRecord) -> str:
+    """The record as CSA V2.2 text."""
+    out = ["V2.2"]
+    if record.black is not None:
+        out.append(f"N+{record.black}")
+    if record.white is not None:
+        out.append(f"N-{record.white}")
+    for key, value in record.headers.items():
+        if key in ("CSA",):
+            continue
+        out.append(f"${_JAPANESE_KEYS.get(key, key)}:{value}")
+    if record.start_time:
+        out.append(f"$START_TIME:{record.start_time.strftime('%Y/%m/%d %H:%M:%S')}")
+    if record.comment:
+        out += ["'" + c for c in record.comment.split("\n")]
+    out += _position_lines(record)
+    pos = record.initial_position()
+    for move, t, comment in zip(record.moves, record.times, record.comments, strict=True):
+        sign = "+" if pos.turn == Color.BLACK else "-"
+        if move.drop:
+            text = f"{sign}00{move.to_square.file}{move.to_square.rank}{CSA_NAME[move.drop]}"
+        else:
+            frm = move.from_square
+            assert frm is not None
+            kind = pos.piece_at(frm).kind  # type: ignore[union-attr]
+            kind = "+" + kind if move.promotion else kind
+            text = f"{sign}{frm.file}{frm.rank}{move.to_square.file}{move.to_square.rank}{CSA_NAME[kind]}"
+        out.append(text)
+        if t is not None:
+            out.append(f"T{t}")
+        if comment:
+            out += ["'" + c for c in comment.split("\n")]
+        pos.push(move)
+    if record.result is not None:
+        out.append(_ending(record.result, pos.turn))
+    return "\n".join(out) + "\n"
+
+
+def dumps_all(records: list[GameRecord]) -> str:
+    """Several games in one CSA text, separated by ``/``."""
+    return "/\n".join(dumps(r) for r in records)
+
+
+__all__ = ["CSA_KIND", "CSA_NAME", "dumps", "dumps_all", "parse", "parse_all", "split_games"]

@@ -1,0 +1,122 @@
+"""KI2: KIF's headers with the moves as the federation writes them — no origin squares, so the
+disambiguation marks (直 上 引 寄 右 左, 打) carry the information::
+
+    手合割：平手
+    先手：A
+    後手：B
+
+    ▲７六歩　　△３四歩　　▲２六歩　　△８四歩　　▲２五歩　　△８五歩
+    ▲７八金　　△３二金　　▲２四歩　　△同　歩　　▲同　飛
+    まで11手で後手の勝ち
+
+The result comes from the closing ``まで…`` line (a mate on the board makes a win 詰み).
+"""
+
+from __future__ import annotations
+
+import re
+
+from komaken.errors import KomakenError
+from komaken.records import _japanese as J
+from komaken.records.record import GameRecord, RecordError
+from komaken.shogi.notation import japanese_marked, parse_japanese
+from komaken.shogi.variant import Variant
+
+_PER_LINE = 6
+_TOKEN_RE = re.compile(r"([▲△☗☖])")
+
+
+def parse(text: str, *, strict: bool = True, file: str | None = None, variant: Variant | None = None) -> GameRecord:
+    """Read one KI2 game (see :func:`komaken.records.kif.parse` for ``strict``)."""
+    record = GameRecord()
+    try:
+        _read(text, record, variant)
+    except RecordError as exc:
+        if strict:
+            raise exc.located(file) from None
+        record.error = exc.located(file)
+        record.pad()
+    return record
+
+
+def _read(text: str, record: GameRecord, given: Variant | None) -> None:
+    board = J.Board()
+    handicap: str | None = None
+    header_comment: list[str] = []
+    pos = None
+    for lineno, raw in enumerate(text.splitlines(), start=1):
+        line = raw.lstrip("\ufeff").rstrip()
+        stripped = line.strip()
+        if not stripped or stripped.startswith(("#", "&")):
+            continue
+        if stripped.startswith("変化"):
+            break  # KI2 side lines are not kept
+        if stripped.startswith("*"):
+            if record.moves:
+                old = record.comments[-1]
+                record.comments[-1] = stripped[1:] if old is None else old + "\n" + stripped[1:]
+            else:
+                header_comment.append(stripped[1:])
+            continue
+        if _TOKEN_RE.match(stripped):
+            if pos is None:
+                J.initial_position(record, board, handicap, given, f"line {lineno}")
+                pos = record.initial_position()
+            for token in _tokens(stripped):
+                try:
+                    move = parse_japanese(pos, token)
+                except KomakenError as exc:
+                    raise RecordError(str(exc), line=lineno) from None
+                pos.push(move)
+                record.moves.append(move)
+                record.times.append(None)
+                record.comments.append(None)
+            continue
+        if J.is_summary(stripped):
+            if pos is None:
+                J.initial_position(record, board, handicap, given, f"line {lineno}")
+                pos = record.initial_position()
+            record.result = J.parse_summary(stripped, pos)
+            continue
+        if pos is None:
+            found = J.read_header(line, record, board, lineno, "")
+            if found is None:
+                raise RecordError(f"not a KI2 header, diagram or move line: {stripped!r}", line=lineno)
+            if found:
+                handicap = found
+            continue
+        raise RecordError(f"not a KI2 move line: {stripped!r}", line=lineno)
+    if pos is None:
+        J.initial_position(record, board, handicap, given, "line 0")
+    if header_comment:
+        record.comment = "\n".join(header_comment)
+
+
+def _tokens(line: str) -> list[str]:
+    """``▲７六歩　　△同　歩`` → ``["▲７六歩", "△同歩"]``."""
+    parts = _TOKEN_RE.split(line.replace("同　", "同").replace("同 ", "同"))
+    return [parts[i] + parts[i + 1].strip() for i in range(1, len(parts) - 1, 2)]
+
+
+def dumps(record: GameRecord) -> str:
+    """The record as KI2 text."""
+    out = [*J.header_lines(record), ""]
+    pos = record.initial_position()
+    row: list[str] = []
+    for move, comment in zip(record.moves, record.comments, strict=True):
+        text = japanese_marked(pos, move)
+        row.append(text + "　" * max(1, 6 - len(text)))
+        pos.push(move)
+        if len(row) == _PER_LINE or comment:
+            out.append("".join(row).rstrip("　"))
+            row = []
+        if comment:
+            out += ["*" + c for c in comment.split("\n")]
+    if row:
+        out.append("".join(row).rstrip("　"))
+    if record.result is not None:
+        out.append(J.summary_line(record.result, len(record.moves)))
+    return "\n".join(out) + "\n"
+
+
+__all__ = ["dumps", "parse"]

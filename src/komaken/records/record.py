@@ -1,0 +1,186 @@
+"""The format-independent game record: :class:`GameRecord`, :class:`Variation`, :class:`RecordError`."""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+from dataclasses import dataclass, field
+from datetime import datetime
+
+from komaken.errors import KomakenError
+from komaken.game import Color, Outcome, Termination
+from komaken.shogi.position import Move, Position
+from komaken.shogi.variant import SHOGI, Variant
+
+
+class RecordError(KomakenError):
+    """A record that cannot be read: the message names the file, the line and the reason.
+
+    ``file``, ``line`` and ``reason`` are kept as attributes too.
+    """
+
+    def __init__(self, reason: str, *, file: str | None = None, line: int | None = None) -> None:
+        self.reason = reason
+        self.file = file
+        self.line = line
+        where = " ".join(p for p in (file or "", f"line {line}" if line else "") if p)
+        super().__init__(f"{where}: {reason}" if where else reason)
+
+    def located(self, file: str | None) -> RecordError:
+        """The same error naming ``file``."""
+        return RecordError(self.reason, file=file, line=self.line)
+
+
+@dataclass
+class Variation:
+    """A side line (KIF ``変化：N手``): ``moves`` replace the game from move number ``ply`` on,
+    after the ``ply - 1`` moves of ``prefix``."""
+
+    ply: int
+    prefix: list[Move]
+    moves: list[Move] = field(default_factory=list)
+    times: list[float | None] = field(default_factory=list)
+    comments: list[str | None] = field(default_factory=list)
+
+
+@dataclass
+class GameRecord:
+    """One game: where it started, the moves, and what is known about it.
+
+    ``times`` and ``comments`` run parallel to ``moves`` (``None`` where unknown).  ``result``
+    is an :class:`~komaken.game.Outcome` whose termination is the reason (投了 →
+    ``RESIGNATION`` …).  ``error`` is set only by readers called with ``strict=False``: the
+    record then holds the moves before the bad line.
+    """
+
+    variant: Variant = SHOGI
+    initial_sfen: str = SHOGI.start_sfen
+    moves: list[Move] = field(default_factory=list)
+    times: list[float | None] = field(default_factory=list)
+    comments: list[str | None] = field(default_factory=list)
+    black: str | None = None
+    white: str | None = None
+    start_time: datetime | None = None
+    result: Outcome | None = None
+    comment: str | None = None
+    headers: dict[str, str] = field(default_factory=dict)
+    variations: list[Variation] = field(default_factory=list)
+    error: RecordError | None = None
+
+    @classmethod
+    def from_position(cls, position: Position, **kwargs: object) -> GameRecord:
+        """The record of the moves pushed on ``position`` (from where it was set up)."""
+        start = position.copy()
+        while start.ply:
+            start.pop()
+        moves = position.move_stack
+        return cls(variant=position.variant, initial_sfen=start.sfen(), moves=moves,
+                   times=[None] * len(moves), comments=[None] * len(moves), **kwargs)  # type: ignore[arg-type]
+
+    def __post_init__(self) -> None:
+        self.pad()
+
+    def pad(self) -> None:
+        """Make ``times`` and ``comments`` as long as ``moves``."""
+        n = len(self.moves)
+        for seq in (self.times, self.comments):
+            del seq[n:]
+            seq.extend([None] * (n - len(seq)))
+
+    def initial_position(self) -> Position:
+        return Position.from_sfen(self.initial_sfen, self.variant)
+
+    @property
+    def is_standard_start(self) -> bool:
+        """Whether the game starts from the variant's start position, black to move."""
+        return self.initial_sfen.split()[:3] == self.variant.start_sfen.split()[:3]
+
+    def position(self, ply: int | None = None) -> Position:
+        """The position after ``ply`` moves (all of them by default), history included."""
+        pos = self.initial_position()
+        for move in self.moves[: len(self.moves) if ply is None else ply]:
+            pos.push(move)
+        return pos
+
+    def positions(self) -> Iterator[Position]:
+        """The initial position and the one after each move (one Position, mutated: copy it
+        to keep one)."""
+        pos = self.initial_position()
+        yield pos
+        for move in self.moves:
+            pos.push(move)
+            yield pos
+
+    def usi(self) -> str:
+        """``startpos moves 7g7f …`` or ``sfen <SFEN> moves …``."""
+        from komaken.records.usi import dumps
+
+        return dumps(self).strip()
+
+    @property
+    def winner(self) -> Color | None:
+        return self.result.winner if self.result else None
+
+
+# ---- how games end, shared by the KIF, KI2 and CSA readers and writers -----------------------------
+#: KIF end words, to (termination, does the side to move win?) — None: a draw or no result
+KIF_ENDINGS: dict[str, tuple[Termination, bool | None]] = {
+    "投了": (Termination.RESIGNATION, False),
+    "詰み": (Termination.CHECKMATE, False),
+    "千日手": (Termination.REPETITION, None),
+    "持将棋": (Termination.IMPASSE, None),
+    "切れ負け": (Termination.TIME_FORFEIT, False),
+    "反則勝ち": (Termination.ILLEGAL_MOVE, True),
+    "反則負け": (Termination.ILLEGAL_MOVE, False),
+    "入玉勝ち": (Termination.DECLARATION, True),
+    "宣言勝ち": (Termination.DECLARATION, True),
+    "中断": (Termination.ABORTED, None),
+    "不詰": (Termination.ABORTED, None),
+}
+
+
+def outcome_for(termination: Termination, mover_wins: bool | None, to_move: Color) -> Outcome:
+    """An Outcome from a reason said about the side to move at the end."""
+    if mover_wins is None:
+        return Outcome(termination, None)
+    return Outcome(termination, to_move if mover_wins else to_move.other)
+
+
+def kif_ending(result: Outcome, to_move: Color) -> str:
+    """The KIF end word for ``result``, the side to move at the end being ``to_move``."""
+    t = result.termination
+    mover_wins = None if result.winner is None else result.winner == to_move
+    if t in (Termination.CHECKMATE, Termination.NO_LEGAL_MOVES):
+        return "詰み"
+    if t is Termination.PERPETUAL_CHECK:
+        return "反則勝ち" if mover_wins else "反則負け"
+    if t is Termination.ILLEGAL_MOVE:
+        return "反則勝ち" if mover_wins else "反則負け"
+    if t is Termination.REPETITION:
+        return "千日手"
+    if t in (Termination.IMPASSE, Termination.MAX_PLIES):
+        return "持将棋"
+    if t is Termination.DECLARATION:
+        return "入玉勝ち"
+    if t is Termination.TIME_FORFEIT:
+        return "切れ負け"
+    if t is Termination.RESIGNATION:
+        return "投了"
+    return "中断"
+
+
+def summary_line(result: Outcome, plies: int) -> str:
+    """KIF/KI2's last line: ``まで76手で先手の勝ち``."""
+    t = result.termination
+    if result.winner is None:
+        word = {Termination.REPETITION: "千日手", Termination.IMPASSE: "持将棋",
+                Termination.MAX_PLIES: "持将棋"}.get(t, "中断")
+        return f"まで{plies}手で{word}"
+    who = "先手" if result.winner == Color.BLACK else "後手"
+    how = {Termination.ILLEGAL_MOVE: "反則勝ち", Termination.PERPETUAL_CHECK: "反則勝ち",
+           Termination.DECLARATION: "入玉勝ち"}.get(t, "勝ち")
+    if t is Termination.TIME_FORFEIT:
+        return f"まで{plies}手で時間切れにより{who}の勝ち"
+    return f"まで{plies}手で{who}の{how}"
+
+
+__all__ = ["GameRecord", "KIF_ENDINGS", "RecordError", "Variation", "kif_ending", "outcome_for", "summary_line"]
