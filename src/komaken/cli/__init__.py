@@ -47,7 +47,7 @@ def main() -> None:
 
 
 #: sub-command modules of this package; each has ``register(main)``
-COMMANDS = ("perft", "show", "experiment")
+COMMANDS = ("perft", "show", "experiment", "records")
 
 
 def _register() -> None:
