@@ -139,8 +139,7 @@ def initial_position(record: GameRecord, board: Board | None, handicap: str | No
     try:
         if board is not None and board.rows:
             record.variant, sfen = board.sfen(given, f"{where} line {board.first_line}")
-            Position.from_sfen(sfen, record.variant)
-            record.initial_sfen = sfen
+            record.initial_sfen = Position.from_sfen(sfen, record.variant).sfen()
             return
         if handicap and handicap not in ("その他",):
             if handicap in _VARIANT_HANDICAPS:
