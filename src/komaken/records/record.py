@@ -133,6 +133,7 @@ KIF_ENDINGS: dict[str, tuple[Termination, bool | None]] = {
     "反則負け": (Termination.ILLEGAL_MOVE, False),
     "入玉勝ち": (Termination.DECLARATION, True),
     "宣言勝ち": (Termination.DECLARATION, True),
+    "入玉宣言": (Termination.DECLARATION, True),
     "中断": (Termination.ABORTED, None),
     "不詰": (Termination.ABORTED, None),
 }
