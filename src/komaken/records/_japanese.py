@@ -134,29 +134,34 @@ class Board:
 
 
 def initial_position(record: GameRecord, board: Board | None, handicap: str | None,
-                     given: Variant | None, where: str) -> None:
-    """Set the record's variant and initial SFEN from a diagram, a 手合割 or the default."""
+                     given: Variant | None, line: int) -> None:
+    """Set the record's variant and initial SFEN from a diagram, a 手合割 or the default
+    (errors name ``line``, where the moves begin)."""
     try:
-        if board is not None and board.rows:
-            record.variant, sfen = board.sfen(given, f"{where} line {board.first_line}")
-            record.initial_sfen = Position.from_sfen(sfen, record.variant).sfen()
-            return
-        if handicap and handicap not in ("その他",):
-            if handicap in _VARIANT_HANDICAPS:
-                record.variant = _VARIANT_HANDICAPS[handicap]
-                record.initial_sfen = record.variant.start_sfen
-                return
-            if handicap not in HANDICAPS:
-                raise RecordError(f"{where}: unknown 手合割 {handicap!r}")
-            record.variant = SHOGI
-            record.initial_sfen = HANDICAPS[handicap]
-            return
-        record.variant = given or SHOGI
-        record.initial_sfen = record.variant.start_sfen
-    except RecordError:
-        raise
+        _initial_position(record, board, handicap, given)
+    except RecordError as exc:
+        raise RecordError(exc.reason, line=exc.line or line or None) from None
     except KomakenError as exc:
-        raise RecordError(f"{where}: bad starting position: {exc}") from None
+        raise RecordError(f"bad starting position: {exc}", line=line or None) from None
+
+
+def _initial_position(record: GameRecord, board: Board | None, handicap: str | None, given: Variant | None) -> None:
+    if board is not None and board.rows:
+        record.variant, sfen = board.sfen(given, "board diagram")
+        record.initial_sfen = Position.from_sfen(sfen, record.variant).sfen()
+        return
+    if handicap and handicap not in ("その他",):
+        if handicap in _VARIANT_HANDICAPS:
+            record.variant = _VARIANT_HANDICAPS[handicap]
+            record.initial_sfen = record.variant.start_sfen
+            return
+        if handicap not in HANDICAPS:
+            raise RecordError(f"unknown 手合割 {handicap!r}")
+        record.variant = SHOGI
+        record.initial_sfen = HANDICAPS[handicap]
+        return
+    record.variant = given or SHOGI
+    record.initial_sfen = record.variant.start_sfen
 
 
 def handicap_name(record: GameRecord) -> str | None:

@@ -217,7 +217,10 @@ class _Reader:
             if self.pi:
                 raise self.error("both PI and P1… rows")
             height = len(self.rows)
-            variant = variant_for_size(height, height, self.given, f"line {self.lineno}")
+            try:
+                variant = variant_for_size(height, height, self.given, "P rows")
+            except RecordError as exc:
+                raise self.error(exc.reason) from None
             for row in self.rows:
                 r = int(row[1])
                 body = row[2:].ljust(3 * variant.width)

@@ -60,7 +60,7 @@ def _read(text: str, record: GameRecord, given: Variant | None) -> None:
             continue
         if _TOKEN_RE.match(stripped):
             if pos is None:
-                J.initial_position(record, board, handicap, given, f"line {lineno}")
+                J.initial_position(record, board, handicap, given, lineno)
                 pos = record.initial_position()
             for token in _tokens(stripped):
                 try:
@@ -74,7 +74,7 @@ def _read(text: str, record: GameRecord, given: Variant | None) -> None:
             continue
         if J.is_summary(stripped):
             if pos is None:
-                J.initial_position(record, board, handicap, given, f"line {lineno}")
+                J.initial_position(record, board, handicap, given, lineno)
                 pos = record.initial_position()
             record.result = J.parse_summary(stripped, pos)
             continue
@@ -87,7 +87,7 @@ def _read(text: str, record: GameRecord, given: Variant | None) -> None:
             continue
         raise RecordError(f"not a KI2 move line: {stripped!r}", line=lineno)
     if pos is None:
-        J.initial_position(record, board, handicap, given, "line 0")
+        J.initial_position(record, board, handicap, given, 0)
     if header_comment:
         record.comment = "\n".join(header_comment)
 

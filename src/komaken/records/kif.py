@@ -78,7 +78,7 @@ def _read(text: str, record: GameRecord, file: str | None, given: Variant | None
     current: _Line | None = None
 
     def start(lineno: int) -> _Line:
-        J.initial_position(record, board, handicap, given, f"line {lineno}")
+        J.initial_position(record, board, handicap, given, lineno)
         main = _Line(record, 1, [], None)
         main.position = record.initial_position()
         lines.append(main)
