@@ -3,7 +3,7 @@
 >>> from komaken.records import parse, dumps
 >>> rec = parse("startpos moves 7g7f 3c3d 8h2b+", format="usi")
 >>> print(dumps(rec, "ki2").splitlines()[-1])
-▲７六歩　△３四歩　▲２二角成
+▲７六歩　　△３四歩　　▲２二角成
 
 * :func:`read` / :func:`write` pick the format from the file's extension (``.kif`` ``.kifu``
   ``.ki2`` ``.ki2u`` ``.csa`` ``.usi``/``.sfen``) and the encoding from the extension too:
