@@ -16,7 +16,7 @@ from records_games import random_game, same_start
 SEEDS = range(30)
 
 
-@pytest.mark.parametrize("variant", ["shogi", "minishogi"])
+@pytest.mark.parametrize("variant", ["shogi", "minishogi", "judkins"])
 @pytest.mark.parametrize("fmt", ["kif", "ki2", "csa", "usi"])
 def test_round_trip(fmt: str, variant: str) -> None:
     for seed in SEEDS:
@@ -229,3 +229,18 @@ def test_kif_header_diagram_start() -> None:
     rec = parse(text)
     assert rec.initial_sfen == "7nk/9/6S2/9/9/9/9/9/4K4 b RBrb4g3s3n4l18p 1"
     assert [m.usi() for m in rec.moves] == ["B*2b"]
+
+
+
+def test_ki2_marks_resolve_in_a_game() -> None:
+    text = """手合割：平手
+先手：A
+後手：B
+
+▲５八金右　△５二金右　▲７六歩　　△３四歩　　▲２二角成　△同　銀
+▲４八銀　　△４二金寄
+まで8手で中断
+"""
+    rec = parse(text, "ki2")
+    assert [m.usi() for m in rec.moves] == ["4i5h", "6a5b", "7g7f", "3c3d", "8h2b+", "3a2b", "3i4h", "5b4b"]
+    assert dumps(rec, "ki2").split("\n\n", 1)[1] == text.split("\n\n", 1)[1]

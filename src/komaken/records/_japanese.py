@@ -229,6 +229,8 @@ def read_header(line: str, record: GameRecord, board: Board, lineno: int, where:
     if stripped in ("後手番", "上手番"):
         board.turn = Color.WHITE
         return ""
+    if "＝" in stripped and "：" not in stripped:
+        return ""  # Kifu for Windows' 手数＝N line of a diagram (the moves are numbered anyway)
     m = _HEADER_RE.match(stripped)
     if not m:
         return None
