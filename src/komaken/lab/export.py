@@ -1,15 +1,15 @@
 """Export stored games: ``csv`` (one row per game), ``kif`` or ``csa`` (game records).
 
-KIF and CSA text comes from ``komaken.records.write``; the lab only replays each game's moves
-and hands them over with the players' names and the result.
+KIF and CSA text comes from :mod:`komaken.records`: the lab replays each game's moves into a
+:class:`~komaken.records.GameRecord` with the players' names and the result.
 """
 
 from __future__ import annotations
 
 import csv
-import io
 from typing import Any, TextIO
 
+from komaken.game import Color, Outcome, Termination
 from komaken.lab.errors import ExportError
 from komaken.lab.storage import GAME_COLUMNS, ExperimentDB, GameRow
 
@@ -39,40 +39,36 @@ def _records(db: ExperimentDB, fmt: str, out: TextIO) -> int:
     exp = db.experiment()
     if exp.game != "shogi":
         raise ExportError(f"{fmt} records exist only for shogi games, not {exp.game!r}; use --format csv")
-    try:
-        from komaken.records import write
-    except ImportError:
-        raise ExportError(f"{fmt} export needs komaken.records, which this build lacks; use --format csv") from None
     variant = exp.load_variant()
     n = 0
     for row in db.games():
-        out.write(record_text(write, fmt, row, exp.players[row.a].label, exp.players[row.b].label, variant))
+        out.write(record_text(fmt, row, exp.players[row.a].label, exp.players[row.b].label, variant))
         out.write("\n")
         n += 1
     return n
 
 
-def record_text(write: Any, fmt: str, row: GameRow, a_label: str, b_label: str, variant: Any) -> str:
-    """One game as a ``fmt`` record via ``komaken.records.write``."""
+def _termination(reason: str) -> Termination:
+    """The stored reason text (``"checkmate"``, ``"illegal move: 5e5d"``, ``"crash: …"``) as a
+    :class:`Termination`."""
+    head = reason.split(":", 1)[0].strip()
+    for t in Termination:
+        if t.value == head:
+            return t
+    return Termination.ABORTED  # a crashed player, or a reason this version does not know
+
+
+def record_text(fmt: str, row: GameRow, a_label: str, b_label: str, variant: Any) -> str:
+    """One stored game as a KIF or CSA record (``komaken.records``)."""
+    from komaken.records import GameRecord, dumps
     from komaken.shogi import Position
 
     position = Position.from_sfen(row.start, variant=variant) if row.start else Position.start(variant)
-    moves = row.moves.split()
+    for move in row.moves.split():
+        position.push_usi(move)
     sente, gote = (a_label, b_label) if row.sente == "a" else (b_label, a_label)
-    winner = None if row.result == "draw" else ("sente" if row.result == row.sente else "gote")
-    buf = io.StringIO()
-    try:
-        text = write(
-            fmt,
-            position,
-            moves,
-            sente=sente,
-            gote=gote,
-            winner=winner,
-            reason=row.reason,
-            comment=f"{row.pairing} game {row.game_index}",
-        )
-    except TypeError as exc:
-        raise ExportError(f"komaken.records.write does not accept this game: {exc}") from None
-    buf.write(text)
-    return buf.getvalue()
+    winner = None if row.result == "draw" else (Color.BLACK if row.result == row.sente else Color.WHITE)
+    record = GameRecord.from_position(position, black=sente, white=gote,
+                                      result=Outcome(_termination(row.reason), winner),
+                                      comment=f"{row.pairing} game {row.game_index}: {row.reason}")
+    return dumps(record, fmt)  # type: ignore[arg-type]
