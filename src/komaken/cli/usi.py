@@ -1,0 +1,20 @@
+"""``komaken usi``: run as a USI engine on stdin/stdout (for shogi GUIs and referees)."""
+
+from __future__ import annotations
+
+import click
+
+from komaken.cli._common import load, variant_option
+
+
+@click.command()
+@variant_option()
+def usi(variant: str) -> None:
+    """Speak USI on stdin/stdout until 'quit' (UCI_Variant picks the variant, as in Fairy-Stockfish)."""
+    from komaken.usi.server import run
+
+    run(load(variant).name if not variant.endswith(".toml") else variant)
+
+
+def register(main: click.Group) -> None:
+    main.add_command(usi)
