@@ -66,7 +66,8 @@ def make_shogi_player(spec: str, variant: Any) -> Any:
     if kind == "thesis":
         from komaken.players.thesis import ThesisPlayer
 
-        return ThesisPlayer(variant, None, depth=int(_num(opts.get("depth", "4"))), seed=int(_num(opts.get("seed", "0"))),
+        return ThesisPlayer(variant, None, depth=int(_num(opts.get("depth", "4"))),
+                            seed=int(_num(opts.get("seed", "0"))),
                             hand_quirk=opts.get("hand_quirk", "0").lower() in ("1", "true", "yes"))
     raise KomakenError(f"unknown player {spec!r} (human, engine[:...], thesis[:...], usi:COMMAND, random)")
 
