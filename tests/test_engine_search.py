@@ -1,0 +1,151 @@
+"""The engine: mates found, only legal moves, reproducible, time limits kept, piece values."""
+
+from __future__ import annotations
+
+import random
+import time
+
+import pytest
+
+from komaken.engine import Engine, Limits, PieceValues, search
+from komaken.engine.mate import solve
+from komaken.errors import KomakenError
+from komaken.players.engine import EnginePlayer
+from komaken.shogi import Position
+
+MATES = [  # (sfen, variant, plies) checked with both the α-β search and df-pn
+    ("6snk/9/7PP/9/9/9/9/9/K8 b GG 1", "shogi", 1),
+    ("4k/5/4P/5/K4 b G 1", "minishogi", 1),
+    ("7gk/9/7P1/9/9/9/9/9/K8 b RG 1", "shogi", 3),
+    ("7lk/7s1/9/9/9/9/9/9/K8 b RG 1", "shogi", 3),
+    ("8k/9/9/9/9/9/9/9/K8 b RGG 1", "shogi", 5),
+    ("8k/9/9/9/9/9/9/9/K8 b RBGS 1", "shogi", 5),
+]
+
+
+@pytest.mark.parametrize("sfen,variant,plies", MATES)
+def test_search_finds_mate(sfen: str, variant: str, plies: int) -> None:
+    pos = Position.from_sfen(sfen, variant)
+    r = search(pos, Limits(depth=plies + 2))
+    # quiet moves are allowed here (not in tsume), so a mate may come sooner than by checks only
+    assert r.mate is not None and 0 < r.mate <= plies
+    line = pos.copy()
+    for mv in r.pv:
+        line.push(mv)
+    assert len(r.pv) == r.mate and not line.legal_moves()
+
+
+@pytest.mark.parametrize("sfen,variant,plies", MATES)
+def test_dfpn_finds_shortest_mate(sfen: str, variant: str, plies: int) -> None:
+    pos = Position.from_sfen(sfen, variant)
+    r = solve(pos, max_plies=9)
+    assert r.status == "mate" and r.plies == plies
+    for mv in r.pv:
+        pos.push(mv)
+    assert pos.is_checkmate()
+
+
+def test_dfpn_no_mate() -> None:
+    assert solve(Position.from_sfen("8k/9/8P/9/9/9/9/9/K8 b S 1"), max_plies=5).status == "nomate"
+
+
+def test_being_mated_scores_negative_mate() -> None:
+    pos = Position.from_sfen("6snk/9/7PP/9/9/9/9/9/K8 b GG 1")
+    pos.push_usi("9i9h")
+    r = search(pos, Limits(depth=4))
+    assert r.mate is None or r.mate > 0  # white to move is not being mated...
+    pos.pop()
+    pos.push_usi("G*1b")
+    r = search(pos, Limits(depth=2))
+    assert r.move is None and r.mate is not None and r.mate <= 0  # ...but is here: no move at all
+
+
+def _random_positions(variant: str, count: int, seed: int) -> list[Position]:
+    rng = random.Random(seed)
+    out = []
+    while len(out) < count:
+        pos = Position.start(variant)
+        for _ in range(rng.randrange(4, 60)):
+            moves = pos.legal_moves()
+            if not moves or pos.outcome():
+                break
+            pos.push(rng.choice(moves))
+        if pos.legal_moves() and not pos.outcome():
+            out.append(pos)
+    return out
+
+
+@pytest.mark.parametrize("variant", ["minishogi", "judkins", "shogi"])
+def test_never_an_illegal_move(variant: str) -> None:
+    engine = Engine(variant, hash_mb=4)
+    for pos in _random_positions(variant, 25, seed=len(variant)):
+        before = pos.sfen()
+        r = engine.search(pos, Limits(nodes=3000))
+        assert pos.sfen() == before  # the position is not modified
+        assert r.move in pos.legal_moves(), (pos.sfen(), r)
+
+
+def test_reproducible_with_seed_and_depth() -> None:
+    pos = _random_positions("minishogi", 1, seed=7)[0]
+    a = search(pos, Limits(depth=6), terms={"noise": 30}, seed=5)
+    b = search(pos, Limits(depth=6), terms={"noise": 30}, seed=5)
+    assert (a.move, a.score, a.nodes, a.pv) == (b.move, b.score, b.nodes, b.pv)
+    p1 = EnginePlayer("minishogi", nodes=5000, seed=3)
+    p2 = EnginePlayer("minishogi", nodes=5000, seed=3)
+    assert p1.choose(pos) == p2.choose(pos)
+
+
+def test_byoyomi_is_kept() -> None:
+    engine = Engine("shogi")
+    pos = Position.start("shogi")
+    engine.search(pos, Limits(depth=2))  # kernels loaded
+    t0 = time.perf_counter()
+    r = engine.search(pos, Limits(btime=0, wtime=0, byoyomi=100))
+    elapsed = (time.perf_counter() - t0) * 1000
+    assert r.move is not None and r.depth >= 1
+    assert elapsed < 100 + 150  # generous: the budget aims at 100 - 30 ms
+
+
+def test_stop_from_another_thread() -> None:
+    import threading
+
+    engine = Engine("minishogi")
+    pos = Position.start("minishogi")
+    timer = threading.Timer(0.2, engine.stop)
+    timer.start()
+    r = engine.search(pos, Limits(infinite=True))
+    assert r.move in pos.legal_moves()
+
+
+def test_declaration_and_no_moves() -> None:
+    mated = Position.from_sfen("4k/4G/4P/5/K4 w - 1", "minishogi")
+    assert search(mated, Limits(depth=2)).move is None
+
+
+def test_piece_values() -> None:
+    v = PieceValues.default("shogi")
+    assert v.board["P"] == 100 and v.board["+R"] == 2200 and v.hand["R"] == 2000
+    w = v.with_values({"R": 1500, "hand": {"P": 150}})
+    assert w.board["R"] == 1500 and w.hand["R"] == 1500 and w.hand["P"] == 150
+    assert PieceValues.from_mapping({"P*": 90}).hand["P"] == 90
+    with pytest.raises(KomakenError):
+        PieceValues.from_mapping({"X": 1})
+    with pytest.raises(KomakenError):
+        PieceValues.from_mapping({"P": "a lot"})
+    assert "歩(P) 100" in str(v)
+
+
+def test_piece_values_toml(tmp_path) -> None:  # type: ignore[no-untyped-def]
+    f = tmp_path / "v.toml"
+    f.write_text('B = 1500\nR = 1700\n[hand]\nP = 130\n', encoding="utf-8")
+    v = PieceValues.from_toml(f, "minishogi")
+    assert (v.board["B"], v.board["R"], v.hand["P"]) == (1500, 1700, 130)
+
+
+def test_values_change_the_choice() -> None:
+    # the rook on 3c can take an undefended silver (4c) or gold (2c): the table decides
+    pos = Position.from_sfen("k4/5/1sRg1/5/K4 b - 1", "minishogi")
+    material = {"king_safety": 0, "psq": 0}
+    assert search(pos, Limits(depth=3), terms=material).move.usi() == "3c2c"  # type: ignore[union-attr]
+    pricey_silver = search(pos, Limits(depth=3), {"S": 1500}, terms=material)
+    assert pricey_silver.move is not None and pricey_silver.move.usi() == "3c4c"
