@@ -1,0 +1,62 @@
+"""Terminal play: scripted humans against the engine, specs, end reasons."""
+
+from __future__ import annotations
+
+import pytest
+from click.testing import CliRunner
+
+from komaken.cli import main
+from komaken.cli.play import make_shogi_player, play_game
+from komaken.errors import KomakenError
+from komaken.game import Termination
+from komaken.players.human import HumanPlayer
+from komaken.shogi import Position, load_variant
+
+
+def scripted(*lines: str) -> tuple[HumanPlayer, list[str]]:
+    it = iter(lines)
+    said: list[str] = []
+    return HumanPlayer(read=lambda _prompt: next(it), write=said.append), said
+
+
+def test_human_input_moves_list_illegal_and_resign() -> None:
+    human, said = scripted("", "zz", "p", "7g7f", "5e4d", "resign")
+    engine = make_shogi_player("engine:depth=2", load_variant("minishogi"))
+    out: list[str] = []
+    outcome = play_game(Position.start("minishogi"), [human, engine], echo=out.append, show=False)
+    assert outcome.termination is Termination.RESIGNATION and outcome.winner == 1
+    assert any("off the 5x5 board" in s for s in said)  # 7g7f: a clear message, then the prompt again
+    assert any("5e4d" in s.split() for s in said)  # p listed the legal moves
+    assert out[-1].startswith("投了")
+
+
+def test_undo_takes_back_the_pair() -> None:
+    human, _ = scripted("5e4d", "undo", "resign")
+    engine = make_shogi_player("engine:depth=1", load_variant("minishogi"))
+    out: list[str] = []
+    pos = Position.start("minishogi")
+    play_game(pos, [human, engine], echo=out.append, show=False)
+    assert pos.ply == 0 and any("took back 2" in s for s in out)
+
+
+def test_engines_play_to_an_end_reason() -> None:
+    v = load_variant("minishogi")
+    out: list[str] = []
+    outcome = play_game(Position.start(v), [make_shogi_player("engine:movetime=20ms", v),
+                                            make_shogi_player("thesis:seed=1", v)], echo=out.append, show=False)
+    assert outcome.termination.japanese in out[-1]
+    assert outcome.termination.japanese in ("詰み", "千日手", "連続王手の千日手", "持将棋", "投了", "反則")
+
+
+def test_bad_spec() -> None:
+    with pytest.raises(KomakenError):
+        make_shogi_player("wizard", load_variant("shogi"))
+    with pytest.raises(KomakenError):
+        make_shogi_player("engine:depth", load_variant("shogi"))
+
+
+def test_cli_play_and_mate() -> None:
+    r = CliRunner().invoke(main, ["play", "-v", "minishogi", "--gote", "engine:depth=1", "-q"], input="5e4d\nresign\n")
+    assert r.exit_code == 0 and "投了" in r.output
+    r = CliRunner().invoke(main, ["mate", "-v", "minishogi", "--sfen", "4k/5/4P/5/K4 b G 1"])
+    assert r.exit_code == 0 and "mate in 1: G*1b" in r.output
