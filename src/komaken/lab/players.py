@@ -55,8 +55,13 @@ def import_object(spec: str) -> Any:
     return obj
 
 
-def build_player(spec: PlayerSpec, experiment: Experiment, variant: Any = None) -> Player:
-    """A fresh player for ``spec`` (``variant``: the experiment's shogi variant, if shogi)."""
+def build_player(spec: PlayerSpec, experiment: Experiment, variant: Any = None,
+                 opponent: PlayerSpec | None = None) -> Player:
+    """A fresh player for ``spec`` (``variant``: the experiment's shogi variant, if shogi).
+
+    ``opponent`` is the spec it will play against: the thesis replica evaluates with both
+    players' piece-value tables, as the published program did (it held both in one process).
+    """
     s = spec.settings
     where = f"{experiment.source}: players.{spec.name}"
     try:
@@ -65,12 +70,14 @@ def build_player(spec: PlayerSpec, experiment: Experiment, variant: Any = None) 
         if spec.engine == "thesis":
             from komaken.players.thesis import ThesisPlayer
 
+            theirs = opponent.settings.get("values") if opponent is not None else None
             return ThesisPlayer(
                 variant,
                 dict(s["values"]),
                 depth=s.get("depth", 4),
                 seed=0,
                 hand_quirk=s.get("hand_quirk", False),
+                opponent_values=dict(theirs) if theirs is not None else None,
             )
         if spec.engine == "komaken":
             from komaken.players.engine import EnginePlayer

@@ -46,16 +46,18 @@ class _WorkerContext:
         self.experiment = experiment
         self.variant = experiment.load_variant() if experiment.game == "shogi" else None
         self.new_position = start_factory(experiment, self.variant)
-        self.players: dict[tuple[str, str], Player] = {}
+        self.players: dict[tuple[str, str, str], Player] = {}
 
-    def player(self, name: str, seat: str) -> Player:
-        # One object per seat, so a player paired against itself never shares state.
-        key = (name, seat)
+    def player(self, name: str, seat: str, opponent: str) -> Player:
+        # One object per seat, so a player paired against itself never shares state; and per
+        # opponent, since the thesis replica evaluates with both players' tables.
+        key = (name, seat, opponent)
         if key not in self.players:
-            self.players[key] = build_player(self.experiment.players[name], self.experiment, self.variant)
+            players = self.experiment.players
+            self.players[key] = build_player(players[name], self.experiment, self.variant, opponent=players[opponent])
         return self.players[key]
 
-    def drop(self, key: tuple[str, str]) -> None:
+    def drop(self, key: tuple[str, str, str]) -> None:
         player = self.players.pop(key, None)
         if player is not None:
             try:
@@ -69,7 +71,7 @@ class _WorkerContext:
         a_sente = pairing.a_is_sente(game_index)
         seed = derive_seed(exp.seed, pairing.name, game_index)
         position, before, start = opening(exp, pairing, game_index, self.new_position, self.variant)
-        pa, pb = self.player(pairing.a, "a"), self.player(pairing.b, "b")
+        pa, pb = self.player(pairing.a, "a", pairing.b), self.player(pairing.b, "b", pairing.a)
         sente, gote = (pa, pb) if a_sente else (pb, pa)
         res = play_game(
             position,
@@ -81,7 +83,7 @@ class _WorkerContext:
         )
         a_color = Color.BLACK if a_sente else Color.WHITE
         if res.crashed is not None:
-            self.drop((pairing.a, "a") if res.crashed is a_color else (pairing.b, "b"))
+            self.drop((pairing.a, "a", pairing.b) if res.crashed is a_color else (pairing.b, "b", pairing.a))
         result = "draw" if res.winner is None else "a" if res.winner is a_color else "b"
         return GameRow(
             pairing=pairing.name,
