@@ -79,3 +79,9 @@ def test_not_a_database(tmp_path: Path) -> None:
     assert junk.read_text() == "hello " * 100
     with pytest.raises(ExperimentDBError, match="no such results database"):
         ExperimentDB.open(tmp_path / "missing.db")
+
+
+def test_missing_folders_are_created(tmp_path: Path) -> None:
+    with ExperimentDB.create(tmp_path / "runs" / "2026" / "r.db", experiment_from_dict(RAW)) as db:
+        assert db.count() == 0
+    assert (tmp_path / "runs" / "2026" / "r.db").exists()

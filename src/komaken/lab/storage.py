@@ -231,6 +231,11 @@ class ExperimentDB:
 
 
 def _connect(path: Path, create: bool) -> sqlite3.Connection:
+    if create:
+        try:
+            path.parent.mkdir(parents=True, exist_ok=True)
+        except OSError as exc:
+            raise ExperimentDBError(f"{path}: cannot create its folder: {exc.strerror}") from None
     try:
         conn = sqlite3.connect(_uri(path, "rwc" if create else "rw"), uri=True, timeout=30)
         conn.execute("PRAGMA journal_mode=WAL")
