@@ -42,3 +42,6 @@ def test_report_of_the_published_counts(tmp_path: Path) -> None:
     assert "| row01 | 2500 | 2500 | 2500 | 2500 | 48 | 48 | 4 | 50.0% |" in md
     names = {f.name for f in files}
     assert {"score_ci.svg", "score_vs_B.png", "score_vs_promoted_R.svg"} <= names
+    # settings run several times are pooled: rows 7-9 (B 1000, R 1200) give 124-156-20
+    assert "## Pooled by setting" in md
+    assert "| row07, row08, row09 | 1000 | 1000 | 1200 | 1200 | 300 | 124 | 156 | 20 | 44.7% |" in md

@@ -9,11 +9,13 @@ numbers side by side.
 from __future__ import annotations
 
 import html
+import json
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
 from komaken.lab.config import Experiment
-from komaken.lab.stats import PairingStats, pairing_stats, wilson_interval
+from komaken.lab.stats import PairingStats, p_value_half, pairing_stats, wilson_interval
 from komaken.lab.storage import ExperimentDB
 
 PIECE_NAMES = {
@@ -26,6 +28,67 @@ def collect(db: ExperimentDB) -> tuple[Experiment, list[PairingStats]]:
     """The stored experiment and the statistics of each of its pairings."""
     exp = db.experiment()
     return exp, [pairing_stats(p.name, p.a, p.b, db.results(p.name), p.sprt) for p in exp.pairings]
+
+
+@dataclass(frozen=True, slots=True)
+class PooledSetting:
+    """Pairings that play the same two players with the same colours, counted together
+    (the thesis ran some settings several times, 100 games each)."""
+
+    pairings: list[str]
+    stats: PairingStats
+    published: tuple[int, int, int] | None  # summed published W, L, D when every pairing has them
+
+
+def pooled(db: ExperimentDB, exp: Experiment) -> list[PooledSetting]:
+    """One entry per distinct setting, or ``[]`` when no setting was run more than once."""
+    groups: dict[str, list[Any]] = {}
+    for p in exp.pairings:
+        key = json.dumps([dict(exp.players[p.a].settings), dict(exp.players[p.b].settings), p.colors],
+                         sort_keys=True, default=str)
+        groups.setdefault(key, []).append(p)
+    if all(len(g) == 1 for g in groups.values()):
+        return []
+    out = []
+    for group in groups.values():
+        results = [r for p in group for r in db.results(p.name)]
+        first = group[0]
+        stats = pairing_stats(first.name, first.a, first.b, results)
+        pubs = [p.published for p in group]
+        published = None
+        if all(pubs):
+            published = tuple(sum(int(pb[k]) for pb in pubs) for k in ("wins", "losses", "draws"))  # type: ignore[index]
+        out.append(PooledSetting([p.name for p in group], stats, published))  # type: ignore[arg-type]
+    return out
+
+
+def pooled_rows(exp: Experiment, settings: list[PooledSetting]) -> tuple[list[str], list[list[str]]]:
+    """Header and rows of the pooled table (same columns as :func:`table_rows`)."""
+    letters = varied_letters(exp)
+    header = ["pairings"] + [f"{PIECE_NAMES.get(x, x)} {x}" for x in letters]
+    header += ["games", "勝 W", "負 L", "分 D", "勝率 score", "95% CI", "Elo", "p"]
+    with_published = any(ps.published for ps in settings)
+    if with_published:
+        header += ["published W-L-D", "published score", "published 95% CI", "published p"]
+    rows = []
+    for ps in settings:
+        s = ps.stats
+        a = exp.pairing(ps.pairings[0]).a
+        lo, hi = s.a_score_ci95
+        row = [", ".join(ps.pairings)] + [str(_value(exp, a, x) or "") for x in letters]
+        row += [str(s.games), str(s.a_wins), str(s.b_wins), str(s.draws), _pct(s.a_score),
+                f"{_pct(lo)}–{_pct(hi)}", _elo(s.elo, lo_side=s.a_score < 0.5), _p(s.p_value)]
+        if with_published:
+            if ps.published:
+                w, l, d = ps.published
+                n = max(1, w + l + d)
+                plo, phi = wilson_interval(w + d / 2, n)
+                row += [f"{w}-{l}-{d}", _pct((w + d / 2) / n), f"{_pct(plo)}–{_pct(phi)}",
+                        _p(p_value_half(w + d / 2, n))]
+            else:
+                row += ["", "", "", ""]
+        rows.append(row)
+    return header, rows
 
 
 def status_json(db: ExperimentDB) -> dict[str, Any]:
@@ -141,8 +204,9 @@ def first_move_line(stats: list[PairingStats], exp: Experiment) -> str:
     )
 
 
-def markdown(exp: Experiment, stats: list[PairingStats], plots: list[str]) -> str:
-    """The report as Markdown."""
+def markdown(exp: Experiment, stats: list[PairingStats], plots: list[str],
+             settings: list[PooledSetting] | None = None) -> str:
+    """The report as Markdown (``settings``: the pooled table, see :func:`pooled`)."""
     header, rows = table_rows(exp, stats)
     done = sum(s.games for s in stats)
     lines = [
@@ -157,6 +221,12 @@ def markdown(exp: Experiment, stats: list[PairingStats], plots: list[str]) -> st
         "|" + "|".join("---" for _ in header) + "|",
     ]
     lines += ["| " + " | ".join(c.replace("|", "\\|") for c in row) + " |" for row in rows]
+    if settings:
+        pheader, prows = pooled_rows(exp, settings)
+        lines += ["", "## Pooled by setting", "",
+                  "Pairings that play the same two players with the same colours, counted together.", "",
+                  "| " + " | ".join(pheader) + " |", "|" + "|".join("---" for _ in pheader) + "|"]
+        lines += ["| " + " | ".join(prow) + " |" for prow in prows]
     lines += ["", "## First-move advantage", "", first_move_line(stats, exp), ""]
     lines += ["| pairing | a was sente | sente score | 95% CI |", "|---|---|---|---|"]
     for s in stats:
@@ -199,7 +269,8 @@ def _setup_line(exp: Experiment, done: int) -> str:
     return " · ".join(parts)
 
 
-def html_page(exp: Experiment, stats: list[PairingStats], plots: list[str]) -> str:
+def html_page(exp: Experiment, stats: list[PairingStats], plots: list[str],
+              settings: list[PooledSetting] | None = None) -> str:
     """The report as one self-contained HTML page (plots linked as SVG files)."""
     header, rows = table_rows(exp, stats)
     esc = html.escape
@@ -214,7 +285,13 @@ def html_page(exp: Experiment, stats: list[PairingStats], plots: list[str]) -> s
         "<table><tr>" + "".join(f"<th>{esc(h)}</th>" for h in header) + "</tr>",
     ]
     out += ["<tr>" + "".join(f"<td>{esc(c)}</td>" for c in row) + "</tr>" for row in rows]
-    out += ["</table>", f"<h2>First-move advantage</h2><p>{esc(first_move_line(stats, exp))}</p>"]
+    out.append("</table>")
+    if settings:
+        pheader, prows = pooled_rows(exp, settings)
+        out += ["<h2>Pooled by setting</h2><table><tr>" + "".join(f"<th>{esc(h)}</th>" for h in pheader) + "</tr>"]
+        out += ["<tr>" + "".join(f"<td>{esc(c)}</td>" for c in row) + "</tr>" for row in prows]
+        out.append("</table>")
+    out += [f"<h2>First-move advantage</h2><p>{esc(first_move_line(stats, exp))}</p>"]
     out += [f"<h2>{esc(p)}</h2><img src='{esc(p)}.svg' alt='{esc(p)}'>" for p in plots]
     out.append("</body></html>")
     return "\n".join(out) + "\n"
@@ -303,12 +380,14 @@ def write_report(db: ExperimentDB, out: str | Path) -> list[Path]:
     out = Path(out)
     out.mkdir(parents=True, exist_ok=True)
     exp, stats = collect(db)
+    settings = pooled(db, exp)
     plots = plot(exp, stats, out)
-    (out / "report.md").write_text(markdown(exp, stats, plots), encoding="utf-8")
-    (out / "report.html").write_text(html_page(exp, stats, plots), encoding="utf-8")
+    (out / "report.md").write_text(markdown(exp, stats, plots, settings), encoding="utf-8")
+    (out / "report.html").write_text(html_page(exp, stats, plots, settings), encoding="utf-8")
     files = [out / "report.md", out / "report.html"]
     files += [out / f"{p}.{ext}" for p in plots for ext in ("png", "svg")]
     return files
 
 
-__all__ = ["collect", "markdown", "html_page", "plot", "status_json", "table_rows", "write_report"]
+__all__ = ["PooledSetting", "collect", "html_page", "markdown", "plot", "pooled", "pooled_rows", "status_json",
+           "table_rows", "write_report"]
