@@ -60,3 +60,17 @@ def test_cli_play_and_mate() -> None:
     assert r.exit_code == 0 and "投了" in r.output
     r = CliRunner().invoke(main, ["mate", "-v", "minishogi", "--sfen", "4k/5/4P/5/K4 b G 1"])
     assert r.exit_code == 0 and "mate in 1: G*1b" in r.output
+
+
+def test_play_command_runs_the_board_games() -> None:
+    import subprocess
+    import sys
+
+    for args, moves in (
+        (["--game", "tictactoe", "--black", "human", "--white", "perfect"], "5\n1\n3\n7\n9\n2\n"),
+        (["--game", "reversi", "--black", "engine:depth=2", "--white", "random:seed=1"], ""),
+    ):
+        proc = subprocess.run([sys.executable, "-m", "komaken", "play", *args, "-q"], input=moves,
+                              capture_output=True, text=True, timeout=300)
+        assert proc.returncode == 0, proc.stderr
+        assert "終局 (game over)" in proc.stdout

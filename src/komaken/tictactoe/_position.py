@@ -219,6 +219,11 @@ class TicTacToe:
         return TicTacToeMove(sq)
 
     @property
+    def ply(self) -> int:
+        """Moves pushed since this object was created."""
+        return len(self._stack)
+
+    @property
     def move_stack(self) -> list[TicTacToeMove]:
         return [TicTacToeMove(sq) for sq in self._stack]
 
