@@ -45,3 +45,13 @@ def test_report_of_the_published_counts(tmp_path: Path) -> None:
     # settings run several times are pooled: rows 7-9 (B 1000, R 1200) give 124-156-20
     assert "## Pooled by setting" in md
     assert "| row07, row08, row09 | 1000 | 1000 | 1200 | 1200 | 300 | 124 | 156 | 20 | 44.7% |" in md
+    assert "p same as published" in md
+
+
+def test_same_distribution_test() -> None:
+    from komaken.lab.report import same_distribution
+
+    assert same_distribution((48, 48, 4), (48, 48, 4)) == 1.0
+    # 2x3 table (60,30,10) vs (30,60,10): chi2 = 20.0 with 2 dof -> p = exp(-10)
+    assert abs(same_distribution((60, 30, 10), (30, 60, 10)) - 4.54e-05) < 1e-6
+    assert same_distribution((10, 0, 0), (0, 10, 0)) < 0.001

@@ -62,6 +62,18 @@ def pooled(db: ExperimentDB, exp: Experiment) -> list[PooledSetting]:
     return out
 
 
+def same_distribution(ours: tuple[int, int, int], theirs: tuple[int, int, int]) -> float:
+    """p-value of the χ² test that two W/L/D counts come from the same distribution (a small p:
+    our replica and the published program disagree)."""
+    from scipy.stats import chi2_contingency
+
+    cols = [(a, b) for a, b in zip(ours, theirs, strict=True) if a + b > 0]
+    if len(cols) < 2 or sum(a for a, _ in cols) == 0 or sum(b for _, b in cols) == 0:
+        return 1.0
+    table = [[a for a, _ in cols], [b for _, b in cols]]
+    return float(chi2_contingency(table, correction=False).pvalue)
+
+
 def pooled_rows(exp: Experiment, settings: list[PooledSetting]) -> tuple[list[str], list[list[str]]]:
     """Header and rows of the pooled table (same columns as :func:`table_rows`)."""
     letters = varied_letters(exp)
@@ -69,7 +81,7 @@ def pooled_rows(exp: Experiment, settings: list[PooledSetting]) -> tuple[list[st
     header += ["games", "勝 W", "負 L", "分 D", "勝率 score", "95% CI", "Elo", "p"]
     with_published = any(ps.published for ps in settings)
     if with_published:
-        header += ["published W-L-D", "published score", "published 95% CI", "published p"]
+        header += ["published W-L-D", "published score", "published 95% CI", "published p", "p same as published"]
     rows = []
     for ps in settings:
         s = ps.stats
@@ -84,9 +96,9 @@ def pooled_rows(exp: Experiment, settings: list[PooledSetting]) -> tuple[list[st
                 n = max(1, w + l + d)
                 plo, phi = wilson_interval(w + d / 2, n)
                 row += [f"{w}-{l}-{d}", _pct((w + d / 2) / n), f"{_pct(plo)}–{_pct(phi)}",
-                        _p(p_value_half(w + d / 2, n))]
+                        _p(p_value_half(w + d / 2, n)), _p(same_distribution((s.a_wins, s.b_wins, s.draws), (w, l, d)))]
             else:
-                row += ["", "", "", ""]
+                row += ["", "", "", "", ""]
         rows.append(row)
     return header, rows
 
