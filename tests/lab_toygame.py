@@ -28,6 +28,10 @@ class Toy:
     def turn(self) -> Color:
         return Color(len(self.history) % 2)
 
+    @property
+    def ply(self) -> int:
+        return len(self.history)
+
     def legal_moves(self) -> list[int]:
         if self.outcome() is not None:
             return []

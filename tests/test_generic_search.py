@@ -31,6 +31,10 @@ class Subtraction:
     def turn(self) -> Color:
         return self._turn
 
+    @property
+    def ply(self) -> int:
+        return len(self.stack)
+
     def legal_moves(self) -> list[int]:
         return [n for n in (1, 2, 3) if n <= self.stones]
 
