@@ -2,11 +2,12 @@
 
 from __future__ import annotations
 
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import click
 
-from komaken.errors import VariantError
+if TYPE_CHECKING:
+    from komaken.shogi import Variant
 
 
 def variant_option(default: str = "shogi") -> Any:
@@ -22,10 +23,8 @@ def variant_option(default: str = "shogi") -> Any:
     )
 
 
-def load(name: str) -> Any:
+def load(name: str) -> Variant:
+    """The variant named by ``--variant`` (raises :class:`komaken.errors.VariantError`)."""
     from komaken.shogi import load_variant
 
-    try:
-        return load_variant(name)
-    except VariantError:
-        raise
+    return load_variant(name)

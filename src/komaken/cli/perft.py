@@ -11,7 +11,7 @@ from typing import Any
 
 import click
 
-from komaken.cli._common import variant_option
+from komaken.cli._common import load, variant_option
 from komaken.errors import KomakenError
 
 GAMES = ("shogi", "reversi", "tictactoe")
@@ -25,9 +25,9 @@ def _positions(game: str, variant: str, sfen: str | None, sfen_file: str | None)
     else:
         texts = [sfen]
     if game == "shogi":
-        from komaken.shogi import Position, load_variant
+        from komaken.shogi import Position
 
-        v = load_variant(variant)
+        v = load(variant)
         for i, t in enumerate(texts, start=1):
             try:
                 yield Position.from_sfen(t, v) if t else Position.start(v)

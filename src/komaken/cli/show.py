@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import click
 
-from komaken.cli._common import variant_option
+from komaken.cli._common import load, variant_option
 
 
 @click.command()
@@ -14,9 +14,9 @@ from komaken.cli._common import variant_option
 @click.option("--svg", "as_svg", is_flag=True, help="SVG markup.")
 def show(variant: str, sfen: str | None, as_ascii: bool, as_svg: bool) -> None:
     """Print the board of a position."""
-    from komaken.shogi import Position, load_variant
+    from komaken.shogi import Position
 
-    v = load_variant(variant)
+    v = load(variant)
     pos = Position.from_sfen(sfen, v) if sfen else Position.start(v)
     if as_svg:
         click.echo(pos._repr_svg_())
