@@ -174,14 +174,17 @@ def in_check(bd: np.ndarray, st: np.ndarray) -> bool:
 # --- move generation --------------------------------------------------------------------------
 @njit(cache=True, inline="always")
 def _add_board_move(out: np.ndarray, n: int, frm: int, to: int, kind: int, us: int, geo: np.ndarray,
-                    dead_rule: bool) -> int:
+                    dead_rule: bool, from_zone: bool) -> int:
     """Append frm→to with its promotion choices: promote when the zone allows, and stay
     unpromoted unless the piece would have no further move (dead-piece rule)."""
+    if not CAN_PROMOTE[kind]:
+        out[n] = make_move(frm, to, 0)
+        return n + 1
     forced = False
-    if dead_rule:
+    if dead_rule and kind <= KNIGHT:
         level = geo[G_DEAD + us, to]
-        forced = ((kind == PAWN or kind == LANCE) and level == 1) or (kind == KNIGHT and level != 0)
-    if CAN_PROMOTE[kind] and (geo[G_ZONE + us, frm] or geo[G_ZONE + us, to]):
+        forced = level == 1 or (kind == KNIGHT and level != 0)
+    if from_zone or geo[G_ZONE + us, to]:
         out[n] = make_move(frm, to, 1)
         n += 1
     if not forced:
@@ -299,6 +302,7 @@ def _gen_board_moves(bd: np.ndarray, st: np.ndarray, geo: np.ndarray, rules: np.
             continue
         kind = p & KIND_MASK
         pin = ray[frm]
+        from_zone = geo[G_ZONE + us, frm] != 0
         if kind == KING:
             for k in range(STEP_N[p]):
                 to = frm + STEPS[p, k]
@@ -315,7 +319,7 @@ def _gen_board_moves(bd: np.ndarray, st: np.ndarray, geo: np.ndarray, rules: np.
                 continue
             if pin != 0 and ray[to] != pin:
                 continue
-            n = _add_board_move(out, n, frm, to, kind, us, geo, dead_rule)
+            n = _add_board_move(out, n, frm, to, kind, us, geo, dead_rule, from_zone)
         for k in range(SLIDE_N[p]):
             d = SLIDES[p, k]
             to = frm + d
@@ -324,7 +328,7 @@ def _gen_board_moves(bd: np.ndarray, st: np.ndarray, geo: np.ndarray, rules: np.
                 if q & stop:
                     break
                 if pin == 0 or ray[to] == pin:
-                    n = _add_board_move(out, n, frm, to, kind, us, geo, dead_rule)
+                    n = _add_board_move(out, n, frm, to, kind, us, geo, dead_rule, from_zone)
                 if q != 0:
                     break
                 to += d
