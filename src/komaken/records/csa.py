@@ -27,7 +27,7 @@ import re
 from komaken.errors import KomakenError
 from komaken.game import Color, Outcome, Termination
 from komaken.records._japanese import parse_time, variant_for_size
-from komaken.records.record import GameRecord, RecordError
+from komaken.records.record import GameRecord, RecordError, read_into
 from komaken.shogi.position import Move, Position, Square
 from komaken.shogi.variant import SHOGI, Variant
 
@@ -82,15 +82,7 @@ def parse(text: str, *, strict: bool = True, file: str | None = None, variant: V
     """Read one CSA game (the first, if the text holds several)."""
     if first_line == 1 and any(line.strip() == "/" for line in text.splitlines()):
         text = split_games(text)[0][1]
-    record = GameRecord()
-    try:
-        _Reader(record, variant, first_line).read(text)
-    except RecordError as exc:
-        if strict:
-            raise exc.located(file) from None
-        record.error = exc.located(file)
-        record.pad()
-    return record
+    return read_into(lambda record: _Reader(record, variant, first_line).read(text), strict=strict, file=file)
 
 
 class _Reader:

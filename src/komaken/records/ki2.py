@@ -18,7 +18,7 @@ import re
 
 from komaken.errors import KomakenError
 from komaken.records import _japanese as J
-from komaken.records.record import GameRecord, RecordError
+from komaken.records.record import GameRecord, RecordError, read_into
 from komaken.shogi.notation import japanese_marked, parse_japanese
 from komaken.shogi.variant import Variant
 
@@ -28,15 +28,7 @@ _TOKEN_RE = re.compile(r"([▲△☗☖])")
 
 def parse(text: str, *, strict: bool = True, file: str | None = None, variant: Variant | None = None) -> GameRecord:
     """Read one KI2 game (see :func:`komaken.records.kif.parse` for ``strict``)."""
-    record = GameRecord()
-    try:
-        _read(text, record, variant)
-    except RecordError as exc:
-        if strict:
-            raise exc.located(file) from None
-        record.error = exc.located(file)
-        record.pad()
-    return record
+    return read_into(lambda record: _read(text, record, variant), strict=strict, file=file)
 
 
 def _read(text: str, record: GameRecord, given: Variant | None) -> None:

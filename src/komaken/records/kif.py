@@ -28,7 +28,7 @@ import unicodedata
 
 from komaken.errors import KomakenError
 from komaken.records import _japanese as J
-from komaken.records.record import KIF_ENDINGS, GameRecord, RecordError, Variation, kif_ending, outcome_for
+from komaken.records.record import KIF_ENDINGS, GameRecord, RecordError, Variation, kif_ending, outcome_for, read_into
 from komaken.shogi.notation import japanese, parse_japanese
 from komaken.shogi.position import Move, Position
 from komaken.shogi.variant import Variant
@@ -59,15 +59,7 @@ def parse(text: str, *, strict: bool = True, file: str | None = None, variant: V
     """Read one KIF game.  Raises :class:`RecordError` (file, line, reason) for a malformed or
     illegal record; with ``strict=False`` returns the moves before the problem, with
     ``record.error`` set."""
-    record = GameRecord()
-    try:
-        _read(text, record, file, variant)
-    except RecordError as exc:
-        if strict:
-            raise exc.located(file) from None
-        record.error = exc.located(file)
-        record.pad()
-    return record
+    return read_into(lambda record: _read(text, record, file, variant), strict=strict, file=file)
 
 
 def _read(text: str, record: GameRecord, file: str | None, given: Variant | None) -> None:

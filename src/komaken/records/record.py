@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
 from datetime import datetime
 
@@ -185,3 +185,19 @@ def summary_line(result: Outcome, plies: int) -> str:
 
 
 __all__ = ["GameRecord", "KIF_ENDINGS", "RecordError", "Variation", "kif_ending", "outcome_for", "summary_line"]
+
+
+def read_into(fill: Callable[[GameRecord], None], *, strict: bool, file: str | None) -> GameRecord:
+    """Run a format's reader ``fill`` on a fresh record.  A :class:`RecordError` is raised naming
+    ``file`` when ``strict``; otherwise the record keeps the moves before the problem and the
+    error in ``record.error``."""
+    record = GameRecord()
+    try:
+        fill(record)
+    except RecordError as exc:
+        if strict:
+            raise exc.located(file) from None
+        record.error = exc.located(file)
+        record.pad()
+    return record
+
