@@ -29,7 +29,6 @@ from komaken.shogi._board import (
     KING,
     LETTERS,
     WALL,
-    base_kind,
     kind_letter,
     square,
 )
@@ -467,9 +466,4 @@ class Position:
         return svg(self)
 
 
-def base_letter(kind: str) -> str:
-    """``"+P"`` → ``"P"``."""
-    return kind.lstrip("+")
-
-
-__all__ = ["Move", "Piece", "Position", "Square", "base_kind", "base_letter"]
+__all__ = ["Move", "Piece", "Position", "Square"]

@@ -38,7 +38,6 @@ from komaken.errors import VariantError
 from komaken.shogi import _kernels as K
 from komaken.shogi._board import (
     BOARD_SIZE,
-    KIND_OF_LETTER,
     KING,
     LETTERS,
     MAX_FILES,
@@ -277,5 +276,4 @@ def load_variant(spec: str | Path | Variant) -> Variant:
     return variant_from_dict(data, text)
 
 
-__all__ = ["BUILTIN", "JUDKINS", "MINISHOGI", "SHOGI", "Variant", "load_variant", "variant_from_dict",
-           "KIND_OF_LETTER"]
+__all__ = ["BUILTIN", "JUDKINS", "MINISHOGI", "SHOGI", "Variant", "load_variant", "variant_from_dict"]
