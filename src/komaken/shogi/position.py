@@ -77,6 +77,23 @@ class Piece(NamedTuple):
         return self.kind if self.color is Color.BLACK else self.kind.lower()
 
 
+class KernelState(NamedTuple):
+    """A position as the numba kernels see it (see :meth:`Position.kernel_state`).
+
+    ``bd`` board (16-wide with wall sentinels), ``hd`` hands ``[color, kind]``, ``st`` side to
+    move, kings and ply, ``hh`` Zobrist keys by ply, ``hist`` undo records; ``geo`` and
+    ``rules`` are the variant's tables.
+    """
+
+    bd: np.ndarray
+    hd: np.ndarray
+    st: np.ndarray
+    hh: np.ndarray
+    hist: np.ndarray
+    geo: np.ndarray
+    rules: np.ndarray
+
+
 @dataclass(frozen=True, slots=True)
 class Move:
     """A move, wrapping the kernels' integer encoding.
@@ -448,6 +465,29 @@ class Position:
             self.pop()
         return result
 
+    # ---- the kernel seam ---------------------------------------------------------------------
+    def kernel_state(self, room: int = 0) -> KernelState:
+        """Copies of the kernel arrays, with history space for ``room`` more plies.
+
+        This is the one door from Python into the numba searches (engine, mate solver, thesis
+        replica): they play and take back moves on these copies, never on the position.
+        """
+        ply = self.ply
+        hh = np.zeros(ply + room + 2, dtype=np.uint64)
+        hist = np.zeros((ply + room + 1, 3), dtype=np.int64)
+        hh[: ply + 1] = self._hh[: ply + 1]
+        hist[:ply] = self._hist[:ply]
+        return KernelState(self._bd.copy(), self._hd.copy(), self._st.copy(), hh, hist,
+                           self.variant.geo, self.variant.rules)
+
+    def legal_codes(self) -> np.ndarray:
+        """The legal moves as kernel move codes (``Move(code)`` turns one into a :class:`Move`)."""
+        return self._legal_codes()
+
+    def explain_illegal(self, move: Move) -> str:
+        """Why ``move`` is not legal here, in words (``"7g7e: pawn on 7g cannot move there"``)."""
+        return self._describe_illegal(move)
+
     # ---- display -----------------------------------------------------------------------------
     def __str__(self) -> str:
         from komaken.shogi.display import japanese_diagram
@@ -466,4 +506,4 @@ class Position:
         return svg(self)
 
 
-__all__ = ["Move", "Piece", "Position", "Square"]
+__all__ = ["KernelState", "Move", "Piece", "Position", "Square"]

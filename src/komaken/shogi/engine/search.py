@@ -21,22 +21,23 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
-from komaken.engine import _search as S
-from komaken.engine._evaluate import TERMS, weights
-from komaken.engine.values import PieceValues
 from komaken.errors import KomakenError
 from komaken.shogi import _kernels as K
+from komaken.shogi.engine import _search as S
+from komaken.shogi.engine._evaluate import TERMS, weights
+from komaken.shogi.engine.values import PieceValues
 from komaken.shogi.position import Move, Position
 from komaken.shogi.variant import Variant, load_variant
 
 MATE = S.MATE
+_MIN_S = 0.001  # the shortest budget: one millisecond
 MAX_DEPTH = S.MAX_PLY - 8
 DEFAULT_TERMS: dict[str, float] = {"mobility": 0.0, "king_safety": 1.0, "psq": 1.0, "noise": 0.0}
 
 
 @dataclass(frozen=True, slots=True)
 class Limits:
-    """When to stop thinking.  Times are in milliseconds; ``None`` means no such limit.
+    """When to stop thinking.  Times are in **seconds**; ``None`` means no such limit.
 
     ``movetime`` is a fixed time per move; ``btime``/``wtime`` with ``byoyomi`` or
     ``binc``/``winc`` is a clock (USI ``go``), from which a budget is derived.  With no limit
@@ -53,13 +54,17 @@ class Limits:
     winc: float | None = None
     infinite: bool = False
 
-    def budget(self, side: int, overhead: float = 30.0) -> tuple[float, float] | None:
-        """``(soft, hard)`` milliseconds for ``side`` to move: no new iteration starts after
-        ``soft``; the search is stopped at ``hard``.  ``None`` when there is no time limit."""
+    def budget(self, side: int, overhead: float = 0.03) -> tuple[float, float] | None:
+        """``(soft, hard)`` seconds for ``side`` to move: no new iteration starts after
+        ``soft``; the search is stopped at ``hard``.  ``None`` when there is no time limit.
+
+        >>> Limits(movetime=1.0).budget(0)
+        (0.679, 0.97)
+        """
         if self.infinite:
             return None
         if self.movetime is not None:
-            hard = max(1.0, self.movetime - overhead)
+            hard = max(_MIN_S, self.movetime - overhead)
             return 0.7 * hard, hard
         remaining = self.btime if side == 0 else self.wtime
         inc = (self.binc if side == 0 else self.winc) or 0.0
@@ -67,8 +72,8 @@ class Limits:
         if remaining is None and not byo and not inc:
             return None
         remaining = remaining or 0.0
-        avail = max(1.0, remaining + byo + inc - overhead)
-        target = min(avail, max(1.0, remaining / 30.0 + inc + byo - overhead))
+        avail = max(_MIN_S, remaining + byo + inc - overhead)
+        target = min(avail, max(_MIN_S, remaining / 30.0 + inc + byo - overhead))
         hard = min(avail, target * 2.0) if remaining > 0 else target
         return 0.7 * target, hard
 
@@ -89,7 +94,7 @@ class SearchResult:
     depth: int = 0
     seldepth: int = 0
     nodes: int = 0
-    time_ms: float = 0.0
+    seconds: float = 0.0
     declare: bool = False
 
     @property
@@ -107,7 +112,12 @@ class SearchResult:
 
     @property
     def nps(self) -> int:
-        return int(self.nodes * 1000 / self.time_ms) if self.time_ms > 0 else 0
+        return int(self.nodes / self.seconds) if self.seconds > 0 else 0
+
+    @property
+    def time_ms(self) -> float:
+        """:attr:`seconds` in milliseconds (what a USI ``info time`` line carries)."""
+        return self.seconds * 1000.0
 
     def usi_score(self) -> str:
         """``cp 123`` or ``mate 5`` / ``mate -4`` (plies, as USI counts them)."""
@@ -135,7 +145,7 @@ class Engine:
 
     def __init__(self, variant: Variant | str = "shogi", values: PieceValues | Mapping[str, int] | None = None,
                  terms: Mapping[str, float] | None = None, hash_mb: int = 16, seed: int = 0,
-                 overhead_ms: float = 30.0) -> None:
+                 overhead: float = 0.03) -> None:
         self.variant = load_variant(variant)
         self.set_values(values)
         unknown = set(terms or {}) - set(TERMS)
@@ -144,7 +154,7 @@ class Engine:
         self.terms = {**DEFAULT_TERMS, **{k: float(v) for k, v in (terms or {}).items()}}
         self._w = weights(self.terms)
         self.seed = int(seed)
-        self.overhead_ms = float(overhead_ms)
+        self.overhead = float(overhead)  # seconds lost per move to process switches and pipes
         self.set_hash(hash_mb)
         self._killers = np.zeros((S.MAX_PLY + 2, 2), dtype=np.int64)
         self._history = np.zeros((64, 256), dtype=np.int64)
@@ -185,9 +195,9 @@ class Engine:
         """Ask a running search (in another thread) to finish now; it returns its best move."""
         self._ctl[S.C_STOP] = 1
 
-    def stop_after(self, ms: float) -> threading.Timer:
-        """Arm a timer that stops the running search after ``ms`` milliseconds."""
-        timer = threading.Timer(max(0.0, ms) / 1000.0, self.stop)
+    def stop_after(self, seconds: float) -> threading.Timer:
+        """Arm a timer that stops the running search after ``seconds``."""
+        timer = threading.Timer(max(0.0, seconds), self.stop)
         timer.daemon = True
         timer.start()
         return timer
@@ -207,8 +217,8 @@ class Engine:
         ctl[:] = 0
         ctl[S.C_SEED] = self.seed
         ctl[S.C_MAX_NODES] = limits.nodes or 0
-        side = int(position._st[K.ST_SIDE])
-        legal = position._legal_codes()
+        side = int(position.turn)
+        legal = position.legal_codes()
         if len(legal) == 0:
             return SearchResult(None, -S.MATE)
         if position.can_declare():
@@ -217,21 +227,14 @@ class Engine:
             self.clear()
         else:
             S.age_history(self._history)
-        ply = position.ply
-        bd, hd, st = position._bd.copy(), position._hd.copy(), position._st.copy()
-        room = ply + S.MAX_PLY + 8
-        hh = np.zeros(room + 1, dtype=np.uint64)
-        hist = np.zeros((room, 3), dtype=np.int64)
-        hh[: ply + 1] = position._hh[: ply + 1]
-        hist[:ply] = position._hist[:ply]
-        geo, rules = self.variant.geo, self.variant.rules
-        budget = limits.budget(side, self.overhead_ms)
+        bd, hd, st, hh, hist, geo, rules = position.kernel_state(S.MAX_PLY + 8)
+        budget = limits.budget(side, self.overhead)
         max_depth = min(limits.depth or MAX_DEPTH, MAX_DEPTH)
         timer = None
         if budget is not None:
             if len(legal) == 1:
-                return SearchResult(Move(int(legal[0])), 0, [Move(int(legal[0]))], time_ms=_ms(t0))
-            timer = self.stop_after(budget[1] - _ms(t0))
+                return SearchResult(Move(int(legal[0])), 0, [Move(int(legal[0]))], seconds=_since(t0))
+            timer = self.stop_after(budget[1] - _since(t0))
         best: SearchResult | None = None
         try:
             for depth in range(1, max_depth + 1):
@@ -243,19 +246,19 @@ class Engine:
                     if root and best is not None and root != best.move.code:  # type: ignore[union-attr]
                         score = int(ctl[S.C_ROOT_SCORE])
                         best = SearchResult(Move(root), score, [Move(root)], depth, int(ctl[S.C_SELDEPTH]),
-                                            int(ctl[S.C_NODES]), _ms(t0))
+                                            int(ctl[S.C_NODES]), _since(t0))
                     elif best is None and root:
                         best = SearchResult(Move(root), int(ctl[S.C_ROOT_SCORE]), [Move(root)], depth,
-                                            int(ctl[S.C_SELDEPTH]), int(ctl[S.C_NODES]), _ms(t0))
+                                            int(ctl[S.C_SELDEPTH]), int(ctl[S.C_NODES]), _since(t0))
                     break
                 n = int(self._pvlen[0])
                 pv = [Move(int(m)) for m in self._pv[0, :n]] or [Move(int(ctl[S.C_ROOT_MOVE]))]
-                best = SearchResult(pv[0], int(v), pv, depth, int(ctl[S.C_SELDEPTH]), int(ctl[S.C_NODES]), _ms(t0))
+                best = SearchResult(pv[0], int(v), pv, depth, int(ctl[S.C_SELDEPTH]), int(ctl[S.C_NODES]), _since(t0))
                 if info is not None:
                     info(best)
                 if best.mate is not None and abs(best.mate) <= depth and not limits.infinite:
                     break
-                if budget is not None and _ms(t0) > budget[0]:
+                if budget is not None and _since(t0) > budget[0]:
                     break
                 if limits.nodes and ctl[S.C_NODES] >= limits.nodes:
                     break
@@ -264,13 +267,13 @@ class Engine:
                 timer.cancel()
         if best is None:  # stopped before depth 1 finished: any legal move beats none
             mv = Move(int(legal[0]))
-            best = SearchResult(mv, 0, [mv], 0, 0, int(ctl[S.C_NODES]), _ms(t0))
+            best = SearchResult(mv, 0, [mv], 0, 0, int(ctl[S.C_NODES]), _since(t0))
         return SearchResult(best.move, best.score, best.pv, best.depth, best.seldepth, int(ctl[S.C_NODES]),
-                            _ms(t0))
+                            _since(t0))
 
 
-def _ms(t0: float) -> float:
-    return (time.perf_counter() - t0) * 1000.0
+def _since(t0: float) -> float:
+    return time.perf_counter() - t0
 
 
 def search(position: Position, limits: Limits | None = None, values: PieceValues | Mapping[str, int] | None = None,
