@@ -136,8 +136,9 @@ def test_old_database_gets_the_termination_column(tmp_path: Path) -> None:
 def test_komaken_engine_is_still_importable() -> None:
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")
-        import komaken.engine
         from komaken.engine.search import Engine
+
+        import komaken.engine
     new_search = sys.modules["komaken.shogi.engine.search"]
     assert sys.modules["komaken.engine.search"] is new_search and komaken.engine.Engine is Engine is new_search.Engine
     assert "komaken.engine.mate" in sys.modules

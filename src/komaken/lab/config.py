@@ -144,20 +144,20 @@ def experiment_from_dict(
     games: int | None = None,
 ) -> Experiment:
     """Validate a parsed experiment (as from TOML or a database) and normalize it."""
-    raw = copy.deepcopy(dict(raw))
+    data: dict[str, Any] = copy.deepcopy(dict(raw))
     base_dir = base_dir or Path.cwd()
 
     def err(key: str, problem: str) -> ConfigError:
         return ConfigError(f"{source}: {key}: {problem}")
 
-    for key in raw:
+    for key in data:
         if key not in _TOP_KEYS:
             raise err(key, f"unknown table (expected one of {', '.join(sorted(_TOP_KEYS))})")
-    head = _experiment_table(raw, source, base_dir, games, err)
-    players = _players(raw, head.game, head.variant_obj, err)
-    pairings = _pairings(raw, players, head.default_games, err)
-    openings = _openings(raw, head.game, head.variant_obj, base_dir, source, err)
-    report = raw.get("report", {})
+    head = _experiment_table(data, source, base_dir, games, err)
+    players = _players(data, head.game, head.variant_obj, err)
+    pairings = _pairings(data, players, head.default_games, err)
+    openings = _openings(data, head.game, head.variant_obj, base_dir, source, err)
+    report = data.get("report", {})
     if not isinstance(report, dict):
         raise err("report", "must be a table")
     _unknown(report, {"vary", "title"}, "report", err)
@@ -171,7 +171,7 @@ def experiment_from_dict(
         players=players,
         pairings=pairings,
         openings=openings,
-        raw=raw,
+        raw=data,
         source=source,
         report=report,
     )

@@ -53,12 +53,14 @@ def record_text(fmt: str, row: GameRow, a_label: str, b_label: str, variant: Any
     """One stored game as a KIF or CSA record (``komaken.records``; ``game`` defaults to shogi)."""
     from komaken.games import find_game
     from komaken.records import GameRecord, dumps
+    from komaken.shogi.position import Position
 
     game = game or find_game("shogi")
     position = game.position(row.start or None, variant)
     for move in row.moves.split():
         position.push(game.parse_move(position, move))
     sente, gote = (a_label, b_label) if row.sente == "a" else (b_label, a_label)
+    assert isinstance(position, Position), "records are shogi records"
     record = GameRecord.from_position(position, black=sente, white=gote, result=row.outcome,
                                       comment=f"{row.pairing} game {row.game_index}: {row.reason}")
     return dumps(record, fmt)  # type: ignore[arg-type]

@@ -4,7 +4,7 @@
 >>> GAME.parse_move(pos, "5d5c")
 Move.from_usi('5d5c')
 >>> GAME.describe(pos, GAME.parse_move(pos, "5d5c"))
-'▲５三歩成 (5d5c)'
+'▲５三歩 (5d5c)'
 """
 
 from __future__ import annotations

@@ -7,14 +7,14 @@
 >>> pos.push_usi("5d5c")
 Move.from_usi('5d5c')
 >>> pos.sfen()
-'rbsgk/4P/5/5/KGSBR w P 2'
+'rbsgk/4p/P4/5/KGSBR w - 2'
 """
 
 from __future__ import annotations
 
 from collections.abc import Iterator
 from dataclasses import dataclass
-from typing import NamedTuple, Self
+from typing import TYPE_CHECKING, NamedTuple, Self
 
 import numpy as np
 
@@ -34,6 +34,9 @@ from komaken.shogi._board import (
 )
 from komaken.shogi.sfen import format_sfen, parse_sfen, square_name
 from komaken.shogi.variant import SHOGI, Variant, load_variant
+
+if TYPE_CHECKING:
+    from komaken.shogi.kernel import KernelState
 
 _INITIAL_CAPACITY = 512
 
@@ -75,23 +78,6 @@ class Piece(NamedTuple):
     def symbol(self) -> str:
         """SFEN symbol: upper case for black, lower case for white (``+p``)."""
         return self.kind if self.color is Color.BLACK else self.kind.lower()
-
-
-class KernelState(NamedTuple):
-    """A position as the numba kernels see it (see :meth:`Position.kernel_state`).
-
-    ``bd`` board (16-wide with wall sentinels), ``hd`` hands ``[color, kind]``, ``st`` side to
-    move, kings and ply, ``hh`` Zobrist keys by ply, ``hist`` undo records; ``geo`` and
-    ``rules`` are the variant's tables.
-    """
-
-    bd: np.ndarray
-    hd: np.ndarray
-    st: np.ndarray
-    hh: np.ndarray
-    hist: np.ndarray
-    geo: np.ndarray
-    rules: np.ndarray
 
 
 @dataclass(frozen=True, slots=True)
@@ -467,18 +453,10 @@ class Position:
 
     # ---- the kernel seam ---------------------------------------------------------------------
     def kernel_state(self, room: int = 0) -> KernelState:
-        """Copies of the kernel arrays, with history space for ``room`` more plies.
+        """Copies of the kernel arrays with room for ``room`` more plies (:mod:`komaken.shogi.kernel`)."""
+        from komaken.shogi.kernel import state_of
 
-        This is the one door from Python into the numba searches (engine, mate solver, thesis
-        replica): they play and take back moves on these copies, never on the position.
-        """
-        ply = self.ply
-        hh = np.zeros(ply + room + 2, dtype=np.uint64)
-        hist = np.zeros((ply + room + 1, 3), dtype=np.int64)
-        hh[: ply + 1] = self._hh[: ply + 1]
-        hist[:ply] = self._hist[:ply]
-        return KernelState(self._bd.copy(), self._hd.copy(), self._st.copy(), hh, hist,
-                           self.variant.geo, self.variant.rules)
+        return state_of(self, room)
 
     def legal_codes(self) -> np.ndarray:
         """The legal moves as kernel move codes (``Move(code)`` turns one into a :class:`Move`)."""
@@ -506,4 +484,4 @@ class Position:
         return svg(self)
 
 
-__all__ = ["KernelState", "Move", "Piece", "Position", "Square"]
+__all__ = ["Move", "Piece", "Position", "Square"]

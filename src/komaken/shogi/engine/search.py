@@ -58,8 +58,8 @@ class Limits:
         """``(soft, hard)`` seconds for ``side`` to move: no new iteration starts after
         ``soft``; the search is stopped at ``hard``.  ``None`` when there is no time limit.
 
-        >>> Limits(movetime=1.0).budget(0)
-        (0.679, 0.97)
+        >>> [round(t, 3) for t in Limits(movetime=1.0).budget(0)]
+        [0.679, 0.97]
         """
         if self.infinite:
             return None
