@@ -32,3 +32,12 @@ def test_examples(name: str) -> None:
     module = importlib.import_module(name)
     result = doctest.testmod(module, optionflags=doctest.ELLIPSIS | doctest.NORMALIZE_WHITESPACE, verbose=False)
     assert result.failed == 0, f"{result.failed} of {result.attempted} examples failed in {name}"
+
+
+def test_architecture_doc_examples() -> None:
+    from pathlib import Path
+
+    doc = Path(__file__).resolve().parents[1] / "docs" / "architecture.md"
+    result = doctest.testfile(str(doc), module_relative=False,
+                              optionflags=doctest.ELLIPSIS | doctest.NORMALIZE_WHITESPACE)
+    assert result.failed == 0 and result.attempted >= 8
