@@ -17,11 +17,12 @@ from __future__ import annotations
 import threading
 import time
 from collections.abc import Callable, Mapping
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 
 import numpy as np
 
 from komaken.errors import KomakenError
+from komaken.search.result import SearchResult
 from komaken.shogi import _kernels as K
 from komaken.shogi.engine import _search as S
 from komaken.shogi.engine._evaluate import TERMS, weights
@@ -78,61 +79,21 @@ class Limits:
         return 0.7 * target, hard
 
 
-@dataclass(frozen=True, slots=True)
-class SearchResult:
-    """The outcome of a search.
-
-    ``move`` is ``None`` when there is no legal move (the side to move has lost: USI
-    ``bestmove resign``); ``declare`` is true when the side to move wins by declaration
-    (``bestmove win``).  ``score`` is from the side to move's view; :attr:`mate` is set when it
-    is a forced mate: plies to mate, negative when being mated.
-    """
-
-    move: Move | None
-    score: int
-    pv: list[Move] = field(default_factory=list)
-    depth: int = 0
-    seldepth: int = 0
-    nodes: int = 0
-    seconds: float = 0.0
-    declare: bool = False
-
-    @property
-    def mate(self) -> int | None:
-        if self.score > S.MATE_BOUND:
-            return S.MATE - self.score
-        if self.score < -S.MATE_BOUND:
-            return -(S.MATE + self.score)
-        return None
-
-    @property
-    def score_cp(self) -> int | None:
-        """The score in centipawn-like units, ``None`` for a mate score."""
-        return None if self.mate is not None else self.score
-
-    @property
-    def nps(self) -> int:
-        return int(self.nodes / self.seconds) if self.seconds > 0 else 0
-
-    @property
-    def time_ms(self) -> float:
-        """:attr:`seconds` in milliseconds (what a USI ``info time`` line carries)."""
-        return self.seconds * 1000.0
-
-    def usi_score(self) -> str:
-        """``cp 123`` or ``mate 5`` / ``mate -4`` (plies, as USI counts them)."""
-        if self.mate is not None:
-            return f"mate {self.mate}"
-        return f"cp {max(-30000, min(30000, self.score))}"
-
-    def usi_info(self) -> str:
-        """One USI ``info`` line for this result."""
-        pv = " ".join(m.usi() for m in self.pv)
-        return (f"info depth {self.depth} seldepth {max(self.seldepth, self.depth)} score {self.usi_score()} "
-                f"nodes {self.nodes} nps {self.nps} time {int(self.time_ms)}" + (f" pv {pv}" if pv else ""))
+def _mate(score: int) -> int | None:
+    """Plies to mate for a mate score (negative when being mated), else ``None``."""
+    if score > S.MATE_BOUND:
+        return S.MATE - score
+    if score < -S.MATE_BOUND:
+        return -(S.MATE + score)
+    return None
 
 
-InfoCallback = Callable[[SearchResult], None]
+def _result(move: Move | None, score: int, pv: list[Move] | None = None, depth: int = 0, seldepth: int = 0,
+            nodes: int = 0, seconds: float = 0.0, declare: bool = False) -> SearchResult[Move]:
+    return SearchResult(move, score, nodes, depth, seldepth, seconds, pv or [], declare=declare, mate=_mate(score))
+
+
+InfoCallback = Callable[[SearchResult[Move]], None]
 
 
 class Engine:
@@ -203,7 +164,7 @@ class Engine:
         return timer
 
     def search(self, position: Position, limits: Limits | None = None, *, info: InfoCallback | None = None,
-               keep_tables: bool = False) -> SearchResult:
+               keep_tables: bool = False) -> SearchResult[Move]:
         """Search ``position`` (not modified) within ``limits`` and return the best move found."""
         limits = limits or Limits(depth=6)
         if position.variant != self.variant and position.variant.name != self.variant.name:
@@ -211,7 +172,7 @@ class Engine:
         with self._lock:
             return self._search(position, limits, info, keep_tables)
 
-    def _search(self, position: Position, limits: Limits, info: InfoCallback | None, keep: bool) -> SearchResult:
+    def _search(self, position: Position, limits: Limits, info: InfoCallback | None, keep: bool) -> SearchResult[Move]:
         t0 = time.perf_counter()
         ctl = self._ctl
         ctl[:] = 0
@@ -220,9 +181,9 @@ class Engine:
         side = int(position.turn)
         legal = position.legal_codes()
         if len(legal) == 0:
-            return SearchResult(None, -S.MATE)
+            return _result(None, -S.MATE)
         if position.can_declare():
-            return SearchResult(None, S.KNOWN_WIN, declare=True)
+            return _result(None, S.KNOWN_WIN, declare=True)
         if not keep:
             self.clear()
         else:
@@ -233,9 +194,9 @@ class Engine:
         timer = None
         if budget is not None:
             if len(legal) == 1:
-                return SearchResult(Move(int(legal[0])), 0, [Move(int(legal[0]))], seconds=_since(t0))
+                return _result(Move(int(legal[0])), 0, [Move(int(legal[0]))], seconds=_since(t0))
             timer = self.stop_after(budget[1] - _since(t0))
-        best: SearchResult | None = None
+        best: SearchResult[Move] | None = None
         try:
             for depth in range(1, max_depth + 1):
                 v = S.search_depth(bd, hd, st, hh, hist, geo, rules, self._bval, self._hval, self._w, self._tt_key,
@@ -245,15 +206,15 @@ class Engine:
                     root = int(ctl[S.C_ROOT_MOVE])
                     if root and best is not None and root != best.move.code:  # type: ignore[union-attr]
                         score = int(ctl[S.C_ROOT_SCORE])
-                        best = SearchResult(Move(root), score, [Move(root)], depth, int(ctl[S.C_SELDEPTH]),
+                        best = _result(Move(root), score, [Move(root)], depth, int(ctl[S.C_SELDEPTH]),
                                             int(ctl[S.C_NODES]), _since(t0))
                     elif best is None and root:
-                        best = SearchResult(Move(root), int(ctl[S.C_ROOT_SCORE]), [Move(root)], depth,
+                        best = _result(Move(root), int(ctl[S.C_ROOT_SCORE]), [Move(root)], depth,
                                             int(ctl[S.C_SELDEPTH]), int(ctl[S.C_NODES]), _since(t0))
                     break
                 n = int(self._pvlen[0])
                 pv = [Move(int(m)) for m in self._pv[0, :n]] or [Move(int(ctl[S.C_ROOT_MOVE]))]
-                best = SearchResult(pv[0], int(v), pv, depth, int(ctl[S.C_SELDEPTH]), int(ctl[S.C_NODES]), _since(t0))
+                best = _result(pv[0], int(v), pv, depth, int(ctl[S.C_SELDEPTH]), int(ctl[S.C_NODES]), _since(t0))
                 if info is not None:
                     info(best)
                 if best.mate is not None and abs(best.mate) <= depth and not limits.infinite:
@@ -267,8 +228,8 @@ class Engine:
                 timer.cancel()
         if best is None:  # stopped before depth 1 finished: any legal move beats none
             mv = Move(int(legal[0]))
-            best = SearchResult(mv, 0, [mv], 0, 0, int(ctl[S.C_NODES]), _since(t0))
-        return SearchResult(best.move, best.score, best.pv, best.depth, best.seldepth, int(ctl[S.C_NODES]),
+            best = _result(mv, 0, [mv], 0, 0, int(ctl[S.C_NODES]), _since(t0))
+        return _result(best.move, int(best.score), best.pv, best.depth, best.seldepth, int(ctl[S.C_NODES]),
                             _since(t0))
 
 
@@ -278,7 +239,7 @@ def _since(t0: float) -> float:
 
 def search(position: Position, limits: Limits | None = None, values: PieceValues | Mapping[str, int] | None = None,
            *, terms: Mapping[str, float] | None = None, seed: int = 0, hash_mb: int = 16,
-           info: InfoCallback | None = None) -> SearchResult:
+           info: InfoCallback | None = None) -> SearchResult[Move]:
     """Search ``position`` once with a fresh :class:`Engine` (see there for the arguments)."""
     return Engine(position.variant, values, terms, hash_mb=hash_mb, seed=seed).search(position, limits, info=info)
 
