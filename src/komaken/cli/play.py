@@ -90,12 +90,11 @@ def play(game: str, variant: str | None, sente: str, gote: str | None, text: str
     pos = spec.position(text, v)
     players = [make_player(s, spec, v) for s in (sente, gote or spec.default_opponent)]
     try:
-        result = _play_game(pos, players, PrintObserver(spec, show=not quiet), move_text=spec.move_text,
-                            can_declare=spec.can_declare)
+        _play_game(pos, players, PrintObserver(spec, show=not quiet), move_text=spec.move_text,
+                   can_declare=spec.can_declare)
     finally:
         for p in players:
             p.close()
-    _ = result
 
 
 def register(main: click.Group) -> None:

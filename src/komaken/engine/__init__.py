@@ -9,8 +9,12 @@ from __future__ import annotations
 
 import importlib
 import sys
+import warnings
 
 from komaken.shogi.engine import DEFAULT_TERMS, Engine, Limits, PieceValues, SearchResult, search
+
+warnings.warn("komaken.engine is now komaken.shogi.engine; the old name will be removed", DeprecationWarning,
+              stacklevel=2)
 
 for _name in ("search", "values", "mate", "_search", "_evaluate", "_thesis", "_dfpn"):
     sys.modules[f"{__name__}.{_name}"] = _module = importlib.import_module(f"komaken.shogi.engine.{_name}")
