@@ -77,6 +77,8 @@ class Databases:
             raise NotFound(f"database {src.index} ({src.name}) cannot be opened: {exc}") from None
         try:
             yield ExperimentDB(src.path, conn)
+        except sqlite3.DatabaseError as exc:  # e.g. a run is creating the file right now
+            raise NotFound(f"database {src.index} ({src.name}) cannot be read yet: {exc}") from None
         finally:
             conn.close()
 
@@ -105,8 +107,8 @@ class Databases:
         from komaken.lab.report import status_json
 
         with self.connect(index) as db:
+            exp = experiment(db)  # first: a database still being created is "not yet", not an error
             doc = status_json(db)
-            exp = experiment(db)
         doc["id"] = int(index)
         doc["name"] = self.source(index).name
         doc["game"] = exp.game
@@ -181,7 +183,7 @@ class Databases:
 def experiment(db: ExperimentDB) -> Experiment:
     text = db.meta("config")
     if text is None:
-        raise NotFound(f"{db.path.name}: holds no experiment")
+        raise NotFound(f"{db.path.name}: holds no experiment (yet)")
     return experiment_from_dict(json.loads(text), source=f"{db.path.name} (stored experiment)")
 
 

@@ -59,12 +59,17 @@ def _build(dbs: Databases, index: Any) -> tuple[dict[str, Any], dict[str, bytes]
                                      f"[{t['lower']:.3f}, {t['upper']:.3f}]", t["state"]]
                                     for s in sprts for t in [s.sprt or {}]]})
         svgs: dict[str, bytes] = {}
+        notes = [R.first_move_line(stats, exp)]
+        names: list[str] = []
         with tempfile.TemporaryDirectory(prefix="komaken-report-") as tmp:
-            names = R.plot(exp, stats, Path(tmp))
+            try:
+                names = R.plot(exp, stats, Path(tmp))
+            except ValueError as exc:  # matplotlib refuses some intervals (a rounding error at 0 % or 100 %)
+                notes.append(f"The plots could not be drawn: {exc}.")
             for n in names:
                 svgs[n] = (Path(tmp) / f"{n}.svg").read_bytes()
         doc = {"id": src.index, "name": src.name, "title": str(exp.report.get("title", exp.name)),
                "setup": R._setup_line(exp, sum(s.games for s in stats)),
-               "notes": [R.first_move_line(stats, exp)], "tables": tables, "plots": names}
+               "notes": notes, "tables": tables, "plots": names}
         _cache[src.index] = (stamp, doc, svgs)
         return doc, svgs
