@@ -241,7 +241,7 @@ def test_readers_while_a_run_writes(tmp_path: Path) -> None:
 
         def reader(k: int) -> None:
             deadline = time.monotonic() + 120
-            with httpx.Client(base_url=srv.url, timeout=10) as c:
+            with httpx.Client(base_url=srv.url, timeout=30) as c:
                 while run.poll() is None and time.monotonic() < deadline:
                     for url in ("/api/dbs/0", "/api/dbs/0/games?per_page=5", "/api/dbs/0/facets"):
                         r = c.get(url)

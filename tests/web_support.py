@@ -99,7 +99,7 @@ class Server:
 
 def sse_events(url: str, deadline: float, limit: int = 1000) -> Iterator[dict[str, Any]]:
     """The JSON events of a server-sent event stream until ``deadline`` (monotonic seconds)."""
-    with httpx.stream("GET", url, timeout=httpx.Timeout(10.0)) as r:
+    with httpx.stream("GET", url, timeout=httpx.Timeout(30.0)) as r:
         assert r.status_code == 200, r.read()
         assert r.headers["content-type"].startswith("text/event-stream")
         n = 0

@@ -161,7 +161,7 @@ class Api:
                     yield "data: " + json.dumps({"error": str(exc)}) + "\n\n"
                 await asyncio.sleep(interval)
                 idle += interval
-                if idle >= 10:
+                if idle >= 5:
                     if await request.is_disconnected():
                         break
                     idle = 0.0

@@ -71,7 +71,7 @@ class Databases:
         if not src.path.exists():
             raise NotFound(f"database {src.index} ({src.name}) does not exist yet")
         try:
-            conn = sqlite3.connect(f"{src.path.as_uri()}?mode=ro", uri=True, timeout=10, check_same_thread=False)
+            conn = sqlite3.connect(f"{src.path.as_uri()}?mode=ro", uri=True, timeout=2, check_same_thread=False)
             conn.execute("PRAGMA query_only=1")
         except sqlite3.DatabaseError as exc:
             raise NotFound(f"database {src.index} ({src.name}) cannot be opened: {exc}") from None
