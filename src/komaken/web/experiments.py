@@ -76,7 +76,7 @@ class Databases:
         except sqlite3.DatabaseError as exc:
             raise NotFound(f"database {src.index} ({src.name}) cannot be opened: {exc}") from None
         try:
-            yield ExperimentDB(src.path, conn)
+            yield _ReadOnlyDB(src.path, conn)
         except sqlite3.DatabaseError as exc:  # e.g. a run is creating the file right now
             raise NotFound(f"database {src.index} ({src.name}) cannot be read yet: {exc}") from None
         finally:
@@ -178,6 +178,16 @@ class Databases:
         text = G.record_text(info, pos, fmt, names, Outcome(_termination(row.reason), winner),
                              f"{row.pairing} game {row.game_index}: {row.reason}")
         return text, f"game-{gid}.{fmt}"
+
+
+class _ReadOnlyDB(ExperimentDB):
+    """The lab's database class on a read-only connection; results are counted by SQLite."""
+
+    def results(self, pairing: str) -> list[tuple[str, str]]:
+        """``(result, sente)`` of every game of ``pairing`` (grouped: the statistics only count them)."""
+        rows = self._conn.execute("SELECT result, sente, COUNT(*) FROM games WHERE pairing=? GROUP BY result, sente",
+                                  (pairing,))
+        return [(r, s) for r, s, n in rows for _ in range(n)]
 
 
 def experiment(db: ExperimentDB) -> Experiment:

@@ -30,7 +30,8 @@ function flash(msg) {
 }
 
 const pct = (x) => (100 * x).toFixed(1) + "%";
-const elo = (x) => (x === null || x === undefined) ? "∞" : (x > 0 ? "+" : "") + x.toFixed(0);
+// Elo: null means infinite; its sign follows the side of 50 % it lies on
+const elo = (x, up) => (x === null || x === undefined) ? (up ? "+∞" : "−∞") : (x > 0 ? "+" : "") + x.toFixed(0);
 
 // ---------------------------------------------------------------------------------------- routing
 const pages = {};
@@ -273,7 +274,8 @@ function renderExperiment(id, doc) {
     el("td", {}, p.name), el("td", {}, `${p.a} vs ${p.b}`), el("td", {class: "n"}, `${p.games}/${p.target}`),
     el("td", {class: "n"}, String(p.a_wins)), el("td", {class: "n"}, String(p.b_wins)), el("td", {class: "n"}, String(p.draws)),
     el("td", {class: "n"}, `${pct(p.a_score)} [${pct(p.a_score_ci95[0])}, ${pct(p.a_score_ci95[1])}]`),
-    el("td", {class: "n"}, p.games ? `${elo(p.elo)} [${elo(p.elo_ci95[0])}, ${elo(p.elo_ci95[1])}]` : "–"),
+    el("td", {class: "n"}, p.games ? `${elo(p.elo, p.a_score > 0.5)} [${elo(p.elo_ci95[0], false)}, ` +
+                                   `${elo(p.elo_ci95[1], true)}]` : "–"),
     el("td", {}, p.sprt ? `${p.sprt.state} (LLR ${p.sprt.llr.toFixed(2)} in [${p.sprt.lower.toFixed(2)}, ${p.sprt.upper.toFixed(2)}])` : "–")));
   const head = ["pairing", "players", "games", "W", "L", "D", "score of a (95% CI)", "Elo (95% CI)", "SPRT"];
   body.replaceChildren(
