@@ -39,6 +39,7 @@ class Session:
         self.thinking: dict[str, Any] | None = None
         self.generation = 0
         self.task: asyncio.Task[None] | None = None
+        self.task_generation = -1
         self.names = [self._name(0, names), self._name(1, names)]
         self.touched = time.monotonic()
         self.engine_ms: list[float] = []
@@ -135,10 +136,12 @@ class Session:
     # ---- the computer's turn ----------------------------------------------------------------
     def kick(self) -> None:
         """Start the computer thinking if it is its turn and it is not already."""
-        if self._finished() or (self.task is not None and not self.task.done()):
+        busy = self.task is not None and not self.task.done() and self.task_generation == self.generation
+        if self._finished() or busy:
             return
         player = self.players[int(self.pos.turn)]
         if player is not None:
+            self.task_generation = self.generation
             self.task = asyncio.get_running_loop().create_task(self._think(player, self.generation))
 
     async def _think(self, player: G.Thinker, generation: int) -> None:
