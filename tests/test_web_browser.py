@@ -206,3 +206,13 @@ def test_reports_page_shows_the_tables(page) -> None:  # type: ignore[no-untyped
         page.wait_for_function("[...document.querySelectorAll('#report figure img')].every(i => i.naturalWidth > 0)")
     else:
         assert "could not be drawn" in page.inner_text("#report")
+
+
+def test_reversi_by_clicking_against_the_engine(page) -> None:  # type: ignore[no-untyped-def]
+    start_game(page, "reversi", depth="2")
+    assert page.locator("#board .target").count() == 4  # black's four opening moves are marked
+    page.click("#board [data-sq='f5']")
+    got = wait_moves(page, 2)
+    assert got[0] == "●f5" and got[1].startswith("○")
+    assert "discs" in page.inner_text("#status")
+    assert page.evaluate("play.state.board.score.reduce((a, b) => a + b)") == 6
