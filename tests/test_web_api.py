@@ -249,3 +249,30 @@ def test_record_download_rejects_unknown_formats(client) -> None:  # type: ignor
         assert r.status_code == 400 and r.json()["error"]
     st = new(client, "reversi")
     assert client.get(f"/api/play/{st['id']}/record?format=kif").status_code == 400
+
+
+# ---- whatever a request carries, the answer is JSON and never a 500 ---------------------------------
+from hypothesis import HealthCheck, given, settings  # noqa: E402
+from hypothesis import strategies as st_  # noqa: E402
+
+_KIF_BITS = st_.sampled_from(["手数----指手---------消費時間--", "   1 ７六歩(77)", "   2 ３四歩(33)", "開始日時：",
+                              "後手の持駒：なし", "|v香v桂v銀v金v玉v金v銀v桂v香|一", "P1-KY", "+7776FU", "'",
+                              "startpos moves", "7g7f", "▲７六歩", "△同　歩", "sfen 9/9 b - 1", "投了", "N+", "PI", "%TORYO"])
+
+
+@settings(max_examples=80, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
+@given(move=st_.text(max_size=12), start=st_.text(max_size=40),
+       record=st_.lists(st_.one_of(_KIF_BITS, st_.text(max_size=10)), max_size=6).map("\n".join))
+def test_fuzzed_moves_positions_and_records_never_500(client, move, start, record) -> None:  # type: ignore[no-untyped-def]
+    for game in ("shogi", "minishogi", "reversi", "tictactoe"):
+        r = client.post("/api/play", json={"game": game, "start": start})
+        assert r.status_code in (201, 400), (game, start, r.text)
+        r = client.post("/api/play", json={"game": game, "record": record})
+        assert r.status_code in (201, 400), (game, record, r.text)
+        if r.status_code == 201:
+            sid = r.json()["id"]
+            before = r.json()["position"]
+            r = client.post(f"/api/play/{sid}/move", json={"move": move})
+            assert r.status_code in (200, 400), (game, move, r.text)
+            if r.status_code == 400:
+                assert client.get(f"/api/play/{sid}").json()["position"] == before

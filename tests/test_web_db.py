@@ -295,3 +295,24 @@ def test_play_events_stream_the_engine_thinking(tmp_path: Path) -> None:
         deepest = got_thinking[-1]
         assert deepest["pv"] and deepest["pv"][0].startswith("△") and deepest["score"].split()[0] in ("cp", "mate")
         assert final["moves"][1]["label"] == deepest["pv"][0]
+
+
+from hypothesis import HealthCheck, given, settings  # noqa: E402
+from hypothesis import strategies as st  # noqa: E402
+
+_KEYS = st.sampled_from(["page", "per_page", "pairing", "result", "reason", "min_plies", "max_plies", "order", "x"])
+
+
+@settings(max_examples=80, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
+@given(params=st.dictionaries(_KEYS, st.one_of(st.text(max_size=12), st.integers(-5, 10**7).map(str)), max_size=5),
+       gid=st.one_of(st.text(min_size=1, max_size=8).filter(lambda s: "/" not in s and s not in (".", "..")),
+                     st.integers(-3, 10**6).map(str)))
+def test_fuzzed_queries_are_answered_with_json(client, params, gid) -> None:  # type: ignore[no-untyped-def]
+    r = client.get("/api/dbs/1/games", params=params)
+    assert r.status_code in (200, 400), (params, r.text)
+    assert ("games" in r.json()) == (r.status_code == 200)
+    from urllib.parse import quote
+
+    r = client.get(f"/api/dbs/0/games/{quote(gid, safe='')}")
+    assert r.status_code in (200, 400, 404), (gid, r.text)
+    assert r.headers["content-type"] == "application/json"
