@@ -10,6 +10,8 @@ import warnings
 from pathlib import Path
 
 import pytest
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st_
 
 from komaken import records
 from komaken.shogi import Position
@@ -252,12 +254,11 @@ def test_record_download_rejects_unknown_formats(client) -> None:  # type: ignor
 
 
 # ---- whatever a request carries, the answer is JSON and never a 500 ---------------------------------
-from hypothesis import HealthCheck, given, settings  # noqa: E402
-from hypothesis import strategies as st_  # noqa: E402
 
 _KIF_BITS = st_.sampled_from(["手数----指手---------消費時間--", "   1 ７六歩(77)", "   2 ３四歩(33)", "開始日時：",
                               "後手の持駒：なし", "|v香v桂v銀v金v玉v金v銀v桂v香|一", "P1-KY", "+7776FU", "'",
-                              "startpos moves", "7g7f", "▲７六歩", "△同　歩", "sfen 9/9 b - 1", "投了", "N+", "PI", "%TORYO"])
+                              "startpos moves", "7g7f", "▲７六歩", "△同　歩", "sfen 9/9 b - 1", "投了", "N+", "PI",
+                              "%TORYO"])
 
 
 @settings(max_examples=80, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])

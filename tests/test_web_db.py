@@ -16,6 +16,8 @@ import click
 import httpx
 import pytest
 from click.testing import CliRunner
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
 
 from komaken import records
 from komaken.lab import ExperimentDB, GameRow, load_experiment
@@ -297,8 +299,6 @@ def test_play_events_stream_the_engine_thinking(tmp_path: Path) -> None:
         assert final["moves"][1]["label"] == deepest["pv"][0]
 
 
-from hypothesis import HealthCheck, given, settings  # noqa: E402
-from hypothesis import strategies as st  # noqa: E402
 
 _KEYS = st.sampled_from(["page", "per_page", "pairing", "result", "reason", "min_plies", "max_plies", "order", "x"])
 
