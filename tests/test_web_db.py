@@ -191,10 +191,14 @@ def test_requests_never_write_to_the_databases(client, dbs) -> None:  # type: ig
 
 
 def test_a_host_header_from_elsewhere_is_refused(dbs) -> None:  # type: ignore[no-untyped-def]
-    app = create_app(list(dbs), allowed_hosts=["127.0.0.1", "localhost"])
+    app = create_app(list(dbs), allowed_hosts=["127.0.0.1", "localhost", "::1"])
     with TestClient(app, base_url="http://127.0.0.1") as c:
         assert c.get("/api/dbs").status_code == 200
-        assert c.get("/api/dbs", headers={"Host": "evil.example"}).status_code == 400
+        for host in ("evil.example", "evil.example:8000", "127.0.0.1.evil.example", "[::2]:80"):
+            r = c.get("/api/dbs", headers={"Host": host})
+            assert r.status_code == 400 and "not served here" in r.json()["error"]
+        assert c.get("/api/dbs", headers={"Host": "localhost:8000"}).status_code == 200
+        assert c.get("/api/dbs", headers={"Host": "[::1]:8000"}).status_code == 200
 
 
 # ---- the command ----------------------------------------------------------------------------------

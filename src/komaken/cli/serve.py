@@ -45,7 +45,7 @@ def serve(dbs: tuple[Path, ...], variants: tuple[str, ...], host: str, port: int
     if not loopback:
         click.echo(f"komaken: warning: listening on {host}, not loopback: anyone who can reach this machine "
                    "can read the databases and use the engine", err=True)
-    allowed = [*LOOPBACK_NAMES, "[::1]"] if loopback else None
+    allowed = [*LOOPBACK_NAMES, host] if loopback else None  # refuse other Host names (DNS rebinding)
     app = create_app(list(dbs), list(variants), allowed_hosts=allowed)
     shown = f"[{host}]" if ":" in host else host
     url = f"http://{shown}:{port}/"

@@ -16,9 +16,9 @@ from pathlib import Path
 from typing import Any
 
 from starlette.applications import Starlette
+from starlette.datastructures import Headers
 from starlette.exceptions import HTTPException
 from starlette.middleware import Middleware
-from starlette.middleware.trustedhost import TrustedHostMiddleware
 from starlette.requests import Request
 from starlette.responses import FileResponse, JSONResponse, Response, StreamingResponse
 from starlette.routing import Mount, Route
@@ -227,6 +227,24 @@ async def _server_error(request: Request, exc: Exception) -> Response:
     return error(500, f"internal error: {type(exc).__name__}")
 
 
+class HostCheck:
+    """Answer 400 (JSON) to requests whose ``Host`` header is not one of ``allowed``: a page on
+    another site that resolves its own name to 127.0.0.1 (DNS rebinding) cannot talk to us."""
+
+    def __init__(self, app: Any, allowed: list[str] | None) -> None:
+        self.app = app
+        self.allowed = None if allowed is None else {h.lower().strip("[]") for h in allowed}
+
+    async def __call__(self, scope: Any, receive: Any, send: Any) -> None:
+        if self.allowed is not None and scope["type"] in ("http", "websocket"):
+            host = Headers(scope=scope).get("host", "").lower()
+            name = host[1:].split("]")[0] if host.startswith("[") else host.split(":")[0]
+            if name not in self.allowed:
+                await error(400, f"host {host[:60]!r} is not served here")(scope, receive, send)
+                return
+        await self.app(scope, receive, send)
+
+
 def create_app(dbs: list[str | Path] | tuple[str | Path, ...] = (), variants: list[str] | tuple[str, ...] = (),
                *, allowed_hosts: list[str] | None = None) -> Starlette:
     """The web application for the experiment databases ``dbs`` and the variant files ``variants``.
@@ -257,7 +275,7 @@ def create_app(dbs: list[str | Path] | tuple[str | Path, ...] = (), variants: li
         Route("/api/dbs/{db}/plots/{name}.svg", w(api.db_plot)),
         Mount("/static", StaticFiles(directory=STATIC), name="static"),
     ]
-    middleware = [Middleware(TrustedHostMiddleware, allowed_hosts=allowed_hosts or ["*"])]
+    middleware = [Middleware(HostCheck, allowed=allowed_hosts)]
 
     @contextlib.asynccontextmanager
     async def lifespan(app: Starlette) -> AsyncIterator[None]:
