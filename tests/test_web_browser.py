@@ -129,7 +129,7 @@ def test_shogi_promotion_drop_undo_and_kif_download(page, folder) -> None:  # ty
 
 
 def test_drag_and_drop_a_piece_and_the_engine_replies(page) -> None:  # type: ignore[no-untyped-def]
-    start_game(page, "shogi", movetime="0.3")
+    start_game(page, "shogi", movetime="1")
     src = page.locator("#board [data-sq='7g'] rect").bounding_box()
     dst = page.locator("#board [data-sq='7f'] rect").bounding_box()
     page.mouse.move(src["x"] + src["width"] / 2, src["y"] + src["height"] / 2)
@@ -137,7 +137,12 @@ def test_drag_and_drop_a_piece_and_the_engine_replies(page) -> None:  # type: ig
     for k in range(1, 6):
         page.mouse.move(src["x"] + src["width"] / 2, src["y"] + src["height"] / 2 - k * (src["y"] - dst["y"]) / 5)
     page.mouse.up()
+    # while the engine thinks, each finished depth shows with its score and principal variation
+    page.wait_for_function("play.state.thinking && play.state.thinking.depth >= 2")
+    thinking = page.inner_text("#thinking")
+    assert "depth" in thinking and "score" in thinking and "△" in thinking
     got = wait_moves(page, 2)
+    assert page.locator("#thinking").is_hidden()
     assert got[0] == "▲７六歩" and got[1].startswith("△")
     assert page.inner_text("#position-text").endswith("b - 3")
     page.click("#flip-btn")  # flipped: 7g is now drawn in the top half
