@@ -28,6 +28,7 @@ from komaken.shogi._board import (
     KIND_OF_LETTER,
     KING,
     LETTERS,
+    MAX_HAND,
     WALL,
     kind_letter,
     square,
@@ -209,6 +210,8 @@ class Position:
                 self._st[K.ST_KING + (0 if code & BLACK_BIT else 1)] = sq
         for color in range(2):
             for kind, n in hands[color].items():
+                if not 0 <= n <= MAX_HAND:  # parse_sfen checks it; the kernels rely on it
+                    raise InvalidPositionError(f"{n} {LETTERS[kind]} in one hand (at most {MAX_HAND})")
                 self._hd[color, kind] = n
         self._st[K.ST_SIDE] = side
         self._move0 = move_number
