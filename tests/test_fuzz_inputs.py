@@ -166,6 +166,12 @@ def test_mutated_usi_move_raises_only_illegal_move(case: tuple[str, str], sfen: 
     assert pos.pop() == move and pos.sfen() == before
 
 
+@pytest.mark.parametrize("text", ["ſ*5e", "P*５e", "7g7f++", "7g7", "", "K*5e", "9j9i"])
+def test_usi_move_text_is_ascii_only(text: str) -> None:
+    with pytest.raises(IllegalMoveError, match="not a USI move"):
+        Move.from_usi(text)
+
+
 # ---- variant TOML ----------------------------------------------------------------------------
 EXAMPLE_TOML = Path(__file__).parent.parent / "examples" / "shogi7x7.toml"
 TOMLS = [v.to_toml() for v in BUILTIN.values()] + [EXAMPLE_TOML.read_text(encoding="utf-8")]

@@ -97,7 +97,7 @@ class PieceValues:
             raise KomakenError(f"{path}: not UTF-8 (byte {exc.start + 1})") from None
         except OSError as exc:
             raise KomakenError(f"{path}: cannot read: {exc.strerror or exc}") from None
-        except tomllib.TOMLDecodeError as exc:
+        except ValueError as exc:  # TOMLDecodeError, or an integer of more than 4300 digits
             raise KomakenError(f"{path}: invalid TOML: {exc}") from None
         if "values" in data and isinstance(data["values"], dict):
             data = {**data["values"], **({"hand": data["hand"]} if "hand" in data else {})}

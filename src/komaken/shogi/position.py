@@ -95,7 +95,7 @@ class Move:
         t = text.strip()
         try:
             if len(t) == 4 and t[1] == "*":
-                kind = KIND_OF_LETTER.get(t[0].upper(), 0)
+                kind = KIND_OF_LETTER.get(t[0].upper(), 0) if t[0].isascii() else 0  # not 'ſ' for S
                 if not kind or kind == KING:
                     raise ValueError
                 return cls(K.make_drop(kind, _parse_square(t[2:4])))

@@ -350,7 +350,7 @@ def variant_from_toml(text: str | bytes, source: str = "<toml>") -> Variant:
             raise VariantError(f"{source}: not UTF-8 (byte {exc.start + 1}: {exc.reason})") from None
     try:
         data = tomllib.loads(text)
-    except tomllib.TOMLDecodeError as exc:
+    except ValueError as exc:  # TOMLDecodeError, or an integer of more than 4300 digits
         raise VariantError(f"{source}: invalid TOML: {exc}") from None
     return variant_from_dict(data, source)
 
