@@ -334,3 +334,11 @@ def test_usi_option_text_is_checked_by_the_same_functions() -> None:
     assert check_weight("mobility", "2.5") == 2.5
     with pytest.raises(KomakenError, match="noise"):
         check_weight("noise", "inf")
+
+
+def test_thesis_player_refuses_a_variant_its_hand_lists_cannot_hold() -> None:
+    from komaken.players.thesis import ThesisPlayer
+
+    with pytest.raises(VariantError, match="hand lists hold at most 40"):
+        ThesisPlayer(PAWNS)
+    ThesisPlayer("shogi")  # 38 pieces besides the kings: fits
