@@ -132,6 +132,28 @@ def test_big_hands_hash_apart_and_stay_exact() -> None:
     assert Position.from_sfen(c.sfen(), PAWNS).zobrist == c.zobrist
 
 
+def test_39_pawns_and_40_pawns_with_a_lance_hash_apart() -> None:
+    # with a 39-key table, ZH[P, 40] read ZH[L, 1] and ZH[P, 39] read ZH[L, 0]: 39P == 40PL
+    variant = Variant("pawns_lance", 9, 9, 3, "k8/9/9/9/9/9/9/9/8K b 79PL 1", nifu=False, dead_pieces=False)
+    a = Position.from_sfen("k8/9/9/9/9/9/9/9/8K b 39P 1", variant)
+    b = Position.from_sfen("k8/9/9/9/9/9/9/9/8K b L40P 1", variant)
+    assert a.zobrist != b.zobrist
+
+
+@settings(max_examples=30, deadline=None)
+@given(st.lists(st.integers(0, 10**6), max_size=60))
+def test_incremental_hash_equals_the_full_hash_with_big_hands(choices: list[int]) -> None:
+    from komaken.shogi._kernels import full_hash
+
+    pos = Position.from_sfen("k8/9/9/9/4p4/9/9/9/8K b 60P 1", PAWNS)
+    for c in choices:
+        moves = pos.legal_moves()
+        if not moves:
+            break
+        pos.push(moves[c % len(moves)])
+        assert int(full_hash(pos._bd, pos._hd, int(pos.turn))) == pos.zobrist
+
+
 def test_a_variant_too_big_for_the_kernels_is_refused() -> None:
     with pytest.raises(VariantError, match="at most 81 of one kind"):
         Variant("huge", 9, 9, 3, "k8/9/9/9/9/9/9/9/8K b 81P1p 1")
