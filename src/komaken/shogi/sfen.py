@@ -130,7 +130,7 @@ def _parse_hands(field: str, column: int) -> Hands:
         if piece is None or piece[0] == KING:
             raise InvalidPositionError(f"SFEN column {col} (hands): {ch!r} cannot be in hand")
         kind, color = piece
-        if len(count) > len(str(MAX_HAND)) or (count and int(count) > MAX_HAND):
+        if len(count) > 6 or (count and int(count) > MAX_HAND):  # 6: int() never sees thousands of digits
             raise InvalidPositionError(f"SFEN column {col} (hands): count {count} is more than any hand holds "
                                        f"({MAX_HAND})")
         n = int(count) if count else 1
