@@ -271,6 +271,14 @@ def test_variant_toml_round_trip(variant: Variant) -> None:
     assert variant_from_toml(variant.to_toml().encode("utf-8")) == variant
 
 
+def test_variant_files_round_trip_through_load_variant(tmp_path: Path) -> None:
+    odd = dataclasses.replace(BUILTIN["minishogi"], name='5五 "odd" \\ name', description="line\nbreak\x7f")
+    for variant in [*BUILTIN.values(), odd]:
+        path = tmp_path / "v.toml"
+        path.write_text(variant.to_toml(), encoding="utf-8")
+        assert load_variant(path) == variant
+
+
 def test_variant_files_that_cannot_be_read_raise_variant_error(tmp_path: Path) -> None:
     bad = tmp_path / "bad.toml"
     bad.write_bytes(b'name = "x\xff"\n')

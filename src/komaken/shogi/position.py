@@ -111,6 +111,8 @@ class Move:
 
     @classmethod
     def drop_move(cls, kind: str, to: Square) -> Move:
+        if KIND_OF_LETTER.get(kind, KING) == KING:
+            raise IllegalMoveError(f"{kind!r} cannot be dropped (one of R B G S N L P)")
         return cls(K.make_drop(KIND_OF_LETTER[kind], to.index))
 
     @property

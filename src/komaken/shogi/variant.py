@@ -1,7 +1,7 @@
 """Shogi variants as data: board size, promotion zone, start position, piece set and rules.
 
 Three variants are built in — ``shogi`` (9×9), ``minishogi`` (5五将棋, 5×5) and ``judkins``
-(6×6) — and any other can be described in a TOML file (see ``examples/goro7x7.toml``)::
+(6×6) — and any other can be described in a TOML file (see ``examples/shogi7x7.toml``)::
 
     name = "goro7"
     width = 7
