@@ -364,6 +364,8 @@ def test_usi_option_text_is_checked_by_the_same_functions() -> None:
     assert check_weight("mobility", "2.5") == 2.5
     with pytest.raises(KomakenError, match="noise"):
         check_weight("noise", "inf")
+    with pytest.raises(KomakenError, match="psq"):
+        check_weight("psq", 10**400)
 
 
 def test_thesis_player_refuses_a_variant_its_hand_lists_cannot_hold() -> None:

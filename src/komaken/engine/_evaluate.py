@@ -157,12 +157,11 @@ def check_weight(name: str, value: Any) -> float:
     if name not in WEIGHT_RANGES:
         raise KomakenError(f"unknown evaluation term {name!r} (known: {', '.join(TERMS)})")
     number = None
-    if isinstance(value, int | float) and not isinstance(value, bool):
-        number = float(value)
-    elif isinstance(value, str) and len(value) <= 40:
+    numeric = isinstance(value, int | float) and not isinstance(value, bool)
+    if numeric or (isinstance(value, str) and len(value) <= 40):
         try:
             number = float(value)
-        except ValueError:
+        except (ValueError, OverflowError):  # not a number; an integer beyond any float
             number = None
     low, high = WEIGHT_RANGES[name]
     if number is None or not math.isfinite(number) or not low <= number <= high:
