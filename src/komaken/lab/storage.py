@@ -262,7 +262,7 @@ class ExperimentDB:
 
     def games(self, pairing: str | None = None) -> Iterator[GameRow]:
         """Stored games ordered by pairing and game index."""
-        sql = f"SELECT {', '.join(GAME_COLUMNS)} FROM games"
+        sql = f"SELECT {select_columns(self._conn)} FROM games"
         args: tuple[Any, ...] = ()
         if pairing is not None:
             sql += " WHERE pairing=?"
@@ -273,6 +273,13 @@ class ExperimentDB:
     def seconds(self) -> float:
         """Total seconds spent in games (summed over games, not wall-clock)."""
         return float(self._conn.execute("SELECT COALESCE(SUM(seconds), 0) FROM games").fetchone()[0])
+
+
+def select_columns(conn: sqlite3.Connection) -> str:
+    """The ``SELECT`` list for a :class:`GameRow`; on a database from before the ``termination``
+    column (opened read-only, so not upgraded) that column reads as ``''``."""
+    have = {r[1] for r in conn.execute("PRAGMA table_info(games)")}
+    return ", ".join(c if c in have else f"'' AS {c}" for c in GAME_COLUMNS)
 
 
 def _connect(path: Path, create: bool) -> sqlite3.Connection:

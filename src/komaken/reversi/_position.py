@@ -182,6 +182,8 @@ class Reversi:
 
     def piece_at(self, square: int) -> Color | None:
         """The colour of the disc on ``square`` or ``None``."""
+        if not isinstance(square, int) or not 0 <= square < 64:
+            raise InvalidPositionError(f"square {square!r} is off the board (0..63)")
         bit = 1 << square
         if self._black & bit:
             return Color.BLACK
@@ -227,7 +229,7 @@ class Reversi:
             if not int(bb.legal_moves(np.uint64(opp), np.uint64(own))):
                 raise IllegalMoveError("pass is illegal: the game is over")
             return 0
-        if not 0 <= move.square < 64:
+        if not isinstance(move.square, int) or not 0 <= move.square < 64:
             raise IllegalMoveError(f"square {move.square} is off the board (0..63)")
         name = square_name(move.square)
         if (own | opp) >> move.square & 1:
@@ -303,7 +305,7 @@ class Reversi:
     def pop(self) -> ReversiMove:
         """Take back the last move and return it."""
         if not self._stack:
-            raise IndexError("pop from a position with no moves")
+            raise IllegalMoveError("no move to take back")
         self._black, self._white, self._turn, move = self._stack.pop()
         return move
 

@@ -18,7 +18,12 @@ STRIDE = 16
 MAX_FILES = 9
 MAX_RANKS = 9
 BOARD_SIZE = STRIDE * (MAX_FILES + 2)
-MAX_HAND = 38  # most pieces of one kind a hand can hold (all pawns of the largest board)
+#: Most pieces of one kind a variant may have (board and hands together), so the most one hand
+#: can ever hold: hands are int8 and the Zobrist hand table has MAX_HAND + 1 keys per kind.
+#: :class:`komaken.shogi.Variant` refuses a start position with more; SFENs cannot exceed the
+#: variant's own counts.
+MAX_HAND = 81
+_HAND_KEYS_V1 = 39  # the first table had 39 keys per kind: they are drawn first, so old hashes stay
 
 EMPTY = 0
 PAWN, LANCE, KNIGHT, SILVER, GOLD, BISHOP, ROOK, KING = 1, 2, 3, 4, 5, 6, 7, 8
@@ -123,7 +128,9 @@ POINTS = np.array([0, 1, 1, 1, 1, 1, 5, 5, 0, 1, 1, 1, 1, 0, 5, 5], dtype=np.int
 def _zobrist() -> tuple[np.ndarray, np.ndarray, np.uint64]:
     rng = np.random.default_rng(0x6B6F6D61)  # fixed: hashes are stable across runs
     board = rng.integers(1, 2**63, size=(64, BOARD_SIZE), dtype=np.int64).astype(np.uint64) * np.uint64(2)
-    hand = rng.integers(1, 2**63, size=(2, 8, MAX_HAND + 1), dtype=np.int64).astype(np.uint64) * np.uint64(2)
+    hand = rng.integers(1, 2**63, size=(2, 8, _HAND_KEYS_V1), dtype=np.int64).astype(np.uint64) * np.uint64(2)
+    more = rng.integers(1, 2**63, size=(2, 8, MAX_HAND + 1 - _HAND_KEYS_V1), dtype=np.int64)
+    hand = np.concatenate([hand, more.astype(np.uint64) * np.uint64(2)], axis=2)
     hand[:, :, 0] = 0  # an empty hand adds nothing
     return board, hand, np.uint64(1)  # every other key is even: bit 0 of a hash is the side to move
 

@@ -5,7 +5,8 @@ layout) so it compiles with ``@njit(cache=True)`` and can be called from other k
 as the search.  A position is the tuple of arrays
 
 ``bd``   int8[176]       the board, walls included
-``hd``   int8[2, 8]      pieces in hand, by color and base kind
+``hd``   int8[2, 8]      pieces in hand, by color and base kind (at most ``MAX_HAND`` = 81 of a
+                         kind: the Zobrist table ``ZH`` has a key for every count up to it)
 ``st``   int64[ST_SIZE]  side to move, ply, king squares
 ``hh``   uint64[N + 1]   Zobrist hash of the position after each ply (``hh[st[PLY]]`` is current)
 ``hist`` int64[N, 3]     per ply: the move made, the piece it captured, whether it gave check
@@ -63,7 +64,10 @@ R_IMPASSE, R_IMPASSE_POINTS, R_MAX_PLIES, R_ZONE, R_NSQ, R_SQUARES = 7, 8, 9, 10
 REPETITION_DRAW, REPETITION_SENTE_LOSES = 0, 1
 IMPASSE_NONE, IMPASSE_BOTH_ENTERED, IMPASSE_DECLARATION = 0, 1, 2
 
-MAX_MOVES = 1024  # more than the 593 legal moves a 9x9 position can have, with non-promotions
+#: Size of every move buffer: more than the 593 legal moves a 9x9 shogi position can have, with
+#: non-promotions.  No bounds are checked inside the kernels, so a variant whose pieces could
+#: generate more is refused when it is built (``Variant.move_bound``).
+MAX_MOVES = 1024
 
 # game-end codes: termination * 4 + winner (0 black, 1 white, 2 draw)
 END_NONE, END_MATE, END_NO_MOVES, END_REPETITION, END_PERPETUAL, END_IMPASSE, END_MAX_PLIES = range(7)

@@ -28,6 +28,7 @@ from komaken.shogi._board import (
     KIND_OF_LETTER,
     KING,
     LETTERS,
+    MAX_HAND,
     WALL,
     kind_letter,
     square,
@@ -97,7 +98,7 @@ class Move:
         t = text.strip()
         try:
             if len(t) == 4 and t[1] == "*":
-                kind = KIND_OF_LETTER.get(t[0].upper(), 0)
+                kind = KIND_OF_LETTER.get(t[0].upper(), 0) if t[0].isascii() else 0  # not 'ſ' for S
                 if not kind or kind == KING:
                     raise ValueError
                 return cls(K.make_drop(kind, _parse_square(t[2:4])))
@@ -113,6 +114,8 @@ class Move:
 
     @classmethod
     def drop_move(cls, kind: str, to: Square) -> Move:
+        if KIND_OF_LETTER.get(kind, KING) == KING:
+            raise IllegalMoveError(f"{kind!r} cannot be dropped (one of R B G S N L P)")
         return cls(K.make_drop(KIND_OF_LETTER[kind], to.index))
 
     @property
@@ -212,6 +215,8 @@ class Position:
                 self._st[K.ST_KING + (0 if code & BLACK_BIT else 1)] = sq
         for color in range(2):
             for kind, n in hands[color].items():
+                if not 0 <= n <= MAX_HAND:  # parse_sfen checks it; the kernels rely on it
+                    raise InvalidPositionError(f"{n} {LETTERS[kind]} in one hand (at most {MAX_HAND})")
                 self._hd[color, kind] = n
         self._st[K.ST_SIDE] = side
         self._move0 = move_number

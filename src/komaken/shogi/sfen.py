@@ -7,6 +7,7 @@ lower case white (gote), ``+`` marks a promoted piece, digits count empty square
 
 from __future__ import annotations
 
+import re
 from typing import TYPE_CHECKING
 
 from komaken.errors import InvalidPositionError
@@ -18,6 +19,7 @@ from komaken.shogi._board import (
     KNIGHT,
     LANCE,
     LETTERS,
+    MAX_HAND,
     PAWN,
     PROMOTABLE,
     PROMOTED,
@@ -32,6 +34,13 @@ if TYPE_CHECKING:
 Board = dict[int, int]  # square index -> piece code
 Hands = tuple[dict[int, int], dict[int, int]]  # per color: base kind -> count
 
+#: the largest move number an SFEN may carry
+MAX_MOVE_NUMBER = 10**9
+_DIGITS = "0123456789"  # ASCII only: str.isdigit() also accepts '²' and '①', which int() refuses
+#: piece letter -> (kind, color), ASCII letters only
+_PIECE_OF_CHAR = {**{c: (k, 0) for c, k in KIND_OF_LETTER.items()},
+                  **{c.lower(): (k, 1) for c, k in KIND_OF_LETTER.items()}}
+
 
 def square_name(file: int, rank: int) -> str:
     """USI name of a square: ``7g`` is file 7, rank 7."""
@@ -41,22 +50,40 @@ def square_name(file: int, rank: int) -> str:
 def parse_sfen(text: str, variant: Variant, check_counts: bool = True) -> tuple[Board, Hands, int, int]:
     """Parse ``text`` into (board, hands, side, move number), checking the rules that need no
     attack computation.  Raises :class:`InvalidPositionError` naming the problem and where."""
-    fields = text.split()
-    if fields and fields[0] == "sfen":
-        fields = fields[1:]
+    found = [(m.start() + 1, m.group()) for m in re.finditer(r"\S+", text)]
+    if found and found[0][1] == "sfen":
+        found = found[1:]
+    columns = [c for c, _ in found]
+    fields = [f for _, f in found]
     if len(fields) not in (3, 4):
-        raise InvalidPositionError(f"SFEN needs 3 or 4 fields (board side hands [move]), got {len(fields)}: {text!r}")
-    rows = fields[0].split("/")
+        shown = text if len(text) <= 100 else text[:100] + "..."
+        raise InvalidPositionError(f"SFEN needs 3 or 4 fields (board side hands [move]), got {len(fields)}: {shown!r}")
+    board = _parse_board(fields[0], columns[0], variant)
+    if fields[1] not in ("b", "w"):
+        raise InvalidPositionError(f"SFEN column {columns[1]}: side to move must be 'b' or 'w', not {fields[1]!r}")
+    side = 0 if fields[1] == "b" else 1
+    hands = _parse_hands(fields[2], columns[2])
+    move_number = 1
+    if len(fields) == 4:
+        move_number = _parse_move_number(fields[3], columns[3])
+    _check_rules(board, hands, variant, check_counts)
+    return board, hands, side, move_number
+
+
+def _parse_board(field: str, column: int, variant: Variant) -> Board:
+    """The board field: ranks from the top separated by '/'; ``column`` is where it starts in the text."""
+    rows = field.split("/")
     W, H = variant.width, variant.height
     if len(rows) != H:
         raise InvalidPositionError(f"SFEN board has {len(rows)} ranks, {variant.name} needs {H}")
     board: Board = {}
+    start = column
     for r, row in enumerate(rows, start=1):
         f = W
         promoted = False
-        for col, ch in enumerate(row, start=1):
-            where = f"rank {r} ({chr(ord('a') + r - 1)}), character {col}"
-            if ch.isdigit():
+        for col, ch in enumerate(row, start=start):
+            where = f"column {col} (rank {r} ({chr(ord('a') + r - 1)}))"
+            if ch in _DIGITS:
                 if promoted:
                     raise InvalidPositionError(f"SFEN {where}: '+' before a digit")
                 f -= int(ch)
@@ -68,9 +95,10 @@ def parse_sfen(text: str, variant: Variant, check_counts: bool = True) -> tuple[
                     raise InvalidPositionError(f"SFEN {where}: '++'")
                 promoted = True
                 continue
-            kind = KIND_OF_LETTER.get(ch.upper())
-            if kind is None:
+            piece = _PIECE_OF_CHAR.get(ch)
+            if piece is None:
                 raise InvalidPositionError(f"SFEN {where}: unknown piece letter {ch!r}")
+            kind, color = piece
             if f < 1:
                 raise InvalidPositionError(f"SFEN {where}: rank is wider than {W} files")
             if promoted:
@@ -78,40 +106,52 @@ def parse_sfen(text: str, variant: Variant, check_counts: bool = True) -> tuple[
                     raise InvalidPositionError(f"SFEN {where}: {ch} cannot be promoted")
                 kind |= PROMOTED
                 promoted = False
-            board[square(f, r)] = kind | (BLACK_BIT if ch.isupper() else WHITE_BIT)
+            board[square(f, r)] = kind | (BLACK_BIT if color == 0 else WHITE_BIT)
             f -= 1
         if promoted:
             raise InvalidPositionError(f"SFEN rank {r}: '+' at the end of the rank")
         if f != 0:
             raise InvalidPositionError(f"SFEN rank {r} ({chr(ord('a') + r - 1)}) has {W - f} files, needs {W}")
-    if fields[1] not in ("b", "w"):
-        raise InvalidPositionError(f"SFEN side to move must be 'b' or 'w', not {fields[1]!r}")
-    side = 0 if fields[1] == "b" else 1
+        start += len(row) + 1
+    return board
+
+
+def _parse_hands(field: str, column: int) -> Hands:
+    """The hands field (``-`` or e.g. ``2Pb``); counts are at most :data:`MAX_HAND`."""
     hands: Hands = ({}, {})
-    if fields[2] != "-":
+    if field == "-":
+        return hands
+    count = ""
+    for col, ch in enumerate(field, start=column):
+        if ch in _DIGITS:
+            count += ch
+            continue
+        piece = _PIECE_OF_CHAR.get(ch)
+        if piece is None or piece[0] == KING:
+            raise InvalidPositionError(f"SFEN column {col} (hands): {ch!r} cannot be in hand")
+        kind, color = piece
+        if len(count) > 6 or (count and int(count) > MAX_HAND):  # 6: int() never sees thousands of digits
+            raise InvalidPositionError(f"SFEN column {col} (hands): count {count} is more than any hand holds "
+                                       f"({MAX_HAND})")
+        n = int(count) if count else 1
+        if n == 0:
+            raise InvalidPositionError(f"SFEN column {col} (hands): count 0")
+        hands[color][kind] = hands[color].get(kind, 0) + n
+        if hands[color][kind] > MAX_HAND:
+            raise InvalidPositionError(f"SFEN column {col} (hands): {hands[color][kind]} {ch} in one hand, more "
+                                       f"than any hand holds ({MAX_HAND})")
         count = ""
-        for i, ch in enumerate(fields[2], start=1):
-            if ch.isdigit():
-                count += ch
-                continue
-            kind = KIND_OF_LETTER.get(ch.upper())
-            if kind is None or kind == KING:
-                raise InvalidPositionError(f"SFEN hands, character {i}: {ch!r} cannot be in hand")
-            n = int(count) if count else 1
-            if n == 0:
-                raise InvalidPositionError(f"SFEN hands, character {i}: count 0")
-            color = 0 if ch.isupper() else 1
-            hands[color][kind] = hands[color].get(kind, 0) + n
-            count = ""
-        if count:
-            raise InvalidPositionError("SFEN hands: a count with no piece after it")
-    move_number = 1
-    if len(fields) == 4:
-        if not fields[3].isdigit() or int(fields[3]) < 1:
-            raise InvalidPositionError(f"SFEN move number must be a positive integer, not {fields[3]!r}")
-        move_number = int(fields[3])
-    _check_rules(board, hands, variant, check_counts)
-    return board, hands, side, move_number
+    if count:
+        raise InvalidPositionError(f"SFEN column {column + len(field) - 1} (hands): a count with no piece after it")
+    return hands
+
+
+def _parse_move_number(field: str, column: int) -> int:
+    if not all(ch in _DIGITS for ch in field) or len(field) > 10 or not 1 <= int(field) <= MAX_MOVE_NUMBER:
+        raise InvalidPositionError(
+            f"SFEN column {column}: move number must be an integer 1..{MAX_MOVE_NUMBER}, not {field!r}"
+        )
+    return int(field)
 
 
 def _check_rules(board: Board, hands: Hands, variant: Variant, check_counts: bool) -> None:

@@ -1,7 +1,7 @@
 """Shogi variants as data: board size, promotion zone, start position, piece set and rules.
 
 Three variants are built in — ``shogi`` (9×9), ``minishogi`` (5五将棋, 5×5) and ``judkins``
-(6×6) — and any other can be described in a TOML file (see ``examples/goro7x7.toml``)::
+(6×6) — and any other can be described in a TOML file (see ``examples/shogi7x7.toml``)::
 
     name = "goro7"
     width = 7
@@ -20,7 +20,10 @@ Three variants are built in — ``shogi`` (9×9), ``minishogi`` (5五将棋, 5×
     max_plies = 0               # 0: no limit; else a draw after that many plies
 
 The piece set is whatever the start position holds; a piece kind may appear at most as often
-as it does there (board and hands together).
+as it does there (board and hands together).  A variant must fit the kernels' fixed buffers:
+boards from 3×3 to 9×9, at most :data:`~komaken.shogi._board.MAX_HAND` (81) pieces of one kind,
+and few enough pieces that no position can have more than ``MAX_MOVES`` (1024) moves to
+generate (see :meth:`Variant.move_bound`); anything else is a :class:`VariantError` saying why.
 """
 
 from __future__ import annotations
@@ -37,17 +40,55 @@ import numpy as np
 from komaken.errors import VariantError
 from komaken.shogi import _kernels as K
 from komaken.shogi._board import (
+    BISHOP,
     BOARD_SIZE,
+    GOLD,
     KING,
+    KNIGHT,
+    LANCE,
     LETTERS,
     MAX_FILES,
+    MAX_HAND,
     MAX_RANKS,
+    PAWN,
     PROMOTABLE,
+    ROOK,
+    SILVER,
     square,
 )
 
 Repetition = Literal["draw", "sente_loses"]
 Impasse = Literal["none", "24", "27"]
+
+#: upper limits of the numeric rule switches (they go into the kernels' int64 tables)
+MAX_IMPASSE_POINTS = 10_000
+MAX_PLIES_LIMIT = 10**9
+_BOOL_FIELDS = ("nifu", "uchifuzume", "dead_pieces", "perpetual_check_loses")
+_INT_FIELDS = ("width", "height", "promotion_zone", "impasse_points")
+_STR_FIELDS = ("name", "start_sfen", "description")
+
+
+def _field_problem(key: str, value: Any) -> str | None:
+    """What is wrong with the type or range of field ``key`` (``None``: nothing)."""
+    if key in _BOOL_FIELDS and not isinstance(value, bool):
+        return f"must be true or false, not {value!r}"
+    if key in _INT_FIELDS or key == "max_plies":
+        if key == "max_plies" and value is None:
+            return None
+        if isinstance(value, bool) or not isinstance(value, int):
+            return f"must be an integer, not {value!r}"
+        if key == "impasse_points" and not 0 <= value <= MAX_IMPASSE_POINTS:
+            return f"must be 0..{MAX_IMPASSE_POINTS}, not {value}"
+        if key == "max_plies" and not 0 <= value <= MAX_PLIES_LIMIT:
+            return f"must be 0..{MAX_PLIES_LIMIT} (0: no limit), not {value}"
+    if key in _STR_FIELDS:
+        if not isinstance(value, str):
+            return f"must be a string, not {value!r}"
+        if any("\ud800" <= ch <= "\udfff" for ch in value):
+            return "holds a lone surrogate (not text that can be written to a file)"
+        if key == "name" and not value.strip():
+            return "must not be empty"
+    return None
 
 
 @dataclass(frozen=True)
@@ -75,6 +116,10 @@ class Variant:
 
     def __post_init__(self) -> None:
         where = f"variant {self.name!r}"
+        for f in dataclasses.fields(self):
+            problem = _field_problem(f.name, getattr(self, f.name))
+            if problem:
+                raise VariantError(f"{where}: {f.name} {problem}")
         if not (3 <= self.width <= MAX_FILES and 3 <= self.height <= MAX_RANKS):
             raise VariantError(f"{where}: board {self.width}x{self.height} not within 3x3..9x9")
         if not 1 <= self.promotion_zone <= self.height // 2:
@@ -93,6 +138,31 @@ class Variant:
             parse_sfen(self.start_sfen, self, check_counts=False)
         except ValueError as exc:
             raise VariantError(f"{where}: bad start position: {exc}") from None
+        self._check_capacity(where)
+
+    def _check_capacity(self, where: str) -> None:
+        """Refuse a piece set the kernels' fixed-size buffers cannot hold."""
+        for kind, n in self.max_counts.items():
+            if kind != KING and n > MAX_HAND:
+                raise VariantError(f"{where}: {n} pieces of kind {LETTERS[kind]}; a variant may have at most "
+                                   f"{MAX_HAND} of one kind (hands hold at most that many)")
+        bound = self.move_bound()
+        if bound > K.MAX_MOVES:
+            raise VariantError(f"{where}: too many pieces: a position could have up to {bound} moves to "
+                               f"generate, more than the move buffers hold ({K.MAX_MOVES})")
+
+    def move_bound(self) -> int:
+        """An upper bound on the moves generated in any position of this variant (before the
+        legality filter): every piece of the set on the mover's side, each making its most
+        moves (twice when it may promote or not), plus every kind dropped on every square."""
+        line = self.width + self.height - 2  # a rook's squares in reach
+        diag = 2 * (min(self.width, self.height) - 1)  # a bishop's
+        most = {PAWN: 6, LANCE: max(2 * (self.height - 1), 6), KNIGHT: 6, SILVER: 10, GOLD: 6,
+                BISHOP: max(2 * diag, diag + 4), ROOK: max(2 * line, line + 4), KING: 8}
+        counts = self.max_counts
+        board = sum(most[k] * (1 if k == KING else n) for k, n in counts.items())
+        drops = sum(1 for k in counts if k != KING) * self.width * self.height
+        return board + drops
 
     # ---- derived data ------------------------------------------------------------------------
     @cached_property
@@ -170,19 +240,32 @@ class Variant:
         }
 
         def val(v: Any) -> str:
-            return ("true" if v else "false") if isinstance(v, bool) else repr(v) if isinstance(v, int) else f'"{v}"'
+            return ("true" if v else "false") if isinstance(v, bool) else str(v) if isinstance(v, int) else _toml_str(v)
 
         lines = [
-            f'name = "{self.name}"',
+            f"name = {_toml_str(self.name)}",
             f"width = {self.width}",
             f"height = {self.height}",
             f"promotion_zone = {self.promotion_zone}",
-            f'start = "{self.start_sfen}"',
+            f"start = {_toml_str(self.start_sfen)}",
         ]
         if self.description:
-            lines.append(f'description = "{self.description}"')
+            lines.append(f"description = {_toml_str(self.description)}")
         lines += ["", "[rules]"] + [f"{k} = {val(v)}" for k, v in rules.items()]
         return "\n".join(lines) + "\n"
+
+
+def _toml_str(text: str) -> str:
+    """A TOML basic string: quotes, backslashes and control characters escaped."""
+    out = []
+    for ch in text:
+        if ch in '"\\':
+            out.append("\\" + ch)
+        elif ch < " " or ch == "\x7f":
+            out.append(f"\\u{ord(ch):04x}")
+        else:
+            out.append(ch)
+    return '"' + "".join(out) + '"'
 
 
 SHOGI = Variant(
@@ -226,7 +309,7 @@ def variant_from_dict(data: dict[str, Any], source: str = "<dict>") -> Variant:
     """Build a variant from the TOML layout (a dict); errors name ``source`` and the key."""
     unknown = set(data) - _TOP_KEYS
     if unknown:
-        raise VariantError(f"{source}: unknown key {sorted(unknown)[0]!r}")
+        raise VariantError(f"{source}: unknown key {sorted(unknown, key=str)[0]!r}")
     for key in ("width", "height", "promotion_zone", "start"):
         if key not in data:
             raise VariantError(f"{source}: missing key {key!r}")
@@ -235,23 +318,48 @@ def variant_from_dict(data: dict[str, Any], source: str = "<dict>") -> Variant:
         raise VariantError(f"{source}: [rules] must be a table")
     bad = set(rules) - _RULE_KEYS
     if bad:
-        raise VariantError(f"{source}: unknown key rules.{sorted(bad)[0]}")
+        raise VariantError(f"{source}: unknown key rules.{sorted(bad, key=str)[0]}")
     kwargs: dict[str, Any] = {}
-    for key in ("width", "height", "promotion_zone"):
-        if not isinstance(data[key], int) or isinstance(data[key], bool):
-            raise VariantError(f"{source}: {key} must be an integer")
-        kwargs[key] = data[key]
+    top = {"width": "width", "height": "height", "promotion_zone": "promotion_zone", "start": "start_sfen",
+           "description": "description", "name": "name"}
+    for key, field_name in top.items():
+        if key in data:
+            kwargs[field_name] = data[key]
     for key, value in rules.items():
-        if key in ("impasse",) and isinstance(value, int):
+        if key == "impasse" and isinstance(value, int) and not isinstance(value, bool):
             value = str(value)
         kwargs[key] = value
-    name = data.get("name") or Path(source).stem
+    kwargs.setdefault("name", Path(source).stem)
+    for key, value in kwargs.items():
+        problem = _field_problem(key, value)
+        if problem:
+            shown = {"start_sfen": "start"}.get(key, key if key in top else f"rules.{key}")
+            raise VariantError(f"{source}: {shown} {problem}")
     try:
-        return Variant(
-            name=str(name), start_sfen=str(data["start"]), description=str(data.get("description", "")), **kwargs
-        )
+        return Variant(**kwargs)
     except VariantError as exc:
         raise VariantError(f"{source}: {exc}") from None
+
+
+def variant_from_toml(text: str | bytes, source: str = "<toml>") -> Variant:
+    """Read a variant from TOML text (bytes must be UTF-8); errors name ``source`` and the key."""
+    if isinstance(text, bytes):
+        try:
+            text = text.decode("utf-8")
+        except UnicodeDecodeError as exc:
+            raise VariantError(f"{source}: not UTF-8 (byte {exc.start + 1}: {exc.reason})") from None
+    try:
+        data = tomllib.loads(text)
+    except ValueError as exc:  # TOMLDecodeError, or an integer of more than 4300 digits
+        raise VariantError(f"{source}: invalid TOML: {exc}") from None
+    return variant_from_dict(data, source)
+
+
+def _is_file(path: Path) -> bool:
+    try:
+        return path.is_file()
+    except (OSError, ValueError):  # a name too long for the file system, ...
+        return False
 
 
 def load_variant(spec: str | Path | Variant) -> Variant:
@@ -263,17 +371,19 @@ def load_variant(spec: str | Path | Variant) -> Variant:
     key = _ALIASES.get(text.lower(), text.lower())
     if key in BUILTIN:
         return BUILTIN[key]
+    names = ", ".join(BUILTIN)
     path = Path(text)
-    if path.suffix.lower() != ".toml" and not path.exists():
-        names = ", ".join(BUILTIN)
+    if not text.strip() or "\0" in text or (path.suffix.lower() != ".toml" and not _is_file(path)):
         raise VariantError(f"unknown variant {text!r} (built in: {names}; or a .toml file)")
     try:
-        data = tomllib.loads(path.read_text(encoding="utf-8"))
+        data = path.read_bytes()
     except FileNotFoundError:
         raise VariantError(f"variant file not found: {text}") from None
-    except tomllib.TOMLDecodeError as exc:
-        raise VariantError(f"{text}: invalid TOML: {exc}") from None
-    return variant_from_dict(data, text)
+    except OSError as exc:
+        raise VariantError(f"{text}: cannot read the variant file: {exc.strerror or exc}") from None
+    return variant_from_toml(data, text)
 
 
-__all__ = ["BUILTIN", "JUDKINS", "MINISHOGI", "SHOGI", "Variant", "load_variant", "variant_from_dict"]
+__all__ = [
+    "BUILTIN", "JUDKINS", "MINISHOGI", "SHOGI", "Variant", "load_variant", "variant_from_dict", "variant_from_toml",
+]

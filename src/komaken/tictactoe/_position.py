@@ -146,6 +146,8 @@ class TicTacToe:
 
     def at(self, square: int) -> Color | None:
         """Who holds ``square`` (1..9), or ``None``."""
+        if not isinstance(square, int) or not 1 <= square <= 9:
+            raise InvalidPositionError(f"square {square!r} is off the board (1..9, numeric keypad layout)")
         v = self._cells[square]
         return None if v == 0 else Color.BLACK if v > 0 else Color.WHITE
 
@@ -194,7 +196,7 @@ class TicTacToe:
         if not isinstance(move, TicTacToeMove):
             raise IllegalMoveError(f"not a tic-tac-toe move: {move!r}")
         sq = move.square
-        if not 1 <= sq <= 9:
+        if not isinstance(sq, int) or not 1 <= sq <= 9:
             raise IllegalMoveError(f"square {sq} is off the board (1..9, numeric keypad layout)")
         if self._cells[sq]:
             raise IllegalMoveError(f"square {sq} is occupied by {_MARK[self._cells[sq]]}")
@@ -213,7 +215,7 @@ class TicTacToe:
     def pop(self) -> TicTacToeMove:
         """Take back the last move and return it."""
         if not self._stack:
-            raise IndexError("pop from a position with no moves")
+            raise IllegalMoveError("no move to take back")
         sq = self._stack.pop()
         self._cells[sq] = 0
         return TicTacToeMove(sq)

@@ -15,15 +15,24 @@ weighted by ``w`` (all zero: material only, so experiments can isolate piece val
 
 from __future__ import annotations
 
+import math
+from collections.abc import Mapping
+from typing import Any
+
 import numpy as np
 from numba import njit
 
+from komaken.errors import KomakenError
 from komaken.shogi._board import BLACK_BIT, DIRS, KIND_MASK, SLIDE_N, SLIDES, STEP_N, STEPS, WALL
 from komaken.shogi._kernels import R_HEIGHT, R_NSQ, R_SQUARES, ST_KING, ST_SIDE, attacked
 
 W_MOBILITY, W_KING_SAFETY, W_PSQ, W_NOISE = 0, 1, 2, 3
 W_SIZE = 4
 TERMS = ("mobility", "king_safety", "psq", "noise")
+#: allowed range of each weight: with piece values within ±100 000 the evaluation stays far from
+#: the search's mate scores (and from int64 overflow)
+WEIGHT_RANGES = {"mobility": (-1000.0, 1000.0), "king_safety": (-1000.0, 1000.0), "psq": (-1000.0, 1000.0),
+                 "noise": (0.0, 100_000.0)}
 
 # advance bonus per rank, by kind (pawn, lance, knight, silver)
 _ADV = np.array([0, 6, 3, 4, 4, 1, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0], dtype=np.int64)
@@ -142,9 +151,28 @@ def evaluate(bd: np.ndarray, hd: np.ndarray, st: np.ndarray, rules: np.ndarray, 
     return v
 
 
-def weights(terms: dict[str, float] | None = None) -> np.ndarray:
-    """The ``w`` array from ``{"mobility": 1, ...}``; unknown names raise ``KeyError``."""
+def check_weight(name: str, value: Any) -> float:
+    """``value`` as the weight of term ``name``, or :class:`KomakenError` naming the term: a finite
+    number (or number text) within :data:`WEIGHT_RANGES`, so no NaN or infinity reaches the kernels."""
+    if name not in WEIGHT_RANGES:
+        raise KomakenError(f"unknown evaluation term {name!r} (known: {', '.join(TERMS)})")
+    number = None
+    numeric = isinstance(value, int | float) and not isinstance(value, bool)
+    if numeric or (isinstance(value, str) and len(value) <= 40):
+        try:
+            number = float(value)
+        except (ValueError, OverflowError):  # not a number; an integer beyond any float
+            number = None
+    low, high = WEIGHT_RANGES[name]
+    if number is None or not math.isfinite(number) or not low <= number <= high:
+        raise KomakenError(f"evaluation weight {name} must be a number within {low:g}..{high:g}, not {value!r}")
+    return number
+
+
+def weights(terms: Mapping[str, Any] | None = None) -> np.ndarray:
+    """The ``w`` array from ``{"mobility": 1, ...}``; an unknown name or a value out of range
+    raises :class:`KomakenError` (see :func:`check_weight`)."""
     w = np.zeros(W_SIZE, dtype=np.float64)
     for name, value in (terms or {}).items():
-        w[TERMS.index(name)] = float(value)
+        w[TERMS.index(name)] = check_weight(name, value)
     return w

@@ -16,7 +16,7 @@ from collections.abc import Mapping
 
 import numpy as np
 
-from komaken.errors import KomakenError
+from komaken.errors import KomakenError, VariantError
 from komaken.shogi import _kernels as K
 from komaken.shogi.engine import _thesis as T
 from komaken.shogi.engine.values import PieceValues
@@ -35,6 +35,10 @@ class ThesisSearch:
                  seed: int = 0, hand_quirk: bool = False, opponent_values: Mapping[str, int] | None = None,
                  noise: int = 500) -> None:
         self.variant = load_variant(variant)
+        pieces = sum(n for kind, n in self.variant.max_counts.items() if kind != 8)  # all but the kings
+        if pieces > T.HAND_CAP:  # the kernel keeps each hand as a list of at most HAND_CAP pieces
+            raise VariantError(f"thesis player: {self.variant.name} has {pieces} pieces besides the kings; "
+                               f"its hand lists hold at most {T.HAND_CAP}")
         if depth < 1:
             raise KomakenError(f"thesis depth must be >= 1, got {depth}")
         own = values if isinstance(values, PieceValues) else PieceValues.from_mapping(values, self.variant)

@@ -17,6 +17,7 @@ hand value is given.
 
 from __future__ import annotations
 
+import math
 import tomllib
 from collections.abc import Mapping
 from dataclasses import dataclass, field
@@ -34,6 +35,9 @@ SEED_TABLE: dict[str, int] = {
     "P": 100, "L": 600, "N": 700, "S": 1000, "G": 1200, "B": 1800, "R": 2000,
     "+P": 1200, "+L": 1200, "+N": 1200, "+S": 1200, "+B": 2000, "+R": 2200,
 }
+#: piece values are integers in -MAX_PIECE_VALUE..MAX_PIECE_VALUE (the USI options' range), so
+#: no material sum comes near the search's mate scores or overflows the int64 kernels
+MAX_PIECE_VALUE = 100_000
 #: hand letters, in SFEN order
 HAND_LETTERS = ("R", "B", "G", "S", "N", "L", "P")
 _ALL_LETTERS = tuple(SEED_TABLE)
@@ -89,7 +93,11 @@ class PieceValues:
             data = tomllib.loads(Path(path).read_text(encoding="utf-8"))
         except FileNotFoundError:
             raise KomakenError(f"piece value file not found: {path}") from None
-        except tomllib.TOMLDecodeError as exc:
+        except UnicodeDecodeError as exc:
+            raise KomakenError(f"{path}: not UTF-8 (byte {exc.start + 1})") from None
+        except OSError as exc:
+            raise KomakenError(f"{path}: cannot read: {exc.strerror or exc}") from None
+        except ValueError as exc:  # TOMLDecodeError, or an integer of more than 4300 digits
             raise KomakenError(f"{path}: invalid TOML: {exc}") from None
         if "values" in data and isinstance(data["values"], dict):
             data = {**data["values"], **({"hand": data["hand"]} if "hand" in data else {})}
@@ -157,10 +165,34 @@ def _norm(key: Any, hand: bool = False) -> str:
     return k
 
 
-def _int(value: Any, key: Any) -> int:
-    if isinstance(value, bool) or not isinstance(value, int | float) or int(value) != value:
+def check_piece_value(value: Any, key: Any) -> int:
+    """``value`` as a piece value, or :class:`KomakenError` naming ``key``.
+
+    Accepts an integer, an integral float or integer text (a USI option's value, ``"1200"``) in
+    ``-MAX_PIECE_VALUE..MAX_PIECE_VALUE``; NaN, infinities, fractions and huge numbers are refused
+    here, so they never reach the evaluation kernels.
+
+    >>> check_piece_value("1500", "Value_B")
+    1500
+    """
+    number: int | float | None = None
+    if isinstance(value, str):
+        text = value.strip()
+        if 0 < len(text) <= 12 and text.lstrip("+-").isascii() and text.lstrip("+-").isdigit():
+            number = int(text)
+    elif isinstance(value, int | float) and not isinstance(value, bool):
+        number = value
+    if number is None or (isinstance(number, float) and (not math.isfinite(number) or number != int(number))):
         raise KomakenError(f"piece values: {key} must be an integer, not {value!r}")
-    return int(value)
+    if not -MAX_PIECE_VALUE <= number <= MAX_PIECE_VALUE:
+        raise KomakenError(f"piece values: {key} must be within -{MAX_PIECE_VALUE}..{MAX_PIECE_VALUE}, not {value!r}")
+    return int(number)
 
 
-__all__ = ["HAND_LETTERS", "PieceValues", "SEED_TABLE"]
+def _int(value: Any, key: Any) -> int:
+    if isinstance(value, str):  # values in files and mappings are numbers, not text
+        raise KomakenError(f"piece values: {key} must be an integer, not {value!r}")
+    return check_piece_value(value, key)
+
+
+__all__ = ["HAND_LETTERS", "MAX_PIECE_VALUE", "PieceValues", "SEED_TABLE", "check_piece_value"]

@@ -1,0 +1,59 @@
+"""``komaken serve``: the web page (play, experiments, games, reports) on a local ASGI server."""
+
+from __future__ import annotations
+
+import ipaddress
+import webbrowser
+from pathlib import Path
+
+import click
+
+LOOPBACK_NAMES = ("127.0.0.1", "localhost", "::1")
+
+
+def is_loopback(host: str) -> bool:
+    """Whether ``host`` only listens on this machine."""
+    if host == "localhost":
+        return True
+    try:
+        return ipaddress.ip_address(host.strip("[]")).is_loopback
+    except ValueError:
+        return False
+
+
+@click.command()
+@click.option("--db", "dbs", multiple=True, type=click.Path(dir_okay=False, path_type=Path),
+              help="An experiment database to show (repeat for several); opened read-only.")
+@click.option("--variant", "-v", "variants", multiple=True, metavar="FILE",
+              help="A variant TOML file to offer on the Play page (repeat for several).")
+@click.option("--host", default="127.0.0.1", show_default=True, help="Address to listen on.")
+@click.option("--port", "-p", type=click.IntRange(0, 65535), default=8000, show_default=True)
+@click.option("--open", "open_browser", is_flag=True, help="Open the page in a web browser.")
+def serve(dbs: tuple[Path, ...], variants: tuple[str, ...], host: str, port: int, open_browser: bool) -> None:
+    """Serve the web page: play, watch experiments live, browse games, read reports."""
+    import uvicorn
+
+    from komaken.shogi import load_variant
+    from komaken.web import create_app
+
+    for v in variants:
+        load_variant(v)  # a bad file is reported before the server starts
+    for d in dbs:
+        if not d.exists():
+            click.echo(f"komaken: warning: {d} does not exist yet; it is shown once a run creates it", err=True)
+    loopback = is_loopback(host)
+    if not loopback:
+        click.echo(f"komaken: warning: listening on {host}, not loopback: anyone who can reach this machine "
+                   "can read the databases and use the engine", err=True)
+    allowed = [*LOOPBACK_NAMES, host] if loopback else None  # refuse other Host names (DNS rebinding)
+    app = create_app(list(dbs), list(variants), allowed_hosts=allowed)
+    shown = f"[{host}]" if ":" in host else host
+    url = f"http://{shown}:{port}/"
+    click.echo(f"komaken serve: {url}  (Ctrl-C stops)", err=True)
+    if open_browser:
+        webbrowser.open(url)
+    uvicorn.run(app, host=host, port=port, log_level="warning")
+
+
+def register(main: click.Group) -> None:
+    main.add_command(serve)

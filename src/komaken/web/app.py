@@ -1,0 +1,288 @@
+"""The ASGI application: pages, the JSON API and the server-sent event streams.
+
+:func:`create_app` builds it from the experiment databases and variant files named at start-up
+(``komaken serve`` does that); run it with any ASGI server (uvicorn).  Every error a request can
+cause is answered as ``{"error": "..."}`` with a 4xx status — a bad move, SFEN, record or query
+parameter never reaches the page as a traceback.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import json
+from collections.abc import AsyncIterator, Awaitable, Callable
+from pathlib import Path
+from typing import Any
+
+from starlette.applications import Starlette
+from starlette.datastructures import Headers
+from starlette.exceptions import HTTPException
+from starlette.middleware import Middleware
+from starlette.requests import Request
+from starlette.responses import FileResponse, JSONResponse, Response, StreamingResponse
+from starlette.routing import Mount, Route
+from starlette.staticfiles import StaticFiles
+
+from komaken.errors import KomakenError
+from komaken.web import _games as G
+from komaken.web import reports
+from komaken.web.experiments import BadQuery, Databases, NotFound
+from komaken.web.play import Session, Sessions, event_stream
+
+STATIC = Path(__file__).parent / "static"
+MAX_BODY = 1 << 20  # a record of a few thousand moves fits many times over
+Handler = Callable[[Request], Awaitable[Response]]
+
+
+def error(status: int, message: str) -> JSONResponse:
+    return JSONResponse({"error": message}, status_code=status)
+
+
+def _json(data: Any, status: int = 200) -> JSONResponse:
+    return JSONResponse(data, status_code=status)
+
+
+async def _body(request: Request) -> dict[str, Any]:
+    raw = await request.body()
+    if len(raw) > MAX_BODY:
+        raise BadQuery(f"request body of {len(raw)} bytes is larger than {MAX_BODY}")
+    try:
+        data = json.loads(raw or b"{}")
+    except (ValueError, UnicodeDecodeError):
+        raise BadQuery("the request body is not JSON") from None
+    if not isinstance(data, dict):
+        raise BadQuery("the request body must be a JSON object")
+    return data
+
+
+def _text(data: dict[str, Any], key: str) -> str:
+    v = data.get(key) or ""
+    if not isinstance(v, str):
+        raise BadQuery(f"{key} must be text")
+    return v
+
+
+class Api:
+    """The request handlers, sharing the server's state."""
+
+    def __init__(self, dbs: Databases, games: dict[str, G.GameInfo]) -> None:
+        self.dbs = dbs
+        self.games = games
+        self.sessions = Sessions()
+
+    # ---- play ------------------------------------------------------------------------------------
+    async def game_list(self, request: Request) -> Response:
+        return _json({"games": [g.to_json() for g in self.games.values()]})
+
+    def session(self, request: Request) -> Session:
+        s = self.sessions.get(request.path_params["sid"])
+        if s is None:
+            raise NotFound("no such game session (it may have expired: start a new game)")
+        return s
+
+    async def new_game(self, request: Request) -> Response:
+        data = await _body(request)
+        gid = _text(data, "game") or "shogi"
+        info = self.games.get(gid)
+        if info is None:
+            raise NotFound(f"unknown game {gid[:40]!r} (known: {', '.join(self.games)})")
+        sides = [data.get("black") or {"kind": "human"}, data.get("white") or {"kind": "engine"}]
+        record, start = _text(data, "record"), _text(data, "start")
+        names = None
+        if record.strip():
+            pos, names = await asyncio.to_thread(G.from_record, info, record)
+        else:
+            pos = G.new_position(info, start)
+        s = Session(info, pos, sides, names)
+        self.sessions.add(s)
+        s.kick()
+        return _json(s.state(), 201)
+
+    async def get_state(self, request: Request) -> Response:
+        return _json(self.session(request).state())
+
+    async def move(self, request: Request) -> Response:
+        s = self.session(request)
+        data = await _body(request)
+        s.play(_text(data, "move"))
+        s.publish_state()
+        s.kick()
+        return _json(s.state())
+
+    async def undo(self, request: Request) -> Response:
+        s = self.session(request)
+        s.undo()
+        s.publish_state()
+        s.kick()
+        return _json(s.state())
+
+    async def resign(self, request: Request) -> Response:
+        s = self.session(request)
+        s.resign()
+        s.publish_state()
+        return _json(s.state())
+
+    async def play_events(self, request: Request) -> Response:
+        s = self.session(request)
+        return StreamingResponse(event_stream(s, request.is_disconnected), media_type="text/event-stream",
+                                 headers={"Cache-Control": "no-cache"})
+
+    async def play_record(self, request: Request) -> Response:
+        s = self.session(request)
+        fmt = request.query_params.get("format", "kif")
+        over = s.result or s.pos.outcome()
+        text = G.record_text(s.info, s.pos, fmt, (s.names[0], s.names[1]), over)
+        return _download(text, f"komaken-{s.info.id}.{fmt}")
+
+    # ---- experiments -----------------------------------------------------------------------------
+    async def db_list(self, request: Request) -> Response:
+        return _json({"dbs": await asyncio.to_thread(self.dbs.listing)})
+
+    async def db_status(self, request: Request) -> Response:
+        return _json(await asyncio.to_thread(self.dbs.status, request.path_params["db"]))
+
+    async def db_events(self, request: Request) -> Response:
+        index = request.path_params["db"]
+        self.dbs.source(index)
+        interval = 0.5
+
+        async def stream() -> Any:
+            last = None
+            idle = 0.0
+            while True:
+                try:
+                    stamp = await asyncio.to_thread(self.dbs.stamp, index)
+                    if stamp != last:
+                        doc = await asyncio.to_thread(self.dbs.status, index)
+                        last, idle = stamp, 0.0
+                        yield "data: " + json.dumps(doc, ensure_ascii=False) + "\n\n"
+                except KomakenError as exc:
+                    yield "data: " + json.dumps({"error": str(exc)}) + "\n\n"
+                await asyncio.sleep(interval)
+                idle += interval
+                if idle >= 5:
+                    if await request.is_disconnected():
+                        break
+                    idle = 0.0
+                    yield ": keepalive\n\n"
+
+        return StreamingResponse(stream(), media_type="text/event-stream", headers={"Cache-Control": "no-cache"})
+
+    async def db_games(self, request: Request) -> Response:
+        params = dict(request.query_params)
+        return _json(await asyncio.to_thread(self.dbs.games, request.path_params["db"], params))
+
+    async def db_facets(self, request: Request) -> Response:
+        return _json(await asyncio.to_thread(self.dbs.facets, request.path_params["db"]))
+
+    async def db_game(self, request: Request) -> Response:
+        p = request.path_params
+        return _json(await asyncio.to_thread(self.dbs.game, p["db"], p["gid"]))
+
+    async def db_record(self, request: Request) -> Response:
+        p = request.path_params
+        fmt = request.query_params.get("format", "kif")
+        text, name = await asyncio.to_thread(self.dbs.record, p["db"], p["gid"], fmt)
+        return _download(text, name)
+
+    async def db_report(self, request: Request) -> Response:
+        return _json(await asyncio.to_thread(reports.report, self.dbs, request.path_params["db"]))
+
+    async def db_plot(self, request: Request) -> Response:
+        p = request.path_params
+        svg = await asyncio.to_thread(reports.plot_svg, self.dbs, p["db"], p["name"])
+        return Response(svg, media_type="image/svg+xml")
+
+
+def _download(text: str, name: str) -> Response:
+    return Response(text.encode("utf-8"), media_type="text/plain; charset=utf-8",
+                    headers={"Content-Disposition": f'attachment; filename="{name}"'})
+
+
+async def index(request: Request) -> Response:
+    return FileResponse(STATIC / "index.html", headers={"Cache-Control": "no-cache"})
+
+
+def _wrap(handler: Handler) -> Handler:
+    """Turn the errors a request can cause into JSON answers."""
+
+    async def run(request: Request) -> Response:
+        try:
+            return await handler(request)
+        except NotFound as exc:
+            return error(404, str(exc))
+        except (KomakenError, ValueError) as exc:
+            return error(400, str(exc) or type(exc).__name__)
+
+    return run
+
+
+async def _http_error(request: Request, exc: Exception) -> Response:
+    assert isinstance(exc, HTTPException)
+    return error(exc.status_code, str(exc.detail))
+
+
+async def _server_error(request: Request, exc: Exception) -> Response:
+    return error(500, f"internal error: {type(exc).__name__}")
+
+
+class HostCheck:
+    """Answer 400 (JSON) to requests whose ``Host`` header is not one of ``allowed``: a page on
+    another site that resolves its own name to 127.0.0.1 (DNS rebinding) cannot talk to us."""
+
+    def __init__(self, app: Any, allowed: list[str] | None) -> None:
+        self.app = app
+        self.allowed = None if allowed is None else {h.lower().strip("[]") for h in allowed}
+
+    async def __call__(self, scope: Any, receive: Any, send: Any) -> None:
+        if self.allowed is not None and scope["type"] in ("http", "websocket"):
+            host = Headers(scope=scope).get("host", "").lower()
+            name = host[1:].split("]")[0] if host.startswith("[") else host.split(":")[0]
+            if name not in self.allowed:
+                await error(400, f"host {host[:60]!r} is not served here")(scope, receive, send)
+                return
+        await self.app(scope, receive, send)
+
+
+def create_app(dbs: list[str | Path] | tuple[str | Path, ...] = (), variants: list[str] | tuple[str, ...] = (),
+               *, allowed_hosts: list[str] | None = None) -> Starlette:
+    """The web application for the experiment databases ``dbs`` and the variant files ``variants``.
+
+    ``allowed_hosts`` (``Host`` header values) guards a loopback server against DNS rebinding;
+    ``None`` accepts any.
+    """
+    api = Api(Databases(list(dbs)), G.catalog(list(variants)))
+    w = _wrap
+    routes = [
+        Route("/", index),
+        Route("/api/games", w(api.game_list)),
+        Route("/api/play", w(api.new_game), methods=["POST"]),
+        Route("/api/play/{sid}", w(api.get_state)),
+        Route("/api/play/{sid}/move", w(api.move), methods=["POST"]),
+        Route("/api/play/{sid}/undo", w(api.undo), methods=["POST"]),
+        Route("/api/play/{sid}/resign", w(api.resign), methods=["POST"]),
+        Route("/api/play/{sid}/events", w(api.play_events)),
+        Route("/api/play/{sid}/record", w(api.play_record)),
+        Route("/api/dbs", w(api.db_list)),
+        Route("/api/dbs/{db}", w(api.db_status)),
+        Route("/api/dbs/{db}/events", w(api.db_events)),
+        Route("/api/dbs/{db}/games", w(api.db_games)),
+        Route("/api/dbs/{db}/facets", w(api.db_facets)),
+        Route("/api/dbs/{db}/games/{gid}", w(api.db_game)),
+        Route("/api/dbs/{db}/games/{gid}/record", w(api.db_record)),
+        Route("/api/dbs/{db}/report", w(api.db_report)),
+        Route("/api/dbs/{db}/plots/{name}.svg", w(api.db_plot)),
+        Mount("/static", StaticFiles(directory=STATIC), name="static"),
+    ]
+    middleware = [Middleware(HostCheck, allowed=allowed_hosts)]
+
+    @contextlib.asynccontextmanager
+    async def lifespan(app: Starlette) -> AsyncIterator[None]:
+        yield
+        api.sessions.close()
+
+    app = Starlette(routes=routes, middleware=middleware,
+                    exception_handlers={HTTPException: _http_error, Exception: _server_error}, lifespan=lifespan)
+    app.state.api = api
+    return app

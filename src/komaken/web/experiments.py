@@ -1,0 +1,268 @@
+"""Experiment databases, read-only: statistics per pairing and the stored games, page by page.
+
+Only the files named when the server started are ever opened, and a request addresses them by
+their index in that list — never by a path.  Every connection is opened with a ``mode=ro`` URI,
+so nothing a request does can write to a database; WAL lets ``komaken experiment run`` keep
+writing while pages read.  A fresh connection per call keeps threads apart (SQLite connections
+are cheap to open).
+"""
+
+from __future__ import annotations
+
+import json
+import sqlite3
+from collections import OrderedDict
+from collections.abc import Iterator
+from contextlib import contextmanager
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+from komaken.errors import KomakenError
+from komaken.lab.config import Experiment, experiment_from_dict
+from komaken.lab.storage import ExperimentDB, GameRow, select_columns
+from komaken.web import _games as G
+
+MAX_PER_PAGE = 200
+RESULTS = ("a", "b", "draw")
+
+
+class NotFound(KomakenError):
+    """A database, game or ply that does not exist (HTTP 404)."""
+
+
+class BadQuery(KomakenError):
+    """A query parameter that cannot be used (HTTP 400)."""
+
+
+@dataclass(frozen=True)
+class Source:
+    """One database named on the command line."""
+
+    index: int
+    path: Path
+
+    @property
+    def name(self) -> str:
+        return self.path.name
+
+
+class Databases:
+    """The databases this server may read, addressed by index."""
+
+    def __init__(self, paths: list[str | Path] | tuple[str | Path, ...]) -> None:
+        self.sources = [Source(i, Path(p).resolve()) for i, p in enumerate(paths)]
+        self._replays: OrderedDict[tuple[int, int], dict[str, Any]] = OrderedDict()
+
+    def source(self, index: Any) -> Source:
+        try:
+            i = int(index)
+        except (TypeError, ValueError):
+            raise NotFound(f"no database {index!r}") from None
+        if not 0 <= i < len(self.sources) or str(i) != str(index):
+            raise NotFound(f"no database {index!r} (this server has {len(self.sources)})")
+        return self.sources[i]
+
+    @contextmanager
+    def connect(self, index: Any) -> Iterator[ExperimentDB]:
+        """A read-only :class:`ExperimentDB` on database ``index``."""
+        src = self.source(index)
+        if not src.path.exists():
+            raise NotFound(f"database {src.index} ({src.name}) does not exist yet")
+        try:
+            conn = sqlite3.connect(f"{src.path.as_uri()}?mode=ro", uri=True, timeout=2, check_same_thread=False)
+            conn.execute("PRAGMA query_only=1")
+        except sqlite3.DatabaseError as exc:
+            raise NotFound(f"database {src.index} ({src.name}) cannot be opened: {exc}") from None
+        try:
+            yield _ReadOnlyDB(src.path, conn)
+        except sqlite3.DatabaseError as exc:  # e.g. a run is creating the file right now
+            raise NotFound(f"database {src.index} ({src.name}) cannot be read yet: {exc}") from None
+        finally:
+            conn.close()
+
+    # ---- summaries ------------------------------------------------------------------------------
+    def listing(self) -> list[dict[str, Any]]:
+        out = []
+        for src in self.sources:
+            item: dict[str, Any] = {"id": src.index, "name": src.name}
+            try:
+                with self.connect(src.index) as db:
+                    exp = experiment(db)
+                    item.update(experiment=exp.name, game=exp.game, games=db.count(), target=exp.total_games)
+            except (KomakenError, sqlite3.DatabaseError) as exc:
+                item["error"] = str(exc)
+            out.append(item)
+        return out
+
+    def stamp(self, index: Any) -> tuple[int, int]:
+        """``(games, last id)``: changes whenever a game is stored."""
+        with self.connect(index) as db:
+            row = db._conn.execute("SELECT COUNT(*), COALESCE(MAX(id), 0) FROM games").fetchone()
+        return int(row[0]), int(row[1])
+
+    def status(self, index: Any) -> dict[str, Any]:
+        """``komaken experiment status --json`` for database ``index``, plus its game."""
+        from komaken.lab.report import status_json
+
+        with self.connect(index) as db:
+            exp = experiment(db)  # first: a database still being created is "not yet", not an error
+            doc = status_json(db)
+        doc["id"] = int(index)
+        doc["name"] = self.source(index).name
+        doc["game"] = exp.game
+        return doc
+
+    # ---- games -----------------------------------------------------------------------------------
+    def games(self, index: Any, params: dict[str, str]) -> dict[str, Any]:
+        """One page of games matching the filters, newest first by default, and the total count."""
+        where, args = _filters(params)
+        page = _int_param(params, "page", 1, 1, 10**9)
+        per_page = _int_param(params, "per_page", 50, 1, MAX_PER_PAGE)
+        order = "id DESC" if params.get("order", "desc") == "desc" else "id ASC"
+        if params.get("order", "desc") not in ("asc", "desc"):
+            raise BadQuery(f"order: {params['order']!r} is not asc or desc")
+        cols = "id, pairing, game_index, a, b, result, reason, sente, plies, seconds, finished_at"
+        sql_where = (" WHERE " + " AND ".join(where)) if where else ""
+        with self.connect(index) as db:
+            total = int(db._conn.execute(f"SELECT COUNT(*) FROM games{sql_where}", args).fetchone()[0])
+            rows = db._conn.execute(f"SELECT {cols} FROM games{sql_where} ORDER BY {order} LIMIT ? OFFSET ?",
+                                    [*args, per_page, (page - 1) * per_page]).fetchall()
+        keys = [c.strip() for c in cols.split(",")]
+        return {"total": total, "page": page, "per_page": per_page, "pages": max(1, -(-total // per_page)),
+                "games": [dict(zip(keys, r, strict=True)) for r in rows]}
+
+    def facets(self, index: Any) -> dict[str, Any]:
+        """The pairings and the distinct end reasons (before any ``:`` detail), for the filters."""
+        with self.connect(index) as db:
+            exp = experiment(db)
+            reasons = [r[0] for r in db._conn.execute(
+                "SELECT DISTINCT CASE WHEN instr(reason, ':') > 0 THEN substr(reason, 1, instr(reason, ':') - 1) "
+                "ELSE reason END FROM games ORDER BY 1")]
+        return {"pairings": [{"name": p.name, "a": p.a, "b": p.b} for p in exp.pairings], "reasons": reasons}
+
+    def game(self, index: Any, game_id: Any) -> dict[str, Any]:
+        """A stored game: its row, move labels, and every position of its replay (cached)."""
+        src = self.source(index)
+        gid = _int_value(game_id, "game id")
+        key = (src.index, gid)
+        if key in self._replays:
+            self._replays.move_to_end(key)
+            return self._replays[key]
+        with self.connect(index) as db:
+            row = _row(db, gid)
+            exp = experiment(db)
+        doc = _replay_doc(exp, row, gid)
+        self._replays[key] = doc
+        while len(self._replays) > 32:
+            self._replays.popitem(last=False)
+        return doc
+
+    def record(self, index: Any, game_id: Any, fmt: str) -> tuple[str, str]:
+        """``(text, file name)`` of a stored game in ``fmt``."""
+        gid = _int_value(game_id, "game id")
+        with self.connect(index) as db:
+            row = _row(db, gid)
+            exp = experiment(db)
+        info = G.experiment_info(exp)
+        try:
+            pos = G.replay(info, row.start, row.moves.split())
+        except KomakenError as exc:
+            raise NotFound(f"game {gid} cannot be replayed: {exc}") from None
+        a, b = exp.players[row.a].label, exp.players[row.b].label
+        names = (a, b) if row.sente == "a" else (b, a)
+        text = G.record_text(info, pos, fmt, names, row.outcome,
+                             f"{row.pairing} game {row.game_index}: {row.reason}")
+        return text, f"game-{gid}.{fmt}"
+
+
+class _ReadOnlyDB(ExperimentDB):
+    """The lab's database class on a read-only connection; results are counted by SQLite."""
+
+    def results(self, pairing: str) -> list[tuple[str, str]]:
+        """``(result, sente)`` of every game of ``pairing`` (grouped: the statistics only count them)."""
+        rows = self._conn.execute("SELECT result, sente, COUNT(*) FROM games WHERE pairing=? GROUP BY result, sente",
+                                  (pairing,))
+        return [(r, s) for r, s, n in rows for _ in range(n)]
+
+
+def experiment(db: ExperimentDB) -> Experiment:
+    text = db.meta("config")
+    if text is None:
+        raise NotFound(f"{db.path.name}: holds no experiment (yet)")
+    return experiment_from_dict(json.loads(text), source=f"{db.path.name} (stored experiment)")
+
+
+def _row(db: ExperimentDB, gid: int) -> GameRow:
+    r = db._conn.execute(f"SELECT {select_columns(db._conn)} FROM games WHERE id=?", (gid,)).fetchone()
+    if r is None:
+        raise NotFound(f"no game {gid} in {db.path.name}")
+    return GameRow(*r)
+
+
+def _replay_doc(exp: Experiment, row: GameRow, gid: int) -> dict[str, Any]:
+    info = G.experiment_info(exp)
+    moves = row.moves.split()
+    doc: dict[str, Any] = {"id": gid, "pairing": row.pairing, "game_index": row.game_index, "a": row.a, "b": row.b,
+                           "result": row.result, "reason": row.reason, "sente": row.sente, "plies": row.plies,
+                           "seconds": row.seconds, "game": info.to_json(), "moves": moves, "frames": []}
+    if info.kind == "other":
+        doc["labels"] = moves
+        return doc
+    try:
+        pos = G.new_position(info, row.start)
+        labels, frames = [], [_frame(pos, info)]
+        for m in moves:
+            mv = G.parse_move(pos, info, m)
+            labels.append(G.move_label(pos, info, mv))
+            G.push(pos, info, m)
+            frames.append(_frame(pos, info))
+    except KomakenError as exc:
+        doc.update(labels=moves, error=f"cannot replay: {exc}")
+        return doc
+    doc.update(labels=labels, frames=frames, outcome=G.outcome_json(pos.outcome()))
+    return doc
+
+
+def _frame(pos: Any, info: G.GameInfo) -> dict[str, Any]:
+    return {"board": G.board_json(pos, info), "position": G.position_text(pos)}
+
+
+def _filters(params: dict[str, str]) -> tuple[list[str], list[Any]]:
+    where: list[str] = []
+    args: list[Any] = []
+    if params.get("pairing"):
+        where.append("pairing = ?")
+        args.append(params["pairing"])
+    if params.get("result"):
+        if params["result"] not in RESULTS:
+            raise BadQuery(f"result: {params['result']!r} is not one of {', '.join(RESULTS)}")
+        where.append("result = ?")
+        args.append(params["result"])
+    if params.get("reason"):
+        where.append("(reason = ? OR reason LIKE ? ESCAPE '\\')")
+        esc = params["reason"].replace("\\", "\\\\").replace("%", "\\%").replace("_", "\\_")
+        args += [params["reason"], esc + ":%"]
+    for key, op in (("min_plies", ">="), ("max_plies", "<=")):
+        if params.get(key):
+            where.append(f"plies {op} ?")
+            args.append(_int_param(params, key, 0, 0, 10**6))
+    return where, args
+
+
+def _int_param(params: dict[str, str], key: str, default: int, lo: int, hi: int) -> int:
+    if params.get(key) in (None, ""):
+        return default
+    n = _int_value(params[key], key)
+    if not lo <= n <= hi:
+        raise BadQuery(f"{key}: {n} is not within {lo}..{hi}")
+    return n
+
+
+def _int_value(text: Any, what: str) -> int:
+    try:
+        if not str(text).lstrip("-").isdigit() or len(str(text)) > 12:
+            raise ValueError
+        return int(text)
+    except ValueError:
+        raise BadQuery(f"{what}: {str(text)[:40]!r} is not a whole number") from None

@@ -1,0 +1,412 @@
+// komaken web page: Play, Experiments, Games, Reports. Plain JavaScript, no build step.
+"use strict";
+
+const $ = (sel) => document.querySelector(sel);
+const el = (tag, attrs, ...kids) => {
+  const e = document.createElement(tag);
+  for (const [k, v] of Object.entries(attrs || {})) {
+    if (k === "class") e.className = v; else if (k.startsWith("on")) e.addEventListener(k.slice(2), v);
+    else e.setAttribute(k, v);
+  }
+  for (const k of kids) if (k !== null && k !== undefined) e.append(k);
+  return e;
+};
+
+async function api(path, opts) {
+  const r = await fetch(path, opts);
+  const data = await r.json().catch(() => ({error: `HTTP ${r.status}`}));
+  if (!r.ok) throw new Error(data.error || `HTTP ${r.status}`);
+  return data;
+}
+const post = (path, body) => api(path, {method: "POST", headers: {"Content-Type": "application/json"},
+                                         body: JSON.stringify(body || {})});
+
+function flash(msg) {
+  const f = $("#flash");
+  f.textContent = msg;
+  f.hidden = !msg;
+  clearTimeout(flash.t);
+  if (msg) flash.t = setTimeout(() => { f.hidden = true; }, 6000);
+}
+
+const pct = (x) => (100 * x).toFixed(1) + "%";
+// Elo: null means infinite; its sign follows the side of 50 % it lies on
+const elo = (x, up) => (x === null || x === undefined) ? (up ? "+∞" : "−∞") : (x > 0 ? "+" : "") + x.toFixed(0);
+
+// ---------------------------------------------------------------------------------------- routing
+const pages = {};
+let current = null;
+function route() {
+  const name = (location.hash.slice(1).split("/")[0]) || "play";
+  for (const s of document.querySelectorAll(".page")) s.hidden = s.id !== "page-" + name;
+  for (const a of document.querySelectorAll("nav a")) a.classList.toggle("active", a.dataset.page === name);
+  if (current !== name) { current = name; if (pages[name]) pages[name](); }
+}
+window.addEventListener("hashchange", route);
+
+// ------------------------------------------------------------------------------------------- play
+const play = {games: [], state: null, flip: false, selected: null, events: null, pendingPromo: null};
+
+async function initPlay() {
+  if (play.games.length) return;
+  play.games = (await api("/api/games")).games;
+  const sel = $("#game-select");
+  sel.replaceChildren(...play.games.map(g => el("option", {value: g.id}, g.title)));
+  sel.addEventListener("change", setupSides);
+  for (const k of document.querySelectorAll(".side-kind")) k.addEventListener("change", showOptions);
+  setupSides();
+  $("#setup").addEventListener("submit", (ev) => { ev.preventDefault(); newGame(); });
+  $("#flip-btn").addEventListener("click", () => { play.flip = !play.flip; render(); });
+  $("#undo-btn").addEventListener("click", () => act("undo"));
+  $("#resign-btn").addEventListener("click", () => act("resign"));
+  $("#pass-btn").addEventListener("click", () => sendMove("pass"));
+  $("#copy-position").addEventListener("click", () => copy($("#position-text").textContent));
+  $("#promo-yes").addEventListener("click", () => promoChoice(true));
+  $("#promo-no").addEventListener("click", () => promoChoice(false));
+}
+
+function gameInfo() { return play.games.find(g => g.id === $("#game-select").value); }
+
+function setupSides() {
+  const g = gameInfo();
+  const names = {shogi: ["▲ Sente (black)", "△ Gote (white)"], reversi: ["● Black", "○ White"],
+                 tictactoe: ["× X", "○ O"]}[g.kind] || ["Black", "White"];
+  $("#black-legend").textContent = names[0];
+  $("#white-legend").textContent = names[1];
+  for (const side of ["black", "white"]) {
+    const s = $(`#${side}-kind`);
+    s.replaceChildren(...g.players.map(p => el("option", {value: p.kind}, p.kind)));
+    s.value = side === "black" ? "human" : "engine";
+  }
+  showOptions();
+}
+
+function showOptions() {
+  const g = gameInfo();
+  for (const side of ["black", "white"]) {
+    const kind = $(`#${side}-kind`).value;
+    const p = g.players.find(x => x.kind === kind) || {settings: []};
+    for (const opt of ["movetime", "depth"]) {
+      $(`#${side}-${opt}`).closest("label").hidden = !(p.settings || []).includes(opt);
+    }
+  }
+}
+
+function sideSpec(side) {
+  const kind = $(`#${side}-kind`).value, spec = {kind};
+  for (const opt of ["movetime", "depth"]) {
+    const inp = $(`#${side}-${opt}`);
+    if (!inp.closest("label").hidden && inp.value !== "") spec[opt] = Number(inp.value);
+  }
+  return spec;
+}
+
+async function newGame() {
+  try {
+    const st = await post("/api/play", {game: $("#game-select").value, black: sideSpec("black"),
+      white: sideSpec("white"), start: $("#start-text").value, record: $("#record-text").value});
+    play.state = null;
+    play.selected = null;
+    play.flip = st.sides[0].kind !== "human" && st.sides[1].kind === "human";
+    setState(st);
+    $("#play-area").hidden = false;
+    listen(st.id);
+    flash("");
+  } catch (e) { flash(e.message); }
+}
+
+function listen(id) {
+  if (play.events) play.events.close();
+  play.events = new EventSource(`/api/play/${id}/events`);
+  play.events.onmessage = (ev) => {
+    const d = JSON.parse(ev.data);
+    if (d.type === "state" && d.id === (play.state && play.state.id)) setState(d);
+    else if (d.type === "thinking" && play.state) { play.state.thinking = d; renderThinking(); }
+    else if (d.type === "error") flash(d.error);
+  };
+}
+
+function setState(st) {
+  if (play.state && st.id === play.state.id && st.version < play.state.version) return;
+  play.state = st;
+  render();
+}
+
+async function act(what) {
+  try { setState(await post(`/api/play/${play.state.id}/${what}`)); play.selected = null; render(); }
+  catch (e) { flash(e.message); }
+}
+
+async function sendMove(id) {
+  play.selected = null;
+  try { setState(await post(`/api/play/${play.state.id}/move`, {move: id})); }
+  catch (e) { flash(e.message); render(); }
+}
+
+function movesFrom(sel) {
+  const legal = play.state.legal;
+  if (!sel) return [];
+  if (sel.startsWith("hand:")) return legal.filter(m => m.drop === sel.slice(5));
+  return legal.filter(m => m.from === sel);
+}
+
+function onSquare(id, how) {
+  const st = play.state;
+  if (!st || st.outcome) return;
+  if (how === "drag-start") { play.selected = id; return; }
+  if (how === "cancel") { render(); return; }
+  const cands = movesFrom(play.selected).filter(m => m.to === id);
+  if (cands.length) return chooseMove(cands);
+  const direct = st.legal.filter(m => !m.from && !m.drop && m.to === id);
+  if (direct.length) return sendMove(direct[0].id);
+  play.selected = st.legal.some(m => m.from === id) && play.selected !== id ? id : null;
+  render();
+}
+
+function chooseMove(cands) {
+  if (cands.length === 1) return sendMove(cands[0].id);
+  play.pendingPromo = cands;
+  $("#promo").hidden = false;
+}
+
+function promoChoice(yes) {
+  const c = play.pendingPromo || [];
+  play.pendingPromo = null;
+  $("#promo").hidden = true;
+  const m = c.find(x => x.promo === yes);
+  if (m) sendMove(m.id);
+}
+
+function onHand(kind) {
+  play.selected = play.selected === "hand:" + kind ? null : "hand:" + kind;
+  render();
+}
+
+function render() {
+  const st = play.state;
+  if (!st) return;
+  const b = st.board;
+  const targets = new Set(movesFrom(play.selected).map(m => m.to));
+  if (b.style !== "shogi" && !st.outcome) for (const m of st.legal) if (m.to) targets.add(m.to);
+  drawBoard($("#board"), b, {flip: play.flip, selected: play.selected, targets, onSquare,
+                             dragFrom: (id) => st.legal.some(m => m.from === id)});
+  const humanTurn = st.legal.length > 0;
+  const [top, bottom] = play.flip ? [0, 1] : [1, 0];
+  for (const [elId, side] of [["#hand-top", top], ["#hand-bottom", bottom]]) {
+    drawHand($(elId), b.hands ? b.hands[side] : null, side, {selected: play.selected, side: st.turn,
+      canDrop: humanTurn && side === st.turn, onHand});
+  }
+  $("#moves").replaceChildren(...st.moves.map((m, i) => el("li", {"data-ply": i + 1}, m.label)));
+  $("#moves").scrollTop = 1e9;
+  $("#position-text").textContent = st.position;
+  $("#pass-btn").hidden = !st.legal.some(m => m.pass);
+  $("#undo-btn").disabled = !st.can_undo;
+  $("#resign-btn").disabled = !!st.outcome || !st.sides.some(s => s.kind === "human");
+  renderStatus();
+  renderThinking();
+  $("#downloads").replaceChildren("Download: ", ...st.game.formats.map(f =>
+    el("a", {href: `/api/play/${st.id}/record?format=${f}`, download: `komaken-${st.game.id}.${f}`,
+             id: "dl-" + f}, f.toUpperCase()), " "));
+}
+
+function renderStatus() {
+  const st = play.state, o = st.outcome;
+  let text;
+  if (o) {
+    const who = o.winner === null ? "draw" : `${st.side_names[o.winner === "black" ? 0 : 1]} wins`;
+    text = `${o.japanese} (${o.reason}): ${who} after ${st.ply} moves`;
+  } else {
+    text = `${st.side_names[st.turn]} to move (${st.sides[st.turn].name})` + (st.board.check ? " — 王手 check" : "");
+  }
+  if (st.board.score) text += ` · discs ${st.board.score[0]}–${st.board.score[1]}`;
+  $("#status").textContent = text;
+  $("#status").classList.toggle("over", !!o);
+}
+
+function renderThinking() {
+  const t = play.state && play.state.thinking;
+  const box = $("#thinking");
+  if (!t) { box.textContent = ""; box.hidden = true; return; }
+  box.hidden = false;
+  box.replaceChildren(el("b", {}, "thinking… "), `depth ${t.depth || 0}`,
+    t.score ? ` · score ${t.score}` : "", t.nodes ? ` · ${t.nodes} nodes` : "",
+    el("div", {class: "pv"}, (t.pv || []).join(" ")));
+}
+
+function copy(text) {
+  if (navigator.clipboard) navigator.clipboard.writeText(text).catch(() => {});
+  flash("copied: " + text);
+}
+
+pages.play = () => initPlay().catch(e => flash(e.message));
+
+// ------------------------------------------------------------------------------------ experiments
+const exps = {sources: []};
+
+async function dbOptions(selectId) {
+  const dbs = (await api("/api/dbs")).dbs;
+  const s = $(selectId);
+  const keep = s.value;
+  s.replaceChildren(...dbs.map(d => el("option", {value: d.id}, `${d.name}${d.experiment ? " — " + d.experiment : ""}`)));
+  if (keep) s.value = keep;
+  return dbs;
+}
+
+pages.experiments = async () => {
+  for (const es of exps.sources) es.close();
+  exps.sources = [];
+  const box = $("#experiments");
+  const dbs = (await api("/api/dbs")).dbs;
+  if (!dbs.length) { box.replaceChildren(el("p", {}, "No database: start with komaken serve --db RESULTS.db")); return; }
+  box.replaceChildren(...dbs.map(d => el("div", {class: "panel exp", id: `exp-${d.id}`},
+    el("h2", {}, d.name), el("div", {class: "exp-body"}, d.error || "loading…"))));
+  for (const d of dbs) {
+    const es = new EventSource(`/api/dbs/${d.id}/events`);
+    es.onmessage = (ev) => renderExperiment(d.id, JSON.parse(ev.data));
+    exps.sources.push(es);
+  }
+};
+
+function renderExperiment(id, doc) {
+  const body = $(`#exp-${id} .exp-body`);
+  if (doc.error) { body.textContent = doc.error; return; }
+  const rows = doc.pairings.map(p => el("tr", {"data-pairing": p.name},
+    el("td", {}, p.name), el("td", {}, `${p.a} vs ${p.b}`), el("td", {class: "n"}, `${p.games}/${p.target}`),
+    el("td", {class: "n"}, String(p.a_wins)), el("td", {class: "n"}, String(p.b_wins)), el("td", {class: "n"}, String(p.draws)),
+    el("td", {class: "n"}, `${pct(p.a_score)} [${pct(p.a_score_ci95[0])}, ${pct(p.a_score_ci95[1])}]`),
+    el("td", {class: "n"}, p.games ? `${elo(p.elo, p.a_score > 0.5)} [${elo(p.elo_ci95[0], false)}, ` +
+                                   `${elo(p.elo_ci95[1], true)}]` : "–"),
+    el("td", {}, p.sprt ? `${p.sprt.state} (LLR ${p.sprt.llr.toFixed(2)} in [${p.sprt.lower.toFixed(2)}, ${p.sprt.upper.toFixed(2)}])` : "–")));
+  const head = ["pairing", "players", "games", "W", "L", "D", "score of a (95% CI)", "Elo (95% CI)", "SPRT"];
+  body.replaceChildren(
+    el("p", {}, `${doc.experiment} · game ${doc.game} · `, el("span", {class: "games-count"}, String(doc.games)),
+       ` of ${doc.target} games · `, el("a", {href: `#games/${id}`}, "browse games"), " · ",
+       el("a", {href: `#reports/${id}`}, "report")),
+    el("table", {}, el("thead", {}, el("tr", {}, ...head.map(h => el("th", {}, h)))), el("tbody", {}, ...rows)));
+}
+
+// ------------------------------------------------------------------------------------------ games
+const games = {page: 1, doc: null, ply: 0, flip: false, db: null};
+
+pages.games = async () => {
+  const want = location.hash.split("/")[1];
+  await dbOptions("#games-db");
+  if (want !== undefined) $("#games-db").value = want;
+  if (!games.init) {
+    games.init = true;
+    $("#games-db").addEventListener("change", () => { games.page = 1; loadFacets(); });
+    for (const id of ["#f-pairing", "#f-result", "#f-reason", "#f-min", "#f-max"]) {
+      $(id).addEventListener("change", () => { games.page = 1; loadGames(); });
+    }
+    $("#game-filters").addEventListener("submit", (ev) => ev.preventDefault());
+    $("#r-slider").addEventListener("input", () => showPly(Number($("#r-slider").value)));
+    $("#r-prev").addEventListener("click", () => showPly(games.ply - 1));
+    $("#r-next").addEventListener("click", () => showPly(games.ply + 1));
+    $("#r-flip").addEventListener("click", () => { games.flip = !games.flip; showPly(games.ply); });
+    $("#r-copy").addEventListener("click", () => copy($("#r-position").textContent));
+    document.addEventListener("keydown", (ev) => {
+      if (current !== "games" || !games.doc || ev.target.tagName === "INPUT" && ev.target.type !== "range") return;
+      if (ev.key === "ArrowLeft") { showPly(games.ply - 1); ev.preventDefault(); }
+      if (ev.key === "ArrowRight") { showPly(games.ply + 1); ev.preventDefault(); }
+      if (ev.key === "Home") showPly(0);
+      if (ev.key === "End") showPly(games.doc.frames.length - 1);
+    });
+  }
+  if ($("#games-db").value !== "") await loadFacets();
+};
+
+async function loadFacets() {
+  const db = $("#games-db").value;
+  try {
+    const f = await api(`/api/dbs/${db}/facets`);
+    $("#f-pairing").replaceChildren(el("option", {value: ""}, "any"),
+      ...f.pairings.map(p => el("option", {value: p.name}, `${p.name} (${p.a} vs ${p.b})`)));
+    $("#f-reason").replaceChildren(el("option", {value: ""}, "any"), ...f.reasons.map(r => el("option", {value: r}, r)));
+    await loadGames();
+  } catch (e) { flash(e.message); }
+}
+
+async function loadGames() {
+  const db = $("#games-db").value;
+  const q = new URLSearchParams({page: games.page, per_page: 25});
+  for (const [k, id] of [["pairing", "#f-pairing"], ["result", "#f-result"], ["reason", "#f-reason"],
+                         ["min_plies", "#f-min"], ["max_plies", "#f-max"]]) if ($(id).value) q.set(k, $(id).value);
+  try {
+    const d = await api(`/api/dbs/${db}/games?${q}`);
+    const head = ["id", "pairing", "#", "a", "b", "result", "reason", "sente", "plies", "seconds"];
+    const rows = d.games.map(g => el("tr", {"data-id": g.id, class: "game-row", onclick: () => openGame(db, g.id)},
+      ...[g.id, g.pairing, g.game_index, g.a, g.b, g.result, g.reason, g.sente, g.plies, g.seconds.toFixed(1)]
+        .map(v => el("td", {}, String(v)))));
+    const nav = el("div", {class: "pager"},
+      el("button", {type: "button", id: "page-prev", onclick: () => { games.page--; loadGames(); }}, "◀"),
+      el("span", {id: "page-info"}, ` page ${d.page} of ${d.pages} · ${d.total} games `),
+      el("button", {type: "button", id: "page-next", onclick: () => { games.page++; loadGames(); }}, "▶"));
+    nav.querySelector("#page-prev").disabled = d.page <= 1;
+    nav.querySelector("#page-next").disabled = d.page >= d.pages;
+    $("#games-list").replaceChildren(nav, el("table", {class: "games"},
+      el("thead", {}, el("tr", {}, ...head.map(h => el("th", {}, h)))), el("tbody", {}, ...rows)));
+  } catch (e) { flash(e.message); }
+}
+
+async function openGame(db, id) {
+  try {
+    const doc = await api(`/api/dbs/${db}/games/${id}`);
+    games.doc = doc;
+    games.db = db;
+    $("#replay").hidden = false;
+    $("#r-title").textContent = `game ${doc.id}: ${doc.pairing} #${doc.game_index} — ${doc.a} vs ${doc.b}, ` +
+      `result ${doc.result} (${doc.reason}), ${doc.plies} plies` + (doc.error ? ` — ${doc.error}` : "");
+    $("#r-moves").replaceChildren(...doc.labels.map((m, i) =>
+      el("li", {"data-ply": i + 1, onclick: () => showPly(i + 1)}, m)));
+    $("#r-slider").max = Math.max(0, doc.frames.length - 1);
+    $("#r-downloads").replaceChildren("Download: ", ...doc.game.formats.map(f =>
+      el("a", {href: `/api/dbs/${db}/games/${id}/record?format=${f}`, id: "r-dl-" + f}, f.toUpperCase()), " "));
+    showPly(0);
+    $("#replay").scrollIntoView({block: "nearest"});
+  } catch (e) { flash(e.message); }
+}
+
+function showPly(n) {
+  const doc = games.doc;
+  if (!doc || !doc.frames.length) return;
+  n = Math.max(0, Math.min(doc.frames.length - 1, n));
+  games.ply = n;
+  const f = doc.frames[n];
+  drawBoard($("#r-board"), f.board, {flip: games.flip});
+  const [top, bottom] = games.flip ? [0, 1] : [1, 0];
+  drawHand($("#r-hand-top"), f.board.hands ? f.board.hands[top] : null, top, {});
+  drawHand($("#r-hand-bottom"), f.board.hands ? f.board.hands[bottom] : null, bottom, {});
+  $("#r-slider").value = n;
+  $("#r-ply").textContent = `ply ${n} / ${doc.frames.length - 1}`;
+  $("#r-position").textContent = f.position;
+  for (const li of $("#r-moves").children) li.classList.toggle("current", Number(li.dataset.ply) === n);
+}
+
+// ---------------------------------------------------------------------------------------- reports
+pages.reports = async () => {
+  const want = location.hash.split("/")[1];
+  await dbOptions("#reports-db");
+  if (want !== undefined) $("#reports-db").value = want;
+  if (!pages.reports.init) {
+    pages.reports.init = true;
+    $("#reports-db").addEventListener("change", loadReport);
+  }
+  if ($("#reports-db").value !== "") loadReport();
+};
+
+async function loadReport() {
+  const db = $("#reports-db").value;
+  const box = $("#report");
+  box.textContent = "drawing the report…";
+  try {
+    const r = await api(`/api/dbs/${db}/report`);
+    box.replaceChildren(el("h1", {}, r.title), el("p", {}, r.setup), ...r.notes.map(n => el("p", {}, n)),
+      ...r.tables.flatMap(t => [el("h2", {}, t.title), el("table", {class: "report"},
+        el("thead", {}, el("tr", {}, ...t.header.map(h => el("th", {}, h)))),
+        el("tbody", {}, ...t.rows.map(row => el("tr", {}, ...row.map(c => el("td", {}, c))))))]),
+      ...r.plots.map(p => el("figure", {}, el("img", {src: `/api/dbs/${db}/plots/${p}.svg?v=${Date.now()}`, alt: p}),
+        el("figcaption", {}, p))));
+  } catch (e) { box.textContent = e.message; }
+}
+
+route();

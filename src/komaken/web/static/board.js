@@ -1,0 +1,146 @@
+// komaken board component: draws the board JSON of komaken.web._games as SVG (no libraries).
+// drawBoard(el, board, opts) — opts: {flip, selected, targets: Set of square ids, onSquare(id, how),
+// dragFrom(id) -> bool}. Hands are drawn with drawHand(el, pieces, side, opts).
+"use strict";
+
+const SVGNS = "http://www.w3.org/2000/svg";
+
+function svgEl(tag, attrs, text) {
+  const e = document.createElementNS(SVGNS, tag);
+  for (const [k, v] of Object.entries(attrs || {})) e.setAttribute(k, v);
+  if (text !== undefined) e.textContent = text;
+  return e;
+}
+
+const STYLES = {
+  shogi: {cell: 52, bg: "#f0d59a", line: "#6b4b1b"},
+  disc: {cell: 52, bg: "#2e7d4f", line: "#14412a"},
+  mark: {cell: 96, bg: "#fbfbf7", line: "#333"},
+};
+
+function drawBoard(el, board, opts) {
+  opts = opts || {};
+  const st = STYLES[board.style] || STYLES.shogi;
+  const W = board.width, H = board.height, S = st.cell, M = board.style === "mark" ? 6 : 22;
+  const svg = svgEl("svg", {viewBox: `0 0 ${W * S + 2 * M} ${H * S + 2 * M}`, class: "board-svg board-" + board.style,
+                            width: W * S + 2 * M, height: H * S + 2 * M});
+  svg.appendChild(svgEl("rect", {x: M, y: M, width: W * S, height: H * S, fill: st.bg, stroke: st.line, "stroke-width": 2}));
+  const last = board.last || {};
+  const order = [...board.cells.keys()];
+  if (opts.flip) order.reverse();
+  order.forEach((ci, k) => {
+    const cell = board.cells[ci], col = k % W, row = Math.floor(k / W);
+    const x = M + col * S, y = M + row * S;
+    const g = svgEl("g", {"data-sq": cell.id, class: "sq"});
+    let fill = "transparent";
+    if (cell.id === last.to || cell.id === last.from) fill = "rgba(255, 200, 0, 0.45)";
+    if (cell.id === board.check) fill = "rgba(230, 30, 30, 0.55)";
+    if (cell.id === opts.selected) fill = "rgba(60, 120, 255, 0.45)";
+    g.appendChild(svgEl("rect", {x, y, width: S, height: S, fill, stroke: st.line, "stroke-width": 1}));
+    if (cell.piece) g.appendChild(pieceEl(board.style, cell.piece, x + S / 2, y + S / 2, S, opts.flip));
+    if (opts.targets && opts.targets.has(cell.id)) {
+      g.appendChild(svgEl("circle", {cx: x + S / 2, cy: y + S / 2, r: cell.piece ? S * 0.44 : S * 0.13,
+        fill: cell.piece ? "none" : "rgba(20, 60, 200, 0.55)", stroke: "rgba(20, 60, 200, 0.7)",
+        "stroke-width": cell.piece ? 3 : 0, class: "target"}));
+    }
+    svg.appendChild(g);
+  });
+  const files = opts.flip ? [...board.files].reverse() : board.files;
+  const ranks = opts.flip ? [...board.ranks].reverse() : board.ranks;
+  files.forEach((f, i) => svg.appendChild(svgEl("text", {x: M + i * S + S / 2, y: M - 6, "font-size": 13,
+    "text-anchor": "middle", class: "coord"}, f)));
+  ranks.forEach((r, i) => svg.appendChild(svgEl("text", {x: M + W * S + 11, y: M + i * S + S / 2 + 5, "font-size": 13,
+    "text-anchor": "middle", class: "coord"}, r)));
+  el.replaceChildren(svg);
+  attachInput(svg, opts);
+}
+
+function pieceEl(style, p, cx, cy, S, flip) {
+  if (style === "disc") {
+    return svgEl("circle", {cx, cy, r: S * 0.4, fill: p.side === 0 ? "#111" : "#f4f4f4", stroke: "#000", class: "piece"});
+  }
+  if (style === "mark") {
+    return svgEl("text", {x: cx, y: cy + S * 0.2, "font-size": S * 0.62, "text-anchor": "middle",
+      fill: p.side === 0 ? "#b3261e" : "#1e4fb3", class: "piece"}, p.label);
+  }
+  const up = (p.side === 1) !== !!flip;  // the piece points at the viewer's opponent
+  const g = svgEl("g", {class: "piece", transform: up ? `rotate(180 ${cx} ${cy})` : ""});
+  const w = S * 0.74, h = S * 0.84, top = cy - h / 2;
+  const pts = [[cx, top], [cx + w * 0.36, top + h * 0.16], [cx + w / 2, cy + h / 2], [cx - w / 2, cy + h / 2],
+               [cx - w * 0.36, top + h * 0.16]].map(q => q.join(",")).join(" ");
+  g.appendChild(svgEl("polygon", {points: pts, fill: "#fbe7b5", stroke: "#7a5a24", "stroke-width": 1}));
+  g.appendChild(svgEl("text", {x: cx, y: cy + S * 0.17, "font-size": S * 0.46, "text-anchor": "middle",
+    fill: p.promoted ? "#c0161b" : "#111", "font-family": "serif"}, p.label));
+  return g;
+}
+
+function attachInput(svg, opts) {
+  if (!opts.onSquare) return;
+  let drag = null;
+  const squareAt = (ev) => {
+    const t = document.elementFromPoint(ev.clientX, ev.clientY);
+    const g = t && t.closest ? t.closest("[data-sq]") : null;
+    return g ? g.getAttribute("data-sq") : null;
+  };
+  svg.addEventListener("pointerdown", (ev) => {
+    const g = ev.target.closest("[data-sq]");
+    if (!g) return;
+    const id = g.getAttribute("data-sq");
+    const piece = g.querySelector(".piece");
+    if (piece && opts.dragFrom && opts.dragFrom(id)) {
+      drag = {id, piece, x: ev.clientX, y: ev.clientY, moved: false};
+      svg.setPointerCapture(ev.pointerId);
+    }
+    ev.preventDefault();
+  });
+  svg.addEventListener("pointermove", (ev) => {
+    if (!drag) return;
+    const dx = ev.clientX - drag.x, dy = ev.clientY - drag.y;
+    if (!drag.moved && Math.hypot(dx, dy) < 6) return;
+    if (!drag.moved) opts.onSquare(drag.id, "drag-start");
+    drag.moved = true;
+    const ctm = svg.getScreenCTM();
+    const k = ctm ? 1 / ctm.a : 1;
+    const base = drag.piece.getAttribute("transform") || "";
+    drag.piece.setAttribute("transform", `translate(${dx * k} ${dy * k}) ${base}`);
+    drag.piece.style.pointerEvents = "none";
+  });
+  svg.addEventListener("pointerup", (ev) => {
+    const d = drag;
+    drag = null;
+    if (d) d.piece.style.pointerEvents = "";
+    const to = squareAt(ev);
+    if (d && d.moved) {
+      opts.onSquare(to && to !== d.id ? to : d.id, to && to !== d.id ? "drop" : "cancel");
+      return;
+    }
+    if (to) opts.onSquare(to, "click");
+  });
+}
+
+function drawHand(el, pieces, side, opts) {
+  el.replaceChildren();
+  if (!pieces) { el.hidden = true; return; }
+  el.hidden = false;
+  el.setAttribute("data-side", side);
+  const mark = document.createElement("span");
+  mark.className = "hand-mark";
+  mark.textContent = side === 0 ? "☗" : "☖";
+  el.appendChild(mark);
+  if (!pieces.length) {
+    const none = document.createElement("span");
+    none.className = "hand-none";
+    none.textContent = "なし";
+    el.appendChild(none);
+  }
+  for (const p of pieces) {
+    const b = document.createElement("button");
+    b.type = "button";
+    b.className = "hand-piece" + (opts.selected === "hand:" + p.kind && opts.side === side ? " selected" : "");
+    b.setAttribute("data-kind", p.kind);
+    b.textContent = p.label + (p.n > 1 ? p.n : "");
+    b.disabled = !opts.canDrop;
+    if (opts.onHand) b.addEventListener("click", () => opts.onHand(p.kind));
+    el.appendChild(b);
+  }
+}

@@ -1,0 +1,223 @@
+"""The web page in a real browser: Debian's Chromium driven by Playwright against ``komaken serve``.
+
+Skipped (with the reason) when ``/usr/bin/chromium`` or the ``playwright`` package is missing;
+``.ci/run`` installs Chromium.  Every wait has a timeout.
+"""
+
+from __future__ import annotations
+
+import os
+import sqlite3
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from komaken import records
+from komaken.shogi import Position
+from web_support import Server, run_experiment, write_experiment
+
+CHROMIUM = Path(os.environ.get("KOMAKEN_CHROMIUM", "/usr/bin/chromium"))
+ARGS = ["--headless", "--no-sandbox", "--disable-gpu", "--disable-background-networking", "--disable-component-update",
+        "--disable-sync", "--no-first-run"]
+T = 15_000  # milliseconds: the longest any single wait may take
+
+sync_api = pytest.importorskip("playwright.sync_api", reason="the playwright package is not installed")
+if not CHROMIUM.exists():
+    pytest.skip(f"no Chromium at {CHROMIUM} (apt-get install chromium; .ci/run does)", allow_module_level=True)
+
+
+@pytest.fixture(scope="module")
+def folder(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    return tmp_path_factory.mktemp("browser")
+
+
+@pytest.fixture(scope="module")
+def server(folder: Path):  # type: ignore[no-untyped-def]
+    finished = folder / "finished.db"
+    run_experiment(write_experiment(folder, 4), finished)
+    with Server(["--db", str(finished), "--db", str(folder / "live.db")], folder / "server.log") as srv:
+        yield srv
+
+
+@pytest.fixture(scope="module")
+def browser():  # type: ignore[no-untyped-def]
+    with sync_api.sync_playwright() as pw:
+        b = pw.chromium.launch(executable_path=str(CHROMIUM), args=ARGS, timeout=30_000)
+        yield b
+        b.close()
+
+
+@pytest.fixture
+def page(browser, server):  # type: ignore[no-untyped-def]
+    ctx = browser.new_context(viewport={"width": 1200, "height": 900}, accept_downloads=True)
+    pg = ctx.new_page()
+    pg.set_default_timeout(T)
+    errors: list[str] = []
+    pg.on("pageerror", lambda e: errors.append(str(e)))
+    pg.base = server.url  # type: ignore[attr-defined]
+    yield pg
+    ctx.close()
+    assert not errors, errors
+
+
+def start_game(page, game: str, white: str = "engine", **opts: str) -> None:  # type: ignore[no-untyped-def]
+    page.goto(page.base + "/#play")
+    page.wait_for_selector("#game-select option[value='shogi']", state="attached")
+    page.select_option("#game-select", game)
+    page.select_option("#white-kind", white)
+    for key, value in opts.items():
+        if key == "start":
+            page.click("details summary")
+            page.fill("#start-text", value)
+        else:
+            page.fill(f"#white-{key}", value)
+    page.click("#start-btn")
+    page.wait_for_selector("#board svg")
+
+
+def moves(page) -> list[str]:  # type: ignore[no-untyped-def]
+    return page.eval_on_selector_all("#moves li", "els => els.map(e => e.textContent)")
+
+
+def wait_moves(page, n: int) -> list[str]:  # type: ignore[no-untyped-def]
+    page.wait_for_function(f"document.querySelectorAll('#moves li').length === {n}", timeout=T)
+    return moves(page)
+
+
+def test_full_tictactoe_game_against_the_engine_by_clicking(page) -> None:  # type: ignore[no-untyped-def]
+    start_game(page, "tictactoe")
+    for ply in range(0, 9, 2):
+        if page.evaluate("!!play.state.outcome"):
+            break
+        target = page.evaluate("play.state.legal[0].id")
+        page.click(f"#board [data-sq='{target}']")
+        page.wait_for_function(f"play.state.ply >= {ply + 2} || !!play.state.outcome", timeout=T)
+    page.wait_for_function("!!play.state.outcome", timeout=T)
+    status = page.inner_text("#status")
+    assert "終局" in status and ("draw" in status or "O wins" in status)
+    assert page.evaluate("play.state.outcome.winner") in (None, "white")
+
+
+def test_shogi_promotion_drop_undo_and_kif_download(page, folder) -> None:  # type: ignore[no-untyped-def]
+    start_game(page, "minishogi", depth="1", start="k4/2S2/5/5/4K b S 1")
+    page.click("#board [data-sq='3b']")
+    assert page.locator("#board .target").count() >= 3  # legal destinations are marked
+    page.click("#board [data-sq='3a']")
+    page.wait_for_selector("#promo:not([hidden])")
+    page.click("#promo-yes")
+    first = wait_moves(page, 2)
+    assert first[0] == "▲３一銀成"
+    # a drop from the hand: select the silver, then an empty square the drop may go to
+    page.wait_for_function("play.state.legal.length > 0")
+    target = page.evaluate("play.state.legal.find(m => m.drop === 'S').to")
+    page.click("#hand-bottom [data-kind='S']")
+    page.click(f"#board [data-sq='{target}']")
+    after_drop = wait_moves(page, 4)
+    assert after_drop[2].startswith("▲") and "銀" in after_drop[2]
+    page.wait_for_function("play.state.legal.length > 0 && document.querySelector('#undo-btn').disabled === false")
+    page.click("#undo-btn")
+    assert wait_moves(page, 2) == first
+    with page.expect_download(timeout=T) as dl:
+        page.click("#dl-kif")
+    path = folder / "game.kif"
+    dl.value.save_as(path)
+    rec = records.read(path)
+    assert [m.usi() for m in rec.moves] == page.evaluate("play.state.moves.map(m => m.id)")
+    assert rec.initial_sfen.split()[:3] == ["k4/2S2/5/5/4K", "b", "S"]
+
+
+def test_drag_and_drop_a_piece_and_the_engine_replies(page) -> None:  # type: ignore[no-untyped-def]
+    start_game(page, "shogi", movetime="1")
+    src = page.locator("#board [data-sq='7g'] rect").bounding_box()
+    dst = page.locator("#board [data-sq='7f'] rect").bounding_box()
+    page.mouse.move(src["x"] + src["width"] / 2, src["y"] + src["height"] / 2)
+    page.mouse.down()
+    for k in range(1, 6):
+        page.mouse.move(src["x"] + src["width"] / 2, src["y"] + src["height"] / 2 - k * (src["y"] - dst["y"]) / 5)
+    page.mouse.up()
+    # while the engine thinks, each finished depth shows with its score and principal variation
+    page.wait_for_function("play.state.thinking && play.state.thinking.depth >= 2")
+    thinking = page.inner_text("#thinking")
+    assert "depth" in thinking and "score" in thinking and "△" in thinking
+    got = wait_moves(page, 2)
+    assert page.locator("#thinking").is_hidden()
+    assert got[0] == "▲７六歩" and got[1].startswith("△")
+    assert page.inner_text("#position-text").endswith("b - 3")
+    page.click("#flip-btn")  # flipped: 7g is now drawn in the top half
+    box = page.locator("#board [data-sq='7g'] rect").bounding_box()
+    assert box["y"] < page.locator("#board [data-sq='7c'] rect").bounding_box()["y"]
+
+
+def test_an_illegal_click_leaves_the_board(page) -> None:  # type: ignore[no-untyped-def]
+    start_game(page, "shogi", white="human")
+    before = page.inner_text("#position-text")
+    page.click("#board [data-sq='7g']")
+    page.click("#board [data-sq='7d']")  # not a pawn move
+    page.click("#board [data-sq='5e']")
+    assert moves(page) == [] and page.inner_text("#position-text") == before
+
+
+def test_a_running_experiment_counts_up_live(page, server, folder) -> None:  # type: ignore[no-untyped-def]
+    toml = write_experiment(folder, 30)
+    run = subprocess.Popen([sys.executable, "-m", "komaken", "experiment", "run", str(toml), "--db",
+                            str(folder / "live.db"), "-j", "1", "-q"], stdout=subprocess.DEVNULL,
+                           stderr=subprocess.DEVNULL)
+    try:
+        page.goto(page.base + "/#experiments")
+        page.wait_for_selector("#exp-1 .games-count", timeout=60_000)
+        first = int(page.inner_text("#exp-1 .games-count"))
+        page.wait_for_function(f"Number(document.querySelector('#exp-1 .games-count').textContent) > {first}",
+                               timeout=60_000)
+        page.wait_for_function("Number(document.querySelector('#exp-1 .games-count').textContent) === 60",
+                               timeout=90_000)
+        row = page.locator("#exp-1 tr[data-pairing='d1-vs-rnd'] td").all_inner_texts()
+        assert row[2] == "30/30" and int(row[3]) + int(row[4]) + int(row[5]) == 30
+    finally:
+        run.wait(120)
+    assert run.returncode == 0
+
+
+def test_replay_a_stored_game_to_its_last_ply(page, folder) -> None:  # type: ignore[no-untyped-def]
+    with sqlite3.connect(folder / "finished.db") as conn:
+        gid, mv = conn.execute("SELECT id, moves FROM games ORDER BY plies DESC LIMIT 1").fetchone()
+    pos = Position.start("minishogi")
+    for m in mv.split():
+        pos.push_usi(m)
+    page.goto(page.base + "/#games/0")
+    page.wait_for_selector(f"tr[data-id='{gid}']")
+    page.click(f"tr[data-id='{gid}']")
+    page.wait_for_selector("#replay:not([hidden])")
+    for _ in range(len(mv.split())):
+        page.keyboard.press("ArrowRight")
+    page.wait_for_function(f"document.querySelector('#r-ply').textContent === 'ply {len(mv.split())} / "
+                           f"{len(mv.split())}'")
+    assert page.inner_text("#r-position") == pos.sfen()
+    page.keyboard.press("ArrowLeft")
+    page.locator("#r-slider").fill("0")
+    assert page.inner_text("#r-position") == Position.start("minishogi").sfen()
+
+
+def test_reports_page_shows_the_tables(page) -> None:  # type: ignore[no-untyped-def]
+    page.goto(page.base + "/#reports/0")
+    page.wait_for_selector("#report table.report")
+    assert page.inner_text("#report h1") == "web-small"
+    assert page.locator("#report table.report").count() >= 2
+    rows = page.locator("#report table.report").first.locator("tbody tr")
+    assert rows.count() == 2
+    plots = page.locator("#report figure img")
+    if plots.count():  # drawn unless matplotlib refused an interval (then a note says so)
+        page.wait_for_function("[...document.querySelectorAll('#report figure img')].every(i => i.naturalWidth > 0)")
+    else:
+        assert "could not be drawn" in page.inner_text("#report")
+
+
+def test_reversi_by_clicking_against_the_engine(page) -> None:  # type: ignore[no-untyped-def]
+    start_game(page, "reversi", depth="2")
+    assert page.locator("#board .target").count() == 4  # black's four opening moves are marked
+    page.click("#board [data-sq='f5']")
+    got = wait_moves(page, 2)
+    assert got[0] == "●f5" and got[1].startswith("○")
+    assert "discs" in page.inner_text("#status")
+    assert page.evaluate("play.state.board.score.reduce((a, b) => a + b)") == 6

@@ -1,0 +1,123 @@
+"""Shared by the web tests: a real ``komaken serve`` on a free loopback port, small experiments."""
+
+from __future__ import annotations
+
+import json
+import os
+import socket
+import subprocess
+import sys
+import time
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any
+
+import httpx
+
+SMALL_TOML = """
+[experiment]
+name = "web-small"
+variant = "minishogi"
+games = {games}
+seed = 7
+max_plies = 80
+
+[players.d1]
+engine = "komaken"
+depth = 1
+
+[players.rnd]
+engine = "random"
+
+[[pairings]]
+a = "d1"
+b = "rnd"
+colors = "alternate"
+sprt = {{ elo0 = 0, elo1 = 50 }}
+
+[[pairings]]
+a = "rnd"
+b = "d1"
+colors = "fixed"
+"""
+
+
+def write_experiment(folder: Path, games: int) -> Path:
+    path = folder / "small.toml"
+    path.write_text(SMALL_TOML.format(games=games), encoding="utf-8")
+    return path
+
+
+def run_experiment(toml: Path, db: Path, timeout: float = 120) -> None:
+    """``komaken experiment run`` in a subprocess, to the end (with a deadline)."""
+    subprocess.run([sys.executable, "-m", "komaken", "experiment", "run", str(toml), "--db", str(db), "-j", "1", "-q"],
+                   check=True, timeout=timeout, capture_output=True)
+
+
+def free_port() -> int:
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        return int(s.getsockname()[1])
+
+
+class Server:
+    """``komaken serve`` in a subprocess: ``with Server(args) as srv: srv.url``."""
+
+    def __init__(self, args: list[str], log: Path) -> None:
+        self.args = args
+        self.log = log
+        self.port = free_port()
+        self.url = f"http://127.0.0.1:{self.port}"
+        self.proc: subprocess.Popen[bytes] | None = None
+
+    def __enter__(self) -> Server:
+        self._fh = self.log.open("wb")
+        self.proc = subprocess.Popen([sys.executable, "-m", "komaken", "serve", "--port", str(self.port), *self.args],
+                                     stdout=self._fh, stderr=subprocess.STDOUT, env={**os.environ, "CI": "true"})
+        deadline = time.monotonic() + 60
+        while time.monotonic() < deadline:
+            if self.proc.poll() is not None:
+                raise RuntimeError(f"server exited: {self.log.read_text(errors='replace')}")
+            try:
+                if httpx.get(self.url + "/api/games", timeout=2).status_code == 200:
+                    return self
+            except httpx.HTTPError:
+                time.sleep(0.1)
+        self.__exit__()
+        raise RuntimeError("server did not answer within 60 s")
+
+    def __exit__(self, *exc: object) -> None:
+        if self.proc is not None and self.proc.poll() is None:
+            self.proc.terminate()
+            try:
+                self.proc.wait(10)
+            except subprocess.TimeoutExpired:
+                self.proc.kill()
+                self.proc.wait(10)
+        self._fh.close()
+
+
+def sse_events(url: str, deadline: float, limit: int = 1000) -> Iterator[dict[str, Any]]:
+    """The JSON events of a server-sent event stream until ``deadline`` (monotonic seconds)."""
+    with httpx.stream("GET", url, timeout=httpx.Timeout(30.0)) as r:
+        assert r.status_code == 200, r.read()
+        assert r.headers["content-type"].startswith("text/event-stream")
+        n = 0
+        for line in r.iter_lines():
+            if time.monotonic() > deadline:
+                raise TimeoutError(f"no expected event from {url} in time")
+            if line.startswith("data: "):
+                yield json.loads(line[6:])
+                n += 1
+                if n >= limit:
+                    return
+
+
+def wait_until(fn: Any, timeout: float, what: str, interval: float = 0.05) -> Any:
+    deadline = time.monotonic() + timeout
+    while time.monotonic() < deadline:
+        v = fn()
+        if v:
+            return v
+        time.sleep(interval)
+    raise TimeoutError(f"timed out after {timeout} s waiting for {what}")
