@@ -26,10 +26,10 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from komaken.engine.values import PieceValues
 from komaken.errors import IllegalMoveError, InvalidPositionError, KomakenError, VariantError
 from komaken.reversi import Reversi, ReversiMove
 from komaken.shogi import Move, Position
+from komaken.shogi.engine.values import PieceValues
 from komaken.shogi.variant import BUILTIN, load_variant, variant_from_toml
 from komaken.tictactoe import TicTacToe, TicTacToeMove
 

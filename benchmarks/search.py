@@ -1,7 +1,7 @@
 """Search benchmark: nps and time to depth on fixed 5×5 and 9×9 positions, then a match of the
 engine (0.1 s a move) against the thesis replica on 5×5.
 
-    python benchmarks/search.py [--games 200] [--movetime 100] [--workers N]
+    python benchmarks/search.py [--games 200] [--movetime 0.1] [--workers N]
 
 There is no peer search to time in the same run (cshogi has move generation but no search), so
 the nps is shown next to our own perft speed on the same position (leaves per second; perft
@@ -16,10 +16,10 @@ import os
 import time
 from concurrent.futures import ProcessPoolExecutor
 
-from komaken.engine import Engine, Limits
 from komaken.game import Color
 from komaken.players.base import RESIGN
 from komaken.shogi import Position
+from komaken.shogi.engine import Engine, Limits
 
 POSITIONS = [
     ("minishogi", "startpos"),
@@ -37,15 +37,15 @@ def time_to_depth() -> None:
         engine.search(pos, Limits(depth=2))
         reached: list[tuple[int, float, int]] = []
         t0 = time.perf_counter()
-        r = engine.search(pos, Limits(movetime=1000 + engine.overhead_ms),
-                          info=lambda x, out=reached: out.append((x.depth, x.time_ms, x.nodes)))
+        r = engine.search(pos, Limits(movetime=1.0 + engine.overhead),
+                          info=lambda x, out=reached: out.append((x.depth, x.seconds, x.nodes)))
         t = time.perf_counter()
         leaves = pos.perft(3 if variant == "shogi" else 4)
         perft_nps = leaves / (time.perf_counter() - t)
         name = f"{variant} {sfen[:30]}"
-        for d, ms, nodes in reached:
+        for d, secs, nodes in reached:
             if d == r.depth or d in (6, 8, 10):
-                print(f"{name:42s} {d:5d} {ms / 1000:8.3f} {nodes:8d} {r.nps:8d} {perft_nps:11.0f}")
+                print(f"{name:42s} {d:5d} {secs:8.3f} {nodes:8d} {r.nps:8d} {perft_nps:11.0f}")
         print(f"{name:42s} best {r.move} after {(time.perf_counter() - t0):.2f}s: depth {r.depth} in 1 s")
 
 
@@ -55,7 +55,7 @@ def _game(args: tuple[int, float]) -> float:
     from komaken.players.thesis import ThesisPlayer
 
     index, movetime = args
-    engine = EnginePlayer("minishogi", movetime=movetime)
+    engine = EnginePlayer("minishogi", movetime=movetime)  # seconds
     thesis = ThesisPlayer("minishogi", {}, seed=index)
     engine_color = Color(index % 2)
     players = [engine, thesis] if engine_color == Color.BLACK else [thesis, engine]
@@ -81,7 +81,7 @@ def match(games: int, movetime: float, workers: int) -> None:
     wins = scores.count(1.0)
     draws = scores.count(0.5)
     losses = scores.count(0.0)
-    print(f"engine ({movetime:g} ms/move) vs thesis replica (depth 4), {games} 5x5 games, colours alternating: "
+    print(f"engine ({movetime:g} s/move) vs thesis replica (depth 4), {games} 5x5 games, colours alternating: "
           f"+{wins} ={draws} -{losses}, score {100 * sum(scores) / games:.1f}%  "
           f"({time.perf_counter() - t0:.0f} s, {workers} workers)")
 
@@ -89,7 +89,7 @@ def match(games: int, movetime: float, workers: int) -> None:
 if __name__ == "__main__":
     ap = argparse.ArgumentParser()
     ap.add_argument("--games", type=int, default=200)
-    ap.add_argument("--movetime", type=float, default=100.0)
+    ap.add_argument("--movetime", type=float, default=0.1, help="seconds per move")
     ap.add_argument("--workers", type=int, default=os.cpu_count() or 1)
     ap.add_argument("--skip-match", action="store_true")
     a = ap.parse_args()

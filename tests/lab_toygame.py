@@ -67,7 +67,7 @@ class FirstMove:
 
     name = "first"
 
-    def new_game(self) -> None:
+    def new_game(self, seed: int | None = None) -> None:
         pass
 
     def choose(self, position: Any) -> Any:

@@ -7,11 +7,11 @@ import time
 
 import pytest
 
-from komaken.engine import Engine, Limits, PieceValues, search
-from komaken.engine.mate import solve
 from komaken.errors import KomakenError
 from komaken.players.engine import EnginePlayer
 from komaken.shogi import Position
+from komaken.shogi.engine import Engine, Limits, PieceValues, search
+from komaken.shogi.engine.mate import solve
 
 MATES = [  # (sfen, variant, plies) checked with both the α-β search and df-pn
     ("6snk/9/7PP/9/9/9/9/9/K8 b GG 1", "shogi", 1),
@@ -100,7 +100,7 @@ def test_byoyomi_is_kept() -> None:
     pos = Position.start("shogi")
     engine.search(pos, Limits(depth=2))  # kernels loaded
     t0 = time.perf_counter()
-    r = engine.search(pos, Limits(btime=0, wtime=0, byoyomi=100))
+    r = engine.search(pos, Limits(btime=0, wtime=0, byoyomi=0.1))
     elapsed = (time.perf_counter() - t0) * 1000
     assert r.move is not None and r.depth >= 1
     assert elapsed < 100 + 150  # generous: the budget aims at 100 - 30 ms

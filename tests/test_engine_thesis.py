@@ -4,10 +4,10 @@ from __future__ import annotations
 
 import numpy as np
 
-from komaken.engine import _thesis as T
 from komaken.players.base import RESIGN
 from komaken.players.thesis import ThesisPlayer, hand_lists
 from komaken.shogi import Position
+from komaken.shogi.engine import _thesis as T
 
 
 def test_java_random_matches_java() -> None:

@@ -19,13 +19,13 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from komaken.engine._evaluate import WEIGHT_RANGES, check_weight, weights
-from komaken.engine.values import MAX_PIECE_VALUE, PieceValues, check_piece_value
 from komaken.errors import IllegalMoveError, InvalidPositionError, KomakenError, VariantError
 from komaken.reversi import Reversi, ReversiMove
 from komaken.shogi import Move, Position, Variant, load_variant
 from komaken.shogi._board import MAX_HAND
 from komaken.shogi._kernels import MAX_MOVES
+from komaken.shogi.engine._evaluate import WEIGHT_RANGES, check_weight, weights
+from komaken.shogi.engine.values import MAX_PIECE_VALUE, PieceValues, check_piece_value
 from komaken.shogi.variant import BUILTIN, variant_from_dict, variant_from_toml
 from komaken.tictactoe import TicTacToe, TicTacToeMove
 

@@ -5,11 +5,16 @@ from __future__ import annotations
 import json
 import sys
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 import click
 
+if TYPE_CHECKING:
+    from komaken.lab.progress import RichProgress
+    from komaken.lab.runner import RunSummary
 
-def _progress(quiet: bool):  # type: ignore[no-untyped-def]
+
+def _progress(quiet: bool) -> RichProgress | None:
     """A rich progress display when stderr is a terminal, else nothing."""
     from rich.console import Console
 
@@ -21,7 +26,7 @@ def _progress(quiet: bool):  # type: ignore[no-untyped-def]
     return RichProgress(console)
 
 
-def _echo_summary(summary, db: Path) -> None:  # type: ignore[no-untyped-def]
+def _echo_summary(summary: RunSummary, db: Path) -> None:
     rate = f", {summary.games_per_second:.2f} games/s" if summary.played else ""
     click.echo(
         f"{db}: played {summary.played} games in {summary.wall_seconds:.1f}s{rate}; "
@@ -33,101 +38,109 @@ def _p(value: float) -> str:
     return f"{value:.3g}" if value >= 1e-6 else "<1e-6"
 
 
+@click.group()
+def experiment() -> None:
+    """Run AI-vs-AI experiments into an SQLite database and report their statistics."""
+
+
+workers_opt = click.option(
+    "--workers", "-j", type=click.IntRange(min=1), default=None, help="Worker processes (default: all cores)."
+)
+dask_opt = click.option("--dask", metavar="ADDR", default=None, help="Dask scheduler, e.g. tcp://host:8786.")
+db_opt = click.option(
+    "--db", "db", type=click.Path(dir_okay=False, path_type=Path), required=True, help="Results database."
+)
+quiet_opt = click.option("--quiet", "-q", is_flag=True, help="No progress display.")
+
+
+@experiment.command("run")
+@click.argument("file", type=click.Path(dir_okay=False, path_type=Path))
+@db_opt
+@workers_opt
+@dask_opt
+@click.option("--games", type=int, default=None, help="Games per pairing (overrides the file).")
+@quiet_opt
+def run(file: Path, db: Path, workers: int | None, dask: str | None, games: int | None, quiet: bool) -> None:
+    """Play the experiment FILE into --db (continues it if the database already holds it)."""
+    from komaken.lab.config import load_experiment
+    from komaken.lab.runner import run_experiment
+
+    exp = load_experiment(file, games=games)
+    summary = run_experiment(exp, db, workers=workers, dask=dask, progress=_progress(quiet))
+    _echo_summary(summary, db)
+
+
+@experiment.command("resume")
+@db_opt
+@workers_opt
+@dask_opt
+@quiet_opt
+def resume(db: Path, workers: int | None, dask: str | None, quiet: bool) -> None:
+    """Play the games missing from --db (after a crash, a kill or Ctrl-C)."""
+    from komaken.lab.runner import resume_experiment
+
+    summary = resume_experiment(db, workers=workers, dask=dask, progress=_progress(quiet))
+    _echo_summary(summary, db)
+
+
+@experiment.command("status")
+@db_opt
+@click.option("--json", "as_json", is_flag=True, help="Machine-readable statistics.")
+def status(db: Path, as_json: bool) -> None:
+    """Games played and statistics per pairing."""
+    from komaken.lab.report import status_json
+    from komaken.lab.storage import ExperimentDB
+
+    with ExperimentDB.open(db) as store:
+        doc = status_json(store)
+    if as_json:
+        click.echo(json.dumps(doc, ensure_ascii=False, indent=2))
+        return
+    click.echo(f"{doc['experiment']}: {doc['games']}/{doc['target']} games")
+    for p in doc["pairings"]:
+        lo, hi = p["a_score_ci95"]
+        elo = "n/a" if p["elo"] is None else f"{p['elo']:+.0f}"
+        line = (
+            f"  {p['name']}: {p['games']}/{p['target']}  W {p['a_wins']}  L {p['b_wins']}  D {p['draws']}  "
+            f"score {p['a_score']:.1%} [{lo:.1%}, {hi:.1%}]  Elo {elo}  p={_p(p['p_value'])}"
+        )
+        if p.get("sprt"):
+            line += f"  SPRT {p['sprt']['state']} (LLR {p['sprt']['llr']:.2f})"
+        click.echo(line)
+
+
+@experiment.command("report")
+@db_opt
+@click.option("--out", type=click.Path(file_okay=False, path_type=Path), required=True, help="Output folder.")
+def report(db: Path, out: Path) -> None:
+    """Write report.md, report.html and plots (PNG + SVG) into --out."""
+    from komaken.lab.report import write_report
+    from komaken.lab.storage import ExperimentDB
+
+    with ExperimentDB.open(db) as store:
+        files = write_report(store, out)
+    for f in files:
+        click.echo(str(f))
+
+
+@experiment.command("export")
+@db_opt
+@click.option("--format", "fmt", type=click.Choice(["csv", "kif", "csa"]), required=True)
+@click.option("-o", "--output", type=click.Path(dir_okay=False, path_type=Path), default=None)
+def export(db: Path, fmt: str, output: Path | None) -> None:
+    """Write every stored game as CSV rows or KIF/CSA records (stdout unless -o)."""
+    from komaken.lab.export import export as do_export
+    from komaken.lab.storage import ExperimentDB
+
+    with ExperimentDB.open(db) as store:
+        if output is None:
+            do_export(store, fmt, sys.stdout)
+        else:
+            with output.open("w", encoding="utf-8", newline="") as fh:
+                n = do_export(store, fmt, fh)
+            click.echo(f"{output}: {n} games", err=True)
+
+
 def register(main: click.Group) -> None:
     """Add the ``experiment`` group to the ``komaken`` command."""
-
-    @main.group()
-    def experiment() -> None:
-        """Run AI-vs-AI experiments into an SQLite database and report their statistics."""
-
-    workers_opt = click.option(
-        "--workers", "-j", type=click.IntRange(min=1), default=None, help="Worker processes (default: all cores)."
-    )
-    dask_opt = click.option("--dask", metavar="ADDR", default=None, help="Dask scheduler, e.g. tcp://host:8786.")
-    db_opt = click.option(
-        "--db", "db", type=click.Path(dir_okay=False, path_type=Path), required=True, help="Results database."
-    )
-    quiet_opt = click.option("--quiet", "-q", is_flag=True, help="No progress display.")
-
-    @experiment.command("run")
-    @click.argument("file", type=click.Path(dir_okay=False, path_type=Path))
-    @db_opt
-    @workers_opt
-    @dask_opt
-    @click.option("--games", type=int, default=None, help="Games per pairing (overrides the file).")
-    @quiet_opt
-    def run(file: Path, db: Path, workers: int | None, dask: str | None, games: int | None, quiet: bool) -> None:
-        """Play the experiment FILE into --db (continues it if the database already holds it)."""
-        from komaken.lab.config import load_experiment
-        from komaken.lab.runner import run_experiment
-
-        exp = load_experiment(file, games=games)
-        summary = run_experiment(exp, db, workers=workers, dask=dask, progress=_progress(quiet))
-        _echo_summary(summary, db)
-
-    @experiment.command("resume")
-    @db_opt
-    @workers_opt
-    @dask_opt
-    @quiet_opt
-    def resume(db: Path, workers: int | None, dask: str | None, quiet: bool) -> None:
-        """Play the games missing from --db (after a crash, a kill or Ctrl-C)."""
-        from komaken.lab.runner import resume_experiment
-
-        summary = resume_experiment(db, workers=workers, dask=dask, progress=_progress(quiet))
-        _echo_summary(summary, db)
-
-    @experiment.command("status")
-    @db_opt
-    @click.option("--json", "as_json", is_flag=True, help="Machine-readable statistics.")
-    def status(db: Path, as_json: bool) -> None:
-        """Games played and statistics per pairing."""
-        from komaken.lab.report import status_json
-        from komaken.lab.storage import ExperimentDB
-
-        with ExperimentDB.open(db) as store:
-            doc = status_json(store)
-        if as_json:
-            click.echo(json.dumps(doc, ensure_ascii=False, indent=2))
-            return
-        click.echo(f"{doc['experiment']}: {doc['games']}/{doc['target']} games")
-        for p in doc["pairings"]:
-            lo, hi = p["a_score_ci95"]
-            elo = "n/a" if p["elo"] is None else f"{p['elo']:+.0f}"
-            line = (
-                f"  {p['name']}: {p['games']}/{p['target']}  W {p['a_wins']}  L {p['b_wins']}  D {p['draws']}  "
-                f"score {p['a_score']:.1%} [{lo:.1%}, {hi:.1%}]  Elo {elo}  p={_p(p['p_value'])}"
-            )
-            if p.get("sprt"):
-                line += f"  SPRT {p['sprt']['state']} (LLR {p['sprt']['llr']:.2f})"
-            click.echo(line)
-
-    @experiment.command("report")
-    @db_opt
-    @click.option("--out", type=click.Path(file_okay=False, path_type=Path), required=True, help="Output folder.")
-    def report(db: Path, out: Path) -> None:
-        """Write report.md, report.html and plots (PNG + SVG) into --out."""
-        from komaken.lab.report import write_report
-        from komaken.lab.storage import ExperimentDB
-
-        with ExperimentDB.open(db) as store:
-            files = write_report(store, out)
-        for f in files:
-            click.echo(str(f))
-
-    @experiment.command("export")
-    @db_opt
-    @click.option("--format", "fmt", type=click.Choice(["csv", "kif", "csa"]), required=True)
-    @click.option("-o", "--output", type=click.Path(dir_okay=False, path_type=Path), default=None)
-    def export(db: Path, fmt: str, output: Path | None) -> None:
-        """Write every stored game as CSV rows or KIF/CSA records (stdout unless -o)."""
-        from komaken.lab.export import export as do_export
-        from komaken.lab.storage import ExperimentDB
-
-        with ExperimentDB.open(db) as store:
-            if output is None:
-                do_export(store, fmt, sys.stdout)
-            else:
-                with output.open("w", encoding="utf-8", newline="") as fh:
-                    n = do_export(store, fmt, fh)
-                click.echo(f"{output}: {n} games", err=True)
+    main.add_command(experiment)

@@ -17,17 +17,17 @@ from komaken.cli._common import load, variant_option
 @click.option("--json", "as_json", is_flag=True, help="Print one JSON object.")
 def mate(variant: str, sfen: str, max_plies: int, nodes: int, as_json: bool) -> None:
     """Find the shortest mate by checks (詰将棋) of the position."""
-    from komaken.engine.mate import solve
     from komaken.shogi import Position
+    from komaken.shogi.engine.mate import solve
 
     pos = Position.from_sfen(sfen, load(variant))
     r = solve(pos, max_plies=max_plies, nodes=nodes)
     pv = [m.usi() for m in r.pv]
     if as_json:
         click.echo(json.dumps({"status": r.status, "plies": r.plies, "pv": pv, "nodes": r.nodes,
-                               "time_ms": round(r.time_ms, 1)}))
+                               "seconds": round(r.seconds, 4)}))
     elif r.status == "mate":
-        click.echo(f"mate in {r.plies}: {' '.join(pv)}  ({r.nodes} nodes, {r.time_ms / 1000:.2f} s)")
+        click.echo(f"mate in {r.plies}: {' '.join(pv)}  ({r.nodes} nodes, {r.seconds:.2f} s)")
     elif r.status == "nomate":
         click.echo(f"no mate within {max_plies} plies ({r.nodes} nodes)")
     else:

@@ -11,58 +11,49 @@ from typing import Any
 
 import click
 
-from komaken.cli._common import load, variant_option
 from komaken.errors import KomakenError
+from komaken.games import GameSpec, find_game, game_names
 
-GAMES = ("shogi", "reversi", "tictactoe")
 
-
-def _positions(game: str, variant: str, sfen: str | None, sfen_file: str | None) -> Iterator[Any]:
+def _positions(game: GameSpec, variant: str | None, text: str | None, text_file: str | None) -> Iterator[Any]:
     texts: list[str | None]
-    if sfen_file:
-        lines = Path(sfen_file).read_text(encoding="utf-8").splitlines()
+    if text_file:
+        try:
+            lines = Path(text_file).read_text(encoding="utf-8").splitlines()
+        except UnicodeDecodeError as exc:
+            raise KomakenError(f"{text_file}: not UTF-8 text ({exc.reason} at byte {exc.start})") from None
         texts = [ln.strip() for ln in lines if ln.strip() and not ln.lstrip().startswith("#")]
     else:
-        texts = [sfen]
-    if game == "shogi":
-        from komaken.shogi import Position
-
-        v = load(variant)
-        for i, t in enumerate(texts, start=1):
-            try:
-                yield Position.from_sfen(t, v) if t else Position.start(v)
-            except KomakenError as exc:
-                where = f"{sfen_file}:{i}: " if sfen_file else ""
-                raise type(exc)(f"{where}{exc}") from None
-    else:
-        if game == "reversi":
-            from komaken.reversi import Reversi as G
-        else:
-            from komaken.tictactoe import TicTacToe as G  # type: ignore[assignment]
-        for t in texts:
-            yield G.from_text(t) if t else G.start()
-
-
-def _text(pos: Any) -> str:
-    return pos.sfen() if hasattr(pos, "sfen") else pos.to_text()
+        texts = [text]
+    v = game.variant(variant)
+    for i, t in enumerate(texts, start=1):
+        try:
+            yield game.position(t, v)
+        except KomakenError as exc:
+            where = f"{text_file}:{i}: " if text_file else ""
+            raise type(exc)(f"{where}{exc}") from None
 
 
 @click.command()
-@click.option("--game", "-g", type=click.Choice(GAMES), default="shogi", show_default=True)
-@variant_option()
-@click.option("--sfen", "-s", default=None, help="Start from this position (SFEN, or board text for other games).")
-@click.option("--sfen-file", type=click.Path(dir_okay=False), default=None, help="One position per line.")
+@click.option("--game", "-g", type=click.Choice(game_names()), default="shogi", show_default=True)
+@click.option("--variant", "-v", default=None, metavar="NAME|FILE",
+              help="For games with variants: shogi, minishogi, judkins, or a variant TOML file.")
+@click.option("--position", "--sfen", "-s", "sfen", default=None,
+              help="Start from this position (SFEN for shogi, the game's board text otherwise).")
+@click.option("--position-file", "--sfen-file", "sfen_file", type=click.Path(dir_okay=False), default=None,
+              help="One position per line.")
 @click.option("--depth", "-d", type=click.IntRange(0, 20), required=True)
 @click.option("--divide", is_flag=True, help="Also print the count below each first move.")
 @click.option("--json", "as_json", is_flag=True, help="One JSON object per position per line.")
-def perft(game: str, variant: str, sfen: str | None, sfen_file: str | None, depth: int, divide: bool,
+def perft(game: str, variant: str | None, sfen: str | None, sfen_file: str | None, depth: int, divide: bool,
           as_json: bool) -> None:
     """Count the leaf nodes of the legal move tree DEPTH plies deep."""
     if sfen and sfen_file:
         raise click.UsageError("give --sfen or --sfen-file, not both")
     show_progress = not as_json and sys.stdout.isatty() and depth >= 4
-    for pos in _positions(game, variant, sfen, sfen_file):
-        text = _text(pos)
+    spec = find_game(game)
+    for pos in _positions(spec, variant, sfen, sfen_file):
+        text = spec.to_text(pos)
         pos.copy().perft(min(depth, 1))  # load the compiled kernels before the clock starts
         t0 = time.perf_counter()
         split: dict[str, int] = {}

@@ -1,151 +1,97 @@
 """``komaken play``: a game at the terminal between any two players.
 
-Player specs: ``human``, ``engine`` (``engine:movetime=1`` seconds, ``engine:depth=6``,
-``engine:nodes=100000,seed=3,king_safety=0``), ``thesis`` (``thesis:depth=4,seed=1,hand_quirk=1``),
-``usi:/path/to/engine [args]``, ``random``; for ``--game reversi|tictactoe`` the specs of
-:func:`komaken.players.boardgames.make_player`.
+Player specs (see ``docs/architecture.md`` and :mod:`komaken.players.registry`): ``human``,
+``random[:seed=N]``, and each game's own — for shogi ``engine`` (``engine:movetime=1`` seconds,
+``engine:depth=6``, ``engine:nodes=100000,seed=3,king_safety=0``), ``thesis``
+(``thesis:depth=4,seed=1,hand_quirk=1``), ``usi:/path/to/engine [args]``; for reversi
+``engine[:depth=D,empties=E,movetime=S]``; for tic-tac-toe ``perfect``.
 """
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from typing import Any
 
 import click
 
-from komaken.cli._common import load, variant_option
-from komaken.errors import KomakenError
+from komaken.game import Game, Outcome
+from komaken.games import GameSpec, find_game, game_names
+from komaken.match import GameResult, Observer
+from komaken.match import play_game as _play_game
+from komaken.players.base import Player
 
 
-def _kv(text: str) -> dict[str, str]:
-    out = {}
-    for part in filter(None, text.split(",")):
-        if "=" not in part:
-            raise KomakenError(f"player setting {part!r} must be key=value")
-        k, v = part.split("=", 1)
-        out[k.strip()] = v.strip()
-    return out
+class PrintObserver(Observer):
+    """Prints the board after each move, each move in the game's notation, and the end."""
+
+    def __init__(self, game: GameSpec, echo: Callable[[str], Any] = click.echo, show: bool = True) -> None:
+        self.game, self.echo, self.show = game, echo, show
+
+    def start(self, position: Game[Any]) -> None:
+        if self.show:
+            self.echo(str(position))
+
+    def move(self, position: Game[Any], move: Any, player: Player, seconds: float) -> None:
+        self.echo(f"{position.ply + 1}. {self.game.describe(position, move)}  [{player.name}]")
+
+    def played(self, position: Game[Any]) -> None:
+        if self.show:
+            self.echo(str(position))
+
+    def undo(self, position: Game[Any], plies: int) -> None:
+        self.echo(f"took back {plies} move(s)")
+        if self.show:
+            self.echo(str(position))
+
+    def end(self, position: Game[Any], result: GameResult) -> None:
+        if result.detail:
+            self.echo(result.detail)
+        t = result.termination
+        self.echo(f"{t.japanese} ({t.value}): {self.game.winner_text(result.winner)} after {position.ply} moves")
 
 
-def _num(v: str) -> float:
-    try:
-        return float(v)
-    except ValueError:
-        raise KomakenError(f"{v!r} is not a number") from None
+def make_player(spec: str, game: GameSpec, variant: Any = None) -> Player:
+    """A player from a command-line spec such as ``engine:movetime=1``."""
+    from komaken.players.registry import PlayerSpec
+
+    return PlayerSpec.parse(spec, game, variant).build(game, variant)
 
 
-def make_shogi_player(spec: str, variant: Any) -> Any:
-    """A player from a spec such as ``engine:movetime=1`` (see the module docs)."""
-    kind, _, rest = spec.partition(":")
-    if kind == "human":
-        from komaken.players.human import HumanPlayer
-
-        return HumanPlayer()
-    if kind == "usi":
-        from komaken.players.usi import UsiPlayer
-
-        if not rest:
-            raise KomakenError("usi needs a command: usi:/path/to/engine")
-        return UsiPlayer(rest, {"UCI_Variant": variant.name} if variant.name != "shogi" else {})
-    if kind == "random":
-        from komaken.players.boardgames import RandomPlayer
-
-        return RandomPlayer(int(_kv(rest).get("seed", 0)))
-    opts = _kv(rest)
-    if kind == "engine":
-        from komaken.players.engine import EnginePlayer
-
-        mt = opts.pop("movetime", None)
-        movetime = None
-        if mt is not None:  # seconds here; "ms" suffix for milliseconds
-            movetime = _num(mt[:-2]) if mt.endswith("ms") else _num(mt.rstrip("s")) * 1000
-        depth = int(_num(opts.pop("depth"))) if "depth" in opts else None
-        nodes = int(_num(opts.pop("nodes"))) if "nodes" in opts else None
-        seed = int(_num(opts.pop("seed", "0")))
-        terms = {k: _num(v) for k, v in opts.items()}
-        return EnginePlayer(variant, depth=depth, nodes=nodes, movetime=movetime, seed=seed, **terms)
-    if kind == "thesis":
-        from komaken.players.thesis import ThesisPlayer
-
-        return ThesisPlayer(variant, None, depth=int(_num(opts.get("depth", "4"))),
-                            seed=int(_num(opts.get("seed", "0"))),
-                            hand_quirk=opts.get("hand_quirk", "0").lower() in ("1", "true", "yes"))
-    raise KomakenError(f"unknown player {spec!r} (human, engine[:...], thesis[:...], usi:COMMAND, random)")
+def make_shogi_player(spec: str, variant: Any) -> Player:
+    """A shogi player from a spec (kept for existing code: :func:`make_player` with shogi)."""
+    return make_player(spec, find_game("shogi"), variant)
 
 
-def play_game(pos: Any, players: list[Any], echo: Any = click.echo, show: bool = True) -> Any:
-    """Play to the end; returns the outcome (or ``None`` if aborted)."""
-    from komaken.game import Color, Outcome, Termination
-    from komaken.players.base import DECLARE, RESIGN
-    from komaken.players.human import UndoRequest, describe
+def play_game(pos: Game[Any], players: list[Player], echo: Callable[[str], Any] = click.echo,
+              show: bool = True) -> Outcome:
+    """Play to the end at the terminal; returns the outcome."""
+    from komaken.games import game_of
 
-    for p in players:
-        p.new_game()
-    if show:
-        echo(str(pos))
-    while True:
-        outcome = pos.outcome()
-        if outcome is not None:
-            break
-        mover = pos.turn
-        player = players[int(mover)]
-        try:
-            mv = player.choose(pos)
-        except UndoRequest:
-            back = 2 if pos.ply >= 2 else pos.ply
-            for _ in range(back):
-                pos.pop()
-            echo(f"took back {back} move(s)")
-            if show:
-                echo(str(pos))
-            continue
-        if mv is RESIGN:
-            outcome = Outcome(Termination.RESIGNATION, Color(1 - int(mover)))
-            break
-        if mv is DECLARE:
-            ok = getattr(pos, "can_declare", lambda: False)()
-            outcome = Outcome(Termination.DECLARATION if ok else Termination.ILLEGAL_MOVE,
-                              mover if ok else Color(1 - int(mover)))
-            break
-        if mv not in list(pos.legal_moves()):
-            echo(f"{player.name} played an illegal move: {mv}")
-            outcome = Outcome(Termination.ILLEGAL_MOVE, Color(1 - int(mover)))
-            break
-        echo(f"{pos.ply + 1}. {describe(pos, mv)}  [{player.name}]")
-        pos.push(mv)
-        if show:
-            echo(str(pos))
-    winner = "draw" if outcome.winner is None else ("sente (▲) wins" if outcome.winner == 0 else "gote (△) wins")
-    if not hasattr(pos, "sfen"):
-        winner = "draw" if outcome.winner is None else f"{outcome.winner.name.lower()} wins"
-    echo(f"{outcome.termination.japanese} ({outcome.termination.value}): {winner} after {pos.ply} moves")
-    return outcome
+    game = game_of(pos)
+    result = _play_game(pos, players, PrintObserver(game, echo, show), move_text=game.move_text,
+                        can_declare=game.can_declare)
+    return result.outcome
 
 
 @click.command()
-@click.option("--game", "-g", type=click.Choice(["shogi", "reversi", "tictactoe"]), default="shogi",
-              show_default=True)
-@variant_option()
+@click.option("--game", "-g", type=click.Choice(game_names()), default="shogi", show_default=True)
+@click.option("--variant", "-v", default=None, metavar="NAME|FILE",
+              help="For games with variants: shogi, minishogi, judkins, or a variant TOML file.")
 @click.option("--sente", "--black", "sente", default="human", show_default=True, help="First player's spec.")
-@click.option("--gote", "--white", "gote", default="engine:movetime=1", show_default=True,
-              help="Second player's spec.")
-@click.option("--sfen", "-s", default=None, help="Start from this position.")
+@click.option("--gote", "--white", "gote", default=None,
+              help="Second player's spec (default: the game's engine, e.g. engine:movetime=1).")
+@click.option("--position", "--sfen", "-s", "text", default=None,
+              help="Start from this position (SFEN for shogi, the game's board text otherwise).")
 @click.option("--quiet", "-q", is_flag=True, help="Do not print the board after each move.")
-def play(game: str, variant: str, sente: str, gote: str, sfen: str | None, quiet: bool) -> None:
+def play(game: str, variant: str | None, sente: str, gote: str | None, text: str | None, quiet: bool) -> None:
     """Play a game: human, engine, thesis replica, USI engine (type p for moves, undo, resign)."""
-    if game == "shogi":
-        from komaken.shogi import Position
-
-        v = load(variant)
-        pos = Position.from_sfen(sfen, v) if sfen else Position.start(v)
-        players = [make_shogi_player(sente, v), make_shogi_player(gote, v)]
-    else:
-        from komaken.players import boardgames
-        from komaken.players.human import HumanPlayer
-
-        pos = boardgames.new_game(game)
-        players = [HumanPlayer() if s == "human" else boardgames.make_player(game, s) for s in (sente, gote)]
+    spec = find_game(game)
+    v = spec.variant(variant)
+    pos = spec.position(text, v)
+    players = [make_player(s, spec, v) for s in (sente, gote or spec.default_opponent)]
     try:
-        play_game(pos, players, show=not quiet)
+        _play_game(pos, players, PrintObserver(spec, show=not quiet), move_text=spec.move_text,
+                   can_declare=spec.can_declare)
     finally:
         for p in players:
             p.close()

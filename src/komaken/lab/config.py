@@ -18,42 +18,22 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+from komaken.errors import KomakenError
+from komaken.games import GameSpec, find_game
 from komaken.lab.errors import ConfigError
 from komaken.lab.stats import SPRT
+from komaken.players.registry import PlayerSpec
 
-BUILTIN_GAMES = ("shogi", "reversi", "tictactoe")
-SHOGI_ENGINES = ("thesis", "komaken", "usi", "random", "python")
-BOARD_ENGINES = ("boardgame", "random", "python")
 COLORS = ("fixed", "alternate")
 
 _EXPERIMENT_KEYS = {"name", "game", "variant", "games", "seed", "repetition", "max_plies"}
 _TOP_KEYS = {"experiment", "players", "pairings", "openings", "report"}
-_ENGINE_KEYS: dict[str, set[str]] = {
-    "thesis": {"depth", "values", "hand_quirk"},
-    "komaken": {"depth", "nodes", "movetime", "values", "eval"},
-    "usi": {"command", "options"},
-    "random": set(),
-    "python": {"factory", "options"},
-    "boardgame": {"spec"},
-}
-_COMMON_PLAYER_KEYS = {"engine", "label"}
+#: The lab's default variant when an experiment names none (its first studies were on 5×5).
+_LAB_DEFAULT_VARIANT = {"shogi": "minishogi"}
 _PAIRING_KEYS = {"name", "a", "b", "colors", "sprt", "games", "published"}
 _SPRT_KEYS = {"elo0", "elo1", "alpha", "beta"}
 _PUBLISHED_KEYS = {"wins", "losses", "draws", "rate", "note"}
 _OPENING_KEYS = {"random_plies", "file", "sfens"}
-
-
-@dataclass(frozen=True, slots=True)
-class PlayerSpec:
-    """One ``[players.NAME]`` table: the engine and its validated settings."""
-
-    name: str
-    engine: str
-    settings: Mapping[str, Any]
-
-    @property
-    def label(self) -> str:
-        return str(self.settings.get("label", self.name))
 
 
 @dataclass(frozen=True, slots=True)
@@ -126,9 +106,19 @@ class Experiment:
 
     def load_variant(self) -> Any:
         """The shogi :class:`~komaken.shogi.Variant` with the experiment's overrides applied."""
-        if self.game != "shogi":
-            raise ConfigError(f"{self.source}: experiment.game: {self.game!r} has no shogi variant")
-        return _load_variant(self.source, self.variant or "minishogi", self.repetition, self.max_plies)
+        if not self.spec.has_variants:
+            raise ConfigError(f"{self.source}: experiment.game: {self.game!r} has no variants")
+        return _load_variant(self.source, self.spec, self.variant or _LAB_DEFAULT_VARIANT.get(self.game, ""),
+                             self.repetition, self.max_plies)
+
+    @property
+    def spec(self) -> GameSpec:
+        """The experiment's game in the registry."""
+        return find_game(self.game)
+
+    def variant_or_none(self) -> Any:
+        """:meth:`load_variant` for games with variants, ``None`` for the others."""
+        return self.load_variant() if self.spec.has_variants else None
 
 
 def load_experiment(path: str | Path, games: int | None = None) -> Experiment:
@@ -154,29 +144,68 @@ def experiment_from_dict(
     games: int | None = None,
 ) -> Experiment:
     """Validate a parsed experiment (as from TOML or a database) and normalize it."""
-    raw = copy.deepcopy(dict(raw))
+    data: dict[str, Any] = copy.deepcopy(dict(raw))
     base_dir = base_dir or Path.cwd()
 
     def err(key: str, problem: str) -> ConfigError:
         return ConfigError(f"{source}: {key}: {problem}")
 
-    for key in raw:
+    for key in data:
         if key not in _TOP_KEYS:
             raise err(key, f"unknown table (expected one of {', '.join(sorted(_TOP_KEYS))})")
+    head = _experiment_table(data, source, base_dir, games, err)
+    players = _players(data, head.game, head.variant_obj, err)
+    pairings = _pairings(data, players, head.default_games, err)
+    openings = _openings(data, head.game, head.variant_obj, base_dir, source, err)
+    report = data.get("report", {})
+    if not isinstance(report, dict):
+        raise err("report", "must be a table")
+    _unknown(report, {"vary", "title"}, "report", err)
+    return Experiment(
+        name=head.name,
+        game=head.game.name,
+        variant=head.variant,
+        seed=head.seed,
+        repetition=head.repetition,
+        max_plies=head.max_plies,
+        players=players,
+        pairings=pairings,
+        openings=openings,
+        raw=data,
+        source=source,
+        report=report,
+    )
+
+
+@dataclass(frozen=True)
+class _Head:
+    """The validated ``[experiment]`` table."""
+
+    name: str
+    game: GameSpec
+    variant: str | None
+    variant_obj: Any
+    default_games: int
+    seed: int
+    repetition: str | None
+    max_plies: int | None
+
+
+def _experiment_table(raw: dict[str, Any], source: str, base_dir: Path, games: int | None, err: Any) -> _Head:
     exp = raw.get("experiment")
     if not isinstance(exp, dict):
         raise err("experiment", "missing [experiment] table")
     _unknown(exp, _EXPERIMENT_KEYS, "experiment", err)
-
     name = exp.get("name")
     if not isinstance(name, str) or not name.strip():
         raise err("experiment.name", "must be a non-empty string")
-    game = exp.get("game", "shogi")
-    if not isinstance(game, str) or (game not in BUILTIN_GAMES and ":" not in game):
-        raise err(
-            "experiment.game",
-            f"unknown game {game!r} (expected {', '.join(BUILTIN_GAMES)} or 'module:factory')",
-        )
+    game_name = exp.get("game", "shogi")
+    try:
+        if not isinstance(game_name, str):
+            raise KomakenError(f"must be a game name, not {game_name!r}")
+        game = find_game(game_name)
+    except KomakenError as exc:
+        raise err("experiment.game", f"{exc} (or 'module:factory')") from None
     if games is not None:
         if games < 1:
             raise err("--games", f"must be at least 1, not {games}")
@@ -192,87 +221,79 @@ def experiment_from_dict(
         raise err("experiment.repetition", f"must be 'draw' or 'sente_loses', not {repetition!r}")
     if max_plies is not None:
         max_plies = _int(max_plies, "experiment.max_plies", err, minimum=1)
-
     variant_obj = None
     variant: str | None = None
-    if game == "shogi":
-        variant = exp.get("variant", "minishogi")
+    if game.has_variants:
+        variant = exp.get("variant", _LAB_DEFAULT_VARIANT.get(game.name, game.default_variant))
         if not isinstance(variant, str) or not variant:
             raise err("experiment.variant", "must be a variant name or a variant file")
         if variant.endswith(".toml"):
             variant = str((base_dir / variant).resolve())
             exp["variant"] = variant
-        variant_obj = _load_variant(source, variant, repetition, max_plies)
+        variant_obj = _load_variant(source, game, variant, repetition, max_plies)
     elif "variant" in exp:
-        raise err("experiment.variant", f"only shogi games have variants, not {game!r}")
+        raise err("experiment.variant", f"only shogi-family games have variants, not {game.name!r}")
     elif repetition is not None:
-        raise err("experiment.repetition", f"only shogi games have a repetition rule, not {game!r}")
+        raise err("experiment.repetition", f"only shogi-family games have a repetition rule, not {game.name!r}")
+    return _Head(name, game, variant, variant_obj, default_games, seed, repetition, max_plies)
 
+
+def _players(raw: dict[str, Any], game: GameSpec, variant: Any, err: Any) -> dict[str, PlayerSpec]:
     players_raw = raw.get("players")
     if not isinstance(players_raw, dict) or not players_raw:
         raise err("players", "at least one [players.NAME] table is needed")
     players: dict[str, PlayerSpec] = {}
     for pname, table in players_raw.items():
-        players[pname] = _player(pname, table, game, variant_obj, base_dir, err)
+        if not isinstance(table, dict):
+            raise err(f"players.{pname}", "must be a table")
+        try:
+            players[pname] = PlayerSpec.from_table(pname, table, game, variant)
+        except KomakenError as exc:
+            key, _, problem = str(exc).partition(": ")
+            raise err(key, problem) from None
+    return players
 
+
+def _pairings(raw: dict[str, Any], players: Mapping[str, PlayerSpec], default_games: int,
+              err: Any) -> tuple[Pairing, ...]:
     pairings_raw = raw.get("pairings")
     if not isinstance(pairings_raw, list) or not pairings_raw:
         raise err("pairings", "at least one [[pairings]] entry is needed")
     pairings: list[Pairing] = []
-    seen: set[str] = set()
     for i, table in enumerate(pairings_raw):
-        where = f"pairings[{i}]"
-        if not isinstance(table, dict):
-            raise err(where, "must be a table")
-        _unknown(table, _PAIRING_KEYS, where, err)
-        for side in ("a", "b"):
-            who = table.get(side)
-            if not isinstance(who, str):
-                raise err(f"{where}.{side}", "missing player name")
-            if who not in players:
-                raise err(f"{where}.{side}", f"unknown player {who!r} (defined: {', '.join(players)})")
-        pname = table.get("name", f"{table['a']}-vs-{table['b']}")
-        if not isinstance(pname, str) or not pname:
-            raise err(f"{where}.name", "must be a non-empty string")
-        if pname in seen:
-            raise err(f"{where}.name", f"pairing {pname!r} appears twice; give each a distinct name")
-        seen.add(pname)
-        colors = table.get("colors", "alternate")
-        if colors not in COLORS:
-            raise err(f"{where}.colors", f"must be 'fixed' or 'alternate', not {colors!r}")
-        n = _int(table.get("games", default_games), f"{where}.games", err, minimum=1)
-        sprt = None
-        if "sprt" in table:
-            sprt = _sprt(table["sprt"], f"{where}.sprt", err)
-        published = table.get("published")
-        if published is not None:
-            if not isinstance(published, dict):
-                raise err(f"{where}.published", "must be a table {wins, losses, draws}")
-            _unknown(published, _PUBLISHED_KEYS, f"{where}.published", err)
-            for k in ("wins", "losses", "draws"):
-                _int(published.get(k), f"{where}.published.{k}", err, minimum=0)
-        pairings.append(Pairing(pname, table["a"], table["b"], colors, n, sprt, published))
+        pairing = _pairing(f"pairings[{i}]", table, players, default_games, err)
+        if any(p.name == pairing.name for p in pairings):
+            raise err(f"pairings[{i}].name", f"pairing {pairing.name!r} appears twice; give each a distinct name")
+        pairings.append(pairing)
+    return tuple(pairings)
 
-    openings = _openings(raw, game, variant_obj, base_dir, source, err)
-    report = raw.get("report", {})
-    if not isinstance(report, dict):
-        raise err("report", "must be a table")
-    _unknown(report, {"vary", "title"}, "report", err)
 
-    return Experiment(
-        name=name,
-        game=game,
-        variant=variant,
-        seed=seed,
-        repetition=repetition,
-        max_plies=max_plies,
-        players=players,
-        pairings=tuple(pairings),
-        openings=openings,
-        raw=raw,
-        source=source,
-        report=report,
-    )
+def _pairing(where: str, table: Any, players: Mapping[str, PlayerSpec], default_games: int, err: Any) -> Pairing:
+    if not isinstance(table, dict):
+        raise err(where, "must be a table")
+    _unknown(table, _PAIRING_KEYS, where, err)
+    for side in ("a", "b"):
+        who = table.get(side)
+        if not isinstance(who, str):
+            raise err(f"{where}.{side}", "missing player name")
+        if who not in players:
+            raise err(f"{where}.{side}", f"unknown player {who!r} (defined: {', '.join(players)})")
+    pname = table.get("name", f"{table['a']}-vs-{table['b']}")
+    if not isinstance(pname, str) or not pname:
+        raise err(f"{where}.name", "must be a non-empty string")
+    colors = table.get("colors", "alternate")
+    if colors not in COLORS:
+        raise err(f"{where}.colors", f"must be 'fixed' or 'alternate', not {colors!r}")
+    n = _int(table.get("games", default_games), f"{where}.games", err, minimum=1)
+    sprt = _sprt(table["sprt"], f"{where}.sprt", err) if "sprt" in table else None
+    published = table.get("published")
+    if published is not None:
+        if not isinstance(published, dict):
+            raise err(f"{where}.published", "must be a table {wins, losses, draws}")
+        _unknown(published, _PUBLISHED_KEYS, f"{where}.published", err)
+        for k in ("wins", "losses", "draws"):
+            _int(published.get(k), f"{where}.published.{k}", err, minimum=0)
+    return Pairing(pname, table["a"], table["b"], colors, n, sprt, published)
 
 
 def _unknown(table: Mapping[str, Any], allowed: set[str], where: str, err: Any) -> None:
@@ -296,17 +317,11 @@ def _number(value: Any, key: str, err: Any) -> float:
     return float(value)
 
 
-def _load_variant(source: str, name: str, repetition: str | None, max_plies: int | None) -> Any:
+def _load_variant(source: str, game: GameSpec, name: str, repetition: str | None, max_plies: int | None) -> Any:
     import dataclasses
 
     try:
-        from komaken.shogi import load_variant
-    except ImportError:
-        raise ConfigError(f"{source}: experiment.game: the shogi rules are not available") from None
-    from komaken.errors import KomakenError
-
-    try:
-        variant = load_variant(name)
+        variant = game.variant(name)
     except KomakenError as exc:
         raise ConfigError(f"{source}: experiment.variant: {exc}") from None
     changes: dict[str, Any] = {}
@@ -315,62 +330,6 @@ def _load_variant(source: str, name: str, repetition: str | None, max_plies: int
     if max_plies is not None:
         changes["max_plies"] = max_plies
     return dataclasses.replace(variant, **changes) if changes else variant
-
-
-def _player(name: str, table: Any, game: str, variant: Any, base_dir: Path, err: Any) -> PlayerSpec:
-    where = f"players.{name}"
-    if not isinstance(table, dict):
-        raise err(where, "must be a table")
-    engine = table.get("engine")
-    engines = SHOGI_ENGINES if game == "shogi" else BOARD_ENGINES
-    if engine not in engines:
-        raise err(f"{where}.engine", f"unknown engine {engine!r} for {game} (expected {', '.join(engines)})")
-    _unknown(table, _COMMON_PLAYER_KEYS | _ENGINE_KEYS[engine], where, err)
-    if "label" in table and not isinstance(table["label"], str):
-        raise err(f"{where}.label", "must be a string")
-    for key in ("depth", "nodes"):
-        if key in table:
-            _int(table[key], f"{where}.{key}", err, minimum=1)
-    if "movetime" in table:
-        if _number(table["movetime"], f"{where}.movetime", err) <= 0:
-            raise err(f"{where}.movetime", "must be positive (milliseconds)")
-    if engine == "thesis" and "hand_quirk" in table and not isinstance(table["hand_quirk"], bool):
-        raise err(f"{where}.hand_quirk", "must be true or false")
-    if engine == "thesis" and "values" not in table:
-        raise err(f"{where}.values", "the thesis player needs piece values")
-    if "values" in table:
-        values = table["values"]
-        if not isinstance(values, dict):
-            raise err(f"{where}.values", "must be a table such as { P = 100, R = 2000 }")
-        letters = tuple(getattr(variant, "piece_letters", ()))
-        for letter, v in values.items():
-            if letter not in letters:
-                raise err(
-                    f"{where}.values.{letter}",
-                    f"unknown piece letter {letter!r} for {variant.name} (known: {' '.join(letters)})",
-                )
-            _int(v, f"{where}.values.{letter}", err)
-    if "eval" in table:
-        if not isinstance(table["eval"], dict):
-            raise err(f"{where}.eval", "must be a table of evaluation terms")
-        for term, v in table["eval"].items():
-            _number(v, f"{where}.eval.{term}", err)
-    if engine == "usi":
-        if not isinstance(table.get("command"), str) or not table["command"].strip():
-            raise err(f"{where}.command", "the usi engine needs a command line")
-        opts = table.get("options", {})
-        if not isinstance(opts, dict):
-            raise err(f"{where}.options", "must be a table of USI options")
-        table["options"] = {k: str(v).lower() if isinstance(v, bool) else str(v) for k, v in opts.items()}
-    if engine == "python":
-        factory = table.get("factory")
-        if not isinstance(factory, str) or ":" not in factory:
-            raise err(f"{where}.factory", "must be 'module:callable'")
-        if not isinstance(table.get("options", {}), dict):
-            raise err(f"{where}.options", "must be a table of keyword arguments")
-    if engine == "boardgame" and not isinstance(table.get("spec"), str):
-        raise err(f"{where}.spec", "must be a player spec string for komaken.players.boardgames")
-    return PlayerSpec(name, engine, table)
 
 
 def _sprt(table: Any, where: str, err: Any) -> SPRT:
@@ -387,7 +346,8 @@ def _sprt(table: Any, where: str, err: Any) -> SPRT:
     return test
 
 
-def _openings(raw: dict[str, Any], game: str, variant: Any, base_dir: Path, source: str, err: Any) -> Openings:
+def _openings(raw: dict[str, Any], game: GameSpec, variant: Any, base_dir: Path, source: str, err: Any) -> Openings:
+    """``random_plies``, or positions in the game's text (SFEN for shogi) from ``sfens``/``file``."""
     table = raw.get("openings")
     if table is None:
         return Openings()
@@ -398,8 +358,6 @@ def _openings(raw: dict[str, Any], game: str, variant: Any, base_dir: Path, sour
         raise err("openings", "give exactly one of random_plies, file, sfens")
     if "random_plies" in table:
         return Openings(random_plies=_int(table["random_plies"], "openings.random_plies", err, minimum=0))
-    if game != "shogi":
-        raise err("openings", f"SFEN openings need a shogi game, not {game!r}")
     if "file" in table:
         fpath = base_dir / str(table["file"])
         try:
@@ -414,17 +372,14 @@ def _openings(raw: dict[str, Any], game: str, variant: Any, base_dir: Path, sour
         sfens = table["sfens"]
         where = "openings.sfens"
         if not isinstance(sfens, list) or not all(isinstance(s, str) for s in sfens):
-            raise err(where, "must be a list of SFEN strings")
+            raise err(where, "must be a list of SFEN (position text) strings")
     if not sfens:
         raise err(where, "no SFEN positions")
-    from komaken.errors import KomakenError
-    from komaken.shogi import Position
-
     for i, sfen in enumerate(sfens):
         try:
-            pos = Position.from_sfen(sfen.removeprefix("sfen ").strip(), variant=variant)
+            pos = game.from_text(sfen.removeprefix("sfen ").strip(), variant)
         except KomakenError as exc:
-            raise err(f"{where}[{i}]", f"bad SFEN: {exc}") from None
+            raise err(f"{where}[{i}]", f"bad SFEN (position text): {exc}") from None
         if pos.outcome() is not None:
             raise err(f"{where}[{i}]", "the game is already over in this position")
     return Openings(sfens=tuple(s.removeprefix("sfen ").strip() for s in sfens))

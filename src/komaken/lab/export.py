@@ -9,7 +9,7 @@ from __future__ import annotations
 import csv
 from typing import Any, TextIO
 
-from komaken.game import Color, Outcome, Termination
+from komaken.games import GameSpec
 from komaken.lab.errors import ExportError
 from komaken.lab.storage import GAME_COLUMNS, ExperimentDB, GameRow
 
@@ -37,38 +37,30 @@ def _csv(db: ExperimentDB, out: TextIO) -> int:
 
 def _records(db: ExperimentDB, fmt: str, out: TextIO) -> int:
     exp = db.experiment()
-    if exp.game != "shogi":
-        raise ExportError(f"{fmt} records exist only for shogi games, not {exp.game!r}; use --format csv")
+    if fmt not in exp.spec.record_formats:
+        raise ExportError(f"{fmt} records exist only for games that have them ({exp.game!r} has "
+                          f"{', '.join(exp.spec.record_formats) or 'none'}); use --format csv")
     variant = exp.load_variant()
     n = 0
     for row in db.games():
-        out.write(record_text(fmt, row, exp.players[row.a].label, exp.players[row.b].label, variant))
+        out.write(record_text(fmt, row, exp.players[row.a].label, exp.players[row.b].label, variant, exp.spec))
         out.write("\n")
         n += 1
     return n
 
 
-def _termination(reason: str) -> Termination:
-    """The stored reason text (``"checkmate"``, ``"illegal move: 5e5d"``, ``"crash: …"``) as a
-    :class:`Termination`."""
-    head = reason.split(":", 1)[0].strip()
-    for t in Termination:
-        if t.value == head:
-            return t
-    return Termination.ABORTED  # a crashed player, or a reason this version does not know
-
-
-def record_text(fmt: str, row: GameRow, a_label: str, b_label: str, variant: Any) -> str:
-    """One stored game as a KIF or CSA record (``komaken.records``)."""
+def record_text(fmt: str, row: GameRow, a_label: str, b_label: str, variant: Any, game: GameSpec | None = None) -> str:
+    """One stored game as a KIF or CSA record (``komaken.records``; ``game`` defaults to shogi)."""
+    from komaken.games import find_game
     from komaken.records import GameRecord, dumps
-    from komaken.shogi import Position
+    from komaken.shogi.position import Position
 
-    position = Position.from_sfen(row.start, variant=variant) if row.start else Position.start(variant)
+    game = game or find_game("shogi")
+    position = game.position(row.start or None, variant)
     for move in row.moves.split():
-        position.push_usi(move)
+        position.push(game.parse_move(position, move))
     sente, gote = (a_label, b_label) if row.sente == "a" else (b_label, a_label)
-    winner = None if row.result == "draw" else (Color.BLACK if row.result == row.sente else Color.WHITE)
-    record = GameRecord.from_position(position, black=sente, white=gote,
-                                      result=Outcome(_termination(row.reason), winner),
+    assert isinstance(position, Position), "records are shogi records"
+    record = GameRecord.from_position(position, black=sente, white=gote, result=row.outcome,
                                       comment=f"{row.pairing} game {row.game_index}: {row.reason}")
     return dumps(record, fmt)  # type: ignore[arg-type]

@@ -7,10 +7,10 @@ import random
 from collections.abc import Callable
 from typing import Any
 
+from komaken.errors import KomakenError
 from komaken.game import Game
 from komaken.lab.config import Experiment, Pairing
 from komaken.lab.errors import ConfigError
-from komaken.lab.match import move_text
 
 
 def derive_seed(*parts: object) -> int:
@@ -24,25 +24,12 @@ def derive_seed(*parts: object) -> int:
 
 def start_factory(experiment: Experiment, variant: Any = None) -> Callable[[], Game[Any]]:
     """A function returning a fresh start position of the experiment's game."""
-    game = experiment.game
-    if game == "shogi":
-        from komaken.shogi import Position
-
-        return lambda: Position.start(variant)
+    game = experiment.spec
     try:
-        if game == "reversi":
-            from komaken.reversi import Reversi
-
-            return Reversi.start
-        if game == "tictactoe":
-            from komaken.tictactoe import TicTacToe
-
-            return TicTacToe.start
-        from komaken.lab.players import import_object
-
-        return import_object(game)
-    except (ImportError, AttributeError) as exc:
-        raise ConfigError(f"{experiment.source}: experiment.game: cannot load {game!r}: {exc}") from None
+        game.start(variant)  # load it now: a broken game fails before any game runs
+    except (ImportError, AttributeError, KomakenError) as exc:
+        raise ConfigError(f"{experiment.source}: experiment.game: cannot load {experiment.game!r}: {exc}") from None
+    return lambda: game.start(variant)
 
 
 def opening(
@@ -52,17 +39,16 @@ def opening(
     new_position: Callable[[], Game[Any]],
     variant: Any = None,
 ) -> tuple[Game[Any], list[str], str]:
-    """The position game ``game_index`` starts from, the opening moves played, and the start SFEN.
+    """The position game ``game_index`` starts from, the opening moves played, and the start text.
 
     Alternating pairings play each opening twice, once with each player as sente.
     """
     k = pairing.opening_index(game_index)
     ops = experiment.openings
+    game = experiment.spec
     if ops.sfens:
-        from komaken.shogi import Position
-
         sfen = ops.sfens[k % len(ops.sfens)]
-        return Position.from_sfen(sfen, variant=variant), [], sfen
+        return game.from_text(sfen, variant), [], sfen
     if ops.random_plies <= 0:
         return new_position(), [], ""
     for attempt in range(1000):
@@ -75,7 +61,7 @@ def opening(
                 break
             move = rng.choice(legal)
             pos.push(move)
-            moves.append(move_text(move))
+            moves.append(game.move_text(move))
         if len(moves) == ops.random_plies and pos.outcome() is None:
             return pos, moves, ""
     raise ConfigError(

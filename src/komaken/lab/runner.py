@@ -44,7 +44,7 @@ class _WorkerContext:
 
     def __init__(self, experiment: Experiment) -> None:
         self.experiment = experiment
-        self.variant = experiment.load_variant() if experiment.game == "shogi" else None
+        self.variant = experiment.variant_or_none()
         self.new_position = start_factory(experiment, self.variant)
         self.players: dict[tuple[str, str, str], Player] = {}
 
@@ -54,7 +54,8 @@ class _WorkerContext:
         key = (name, seat, opponent)
         if key not in self.players:
             players = self.experiment.players
-            self.players[key] = build_player(players[name], self.experiment, self.variant, opponent=players[opponent])
+            self.players[key] = build_player(players[name], self.experiment, self.variant,
+                                             opponent=players[opponent])
         return self.players[key]
 
     def drop(self, key: tuple[str, str, str]) -> None:
@@ -80,6 +81,7 @@ class _WorkerContext:
             max_plies=exp.max_plies,
             seeds=(derive_seed(seed, "sente"), derive_seed(seed, "gote")),
             moves_before=before,
+            game=exp.spec,
         )
         a_color = Color.BLACK if a_sente else Color.WHITE
         if res.crashed is not None:
@@ -92,6 +94,7 @@ class _WorkerContext:
             b=pairing.b,
             result=result,
             reason=res.reason,
+            termination=res.termination.value,
             sente="a" if a_sente else "b",
             moves=" ".join(res.moves),
             plies=res.plies,
@@ -301,19 +304,11 @@ def _execute(
 ) -> RunSummary:
     t0 = time.perf_counter()
     # Fail before any game runs: the game must load and every player must build.
-    variant = exp.load_variant() if exp.game == "shogi" else None
+    variant = exp.variant_or_none()
     start_factory(exp, variant)
     check_players(exp, variant)
 
-    counts = {p.name: PairingCounts(p.name, p.a, p.b, p.games) for p in exp.pairings}
-    missing: dict[str, list[int]] = {}
-    for p in exp.pairings:
-        for result, _ in db.results(p.name):
-            counts[p.name].add(result)
-        done = db.done_indexes(p.name)
-        missing[p.name] = [i for i in range(p.games) if i not in done]
-    decided = {name for name in counts if _sprt_decided(exp, counts[name])}
-    queue = _round_robin([(n, missing[n]) for n in counts if n not in decided])
+    counts, queue, decided = _plan(db, exp)
     summary = RunSummary(total=exp.total_games, counts=list(counts.values()))
     already = sum(c.games for c in counts.values())
     if progress is not None:
@@ -324,16 +319,46 @@ def _execute(
             progress.stop()
         return summary
 
-    config_json = exp.to_json()
-    n_workers = max(1, min(workers or os.cpu_count() or 1, len(queue)))
-    backend: _Backend
-    if dask is not None:
-        backend = _Dask(dask)
-    elif n_workers == 1:
-        backend = _Inline()
-    else:
-        backend = _Pool(n_workers)
+    backend = _backend(workers, dask, len(queue))
+    try:
+        _schedule(db, exp, backend, queue, counts, decided, summary, progress)
+    finally:
+        if progress is not None:
+            progress.stop()
+    summary.stored = db.count()
+    summary.wall_seconds = time.perf_counter() - t0
+    return summary
 
+
+def _plan(db: ExperimentDB, exp: Experiment) -> tuple[dict[str, PairingCounts], list[tuple[str, int]], set[str]]:
+    """The stored W/L/D per pairing, the missing games in play order, and the pairings an SPRT
+    has already decided."""
+    counts = {p.name: PairingCounts(p.name, p.a, p.b, p.games) for p in exp.pairings}
+    missing: dict[str, list[int]] = {}
+    for p in exp.pairings:
+        for result, _ in db.results(p.name):
+            counts[p.name].add(result)
+        done = db.done_indexes(p.name)
+        missing[p.name] = [i for i in range(p.games) if i not in done]
+    decided = {name for name in counts if _sprt_decided(exp, counts[name])}
+    queue = _round_robin([(n, missing[n]) for n in counts if n not in decided])
+    return counts, queue, decided
+
+
+def _backend(workers: int | None, dask: str | None, jobs: int) -> _Backend:
+    n_workers = max(1, min(workers or os.cpu_count() or 1, jobs))
+    if dask is not None:
+        return _Dask(dask)
+    if n_workers == 1:
+        return _Inline()
+    return _Pool(n_workers)
+
+
+def _schedule(db: ExperimentDB, exp: Experiment, backend: _Backend, queue: list[tuple[str, int]],
+              counts: dict[str, PairingCounts], decided: set[str], summary: RunSummary,
+              progress: Progress | None) -> None:
+    """Keep the backend's window full, store each finished game in its own transaction."""
+    config_json = exp.to_json()
     in_flight: dict[Any, tuple[str, int]] = {}
     pos = 0
     cancel = True
@@ -365,11 +390,6 @@ def _execute(
         cancel = False
     finally:
         backend.close(cancel)
-        if progress is not None:
-            progress.stop()
-    summary.stored = db.count()
-    summary.wall_seconds = time.perf_counter() - t0
-    return summary
 
 
 def _sprt_decided(exp: Experiment, c: PairingCounts) -> bool:

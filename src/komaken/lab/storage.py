@@ -19,6 +19,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+from komaken.game import Color, Outcome, Termination
 from komaken.lab.config import Experiment, experiment_from_dict
 from komaken.lab.errors import ConfigError, ExperimentDBError
 
@@ -45,6 +46,7 @@ CREATE TABLE games (
     seconds       REAL    NOT NULL,
     seed          INTEGER NOT NULL,
     finished_at   REAL    NOT NULL,
+    termination   TEXT    NOT NULL DEFAULT '',
     UNIQUE (pairing, game_index)
 );
 """
@@ -64,6 +66,7 @@ GAME_COLUMNS = (
     "seconds",
     "seed",
     "finished_at",
+    "termination",
 )
 
 
@@ -85,6 +88,24 @@ class GameRow:
     seconds: float
     seed: int
     finished_at: float
+    termination: str = ""  # a Termination value; '' in rows stored before the column existed
+
+    @property
+    def outcome(self) -> Outcome:
+        """The structured end of the game: the termination and the winning colour."""
+        winner = None if self.result == "draw" else (Color.BLACK if self.result == self.sente else Color.WHITE)
+        return Outcome(Termination(self.termination) if self.termination else _legacy(self.reason), winner)
+
+
+def _legacy(reason: str) -> Termination:
+    """The termination of a row stored before the ``termination`` column, from its reason text."""
+    head = reason.split(":", 1)[0].strip()
+    if head == "illegal declaration":
+        return Termination.ILLEGAL_MOVE
+    for t in Termination:
+        if t.value == head:
+            return t
+    return Termination.ABORTED  # a crashed player
 
 
 class ExperimentDB:
@@ -104,7 +125,7 @@ class ExperimentDB:
         """
         path = Path(path)
         if path.exists() and path.stat().st_size > 0:
-            db = cls.open(path)
+            db = cls.open(path, upgrade=False)
             stored = db.experiment()
             if stored.identity() != experiment.identity():
                 db.close()
@@ -112,6 +133,7 @@ class ExperimentDB:
                     f"{path}: holds experiment {stored.name!r} with a different configuration; "
                     "refusing to mix results (use another --db, or `resume` to continue it)"
                 )
+            db._add_termination_column()
             if stored.to_json() != experiment.to_json():
                 with db._conn:
                     db._set_meta("config", experiment.to_json())
@@ -131,8 +153,11 @@ class ExperimentDB:
         return db
 
     @classmethod
-    def open(cls, path: str | Path) -> ExperimentDB:
-        """Open an existing database, refusing (without writing to it) one we cannot use."""
+    def open(cls, path: str | Path, upgrade: bool = True) -> ExperimentDB:
+        """Open an existing database, refusing (without writing to it) one we cannot use.
+
+        ``upgrade`` adds what this version stores and an older one did not (see
+        :meth:`_add_termination_column`)."""
         path = Path(path)
         if not path.exists():
             raise ExperimentDBError(f"{path}: no such results database")
@@ -156,7 +181,27 @@ class ExperimentDB:
                 f"{path}: written by a newer komaken (schema {version}, this one reads {SCHEMA_VERSION}); "
                 "upgrade komaken"
             )
-        return cls(path, _connect(path, create=False))
+        db = cls(path, _connect(path, create=False))
+        if upgrade:
+            db._add_termination_column()
+        return db
+
+    def _add_termination_column(self) -> None:
+        """Add ``games.termination`` to a database made before it existed, in one transaction.
+
+        Nothing is lost: old rows keep their reason text and their termination is read from it
+        (:attr:`GameRow.outcome`).  The schema version stays 1 — older komaken versions name
+        their columns and keep reading and writing the file.
+        """
+        columns = {r[1] for r in self._conn.execute("PRAGMA table_info(games)")}
+        if "termination" in columns:
+            return
+        try:
+            with self._conn:
+                self._conn.execute("ALTER TABLE games ADD COLUMN termination TEXT NOT NULL DEFAULT ''")
+        except sqlite3.DatabaseError as exc:
+            self.close()
+            raise ExperimentDBError(f"{self.path}: cannot add the termination column: {exc}") from None
 
     def close(self) -> None:
         self._conn.close()
@@ -217,7 +262,7 @@ class ExperimentDB:
 
     def games(self, pairing: str | None = None) -> Iterator[GameRow]:
         """Stored games ordered by pairing and game index."""
-        sql = f"SELECT {', '.join(GAME_COLUMNS)} FROM games"
+        sql = f"SELECT {select_columns(self._conn)} FROM games"
         args: tuple[Any, ...] = ()
         if pairing is not None:
             sql += " WHERE pairing=?"
@@ -228,6 +273,13 @@ class ExperimentDB:
     def seconds(self) -> float:
         """Total seconds spent in games (summed over games, not wall-clock)."""
         return float(self._conn.execute("SELECT COALESCE(SUM(seconds), 0) FROM games").fetchone()[0])
+
+
+def select_columns(conn: sqlite3.Connection) -> str:
+    """The ``SELECT`` list for a :class:`GameRow`; on a database from before the ``termination``
+    column (opened read-only, so not upgraded) that column reads as ``''``."""
+    have = {r[1] for r in conn.execute("PRAGMA table_info(games)")}
+    return ", ".join(c if c in have else f"'' AS {c}" for c in GAME_COLUMNS)
 
 
 def _connect(path: Path, create: bool) -> sqlite3.Connection:

@@ -30,8 +30,12 @@ class Player(Protocol):
 
     name: str
 
-    def new_game(self) -> None:
-        """Called before each game (reset clocks, hash tables, random streams...)."""
+    def new_game(self, seed: int | None = None) -> None:
+        """Called before each game (reset clocks, hash tables, random streams...).
+
+        The lab passes every game its own ``seed`` so a game's moves do not depend on which
+        worker played it; a player that draws random numbers restarts its stream there.
+        """
 
     def choose(self, position: Game[Any]) -> Any:
         """Return a legal move of ``position``, :data:`RESIGN` or :data:`DECLARE`."""

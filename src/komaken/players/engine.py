@@ -11,19 +11,19 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Any
 
-from komaken.engine.search import Engine, Limits, SearchResult
 from komaken.errors import KomakenError
 from komaken.game import Game
 from komaken.players.base import DECLARE, RESIGN, PlayerAction
+from komaken.shogi.engine.search import Engine, Limits, SearchResult
 from komaken.shogi.position import Move, Position
 from komaken.shogi.variant import Variant
 
-DEFAULT_MOVETIME_MS = 1000.0
+DEFAULT_MOVETIME = 1.0  # seconds
 
 
 class EnginePlayer:
     """Plays the engine's best move within ``depth`` plies, ``nodes`` nodes and/or ``movetime``
-    milliseconds (none given: 1 s a move).  ``values`` overrides piece values (``{"R": 1500}``);
+    seconds (none given: 1 s a move).  ``values`` overrides piece values (``{"R": 1500}``);
     keyword arguments weight evaluation terms (``mobility=1, king_safety=0, psq=0, noise=50``).
     ``seed`` feeds the noise term, so equal seeds and depth/node limits repeat the same games.
     """
@@ -35,7 +35,7 @@ class EnginePlayer:
             if v is not None and v <= 0:
                 raise KomakenError(f"engine {key} must be positive, got {v}")
         if depth is None and nodes is None and movetime is None:
-            movetime = DEFAULT_MOVETIME_MS
+            movetime = DEFAULT_MOVETIME
         self.limits = Limits(depth=depth, nodes=nodes, movetime=movetime)
         self.seed = int(seed)
         self.engine = Engine(variant, values, eval_terms, hash_mb=hash_mb, seed=seed)

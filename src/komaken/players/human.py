@@ -1,106 +1,96 @@
-"""A human at the terminal: reads moves in USI (``7g7f``, ``P*5e``) or Japanese (``７六歩``,
-``76歩``, ``同銀``, ``５五角打``, once :mod:`komaken.shogi.notation` can read them).
+"""A human at the terminal: reads moves in the game's own notation — for shogi USI (``7g7f``,
+``P*5e``) or Japanese (``７六歩``, ``76歩``, ``同銀``, ``５五角打``); ``f5`` in reversi; ``5`` in
+tic-tac-toe.
 
 Commands: ``p`` lists the legal moves, ``undo`` takes back your last move (and the reply),
-``resign`` (or ``投了``) resigns.  Anything else that is not a legal move gets a message and the
-prompt again.
+``resign`` (or ``投了``) resigns.  Anything else that is not a legal move gets a message saying
+why and the prompt again.
 """
 
 from __future__ import annotations
 
 from collections.abc import Callable
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
-from komaken.errors import IllegalMoveError, KomakenError
+from komaken.errors import IllegalMoveError
 from komaken.game import Game
+from komaken.match import UndoRequest
 from komaken.players.base import DECLARE, RESIGN, PlayerAction
 
-
-class UndoRequest(Exception):  # noqa: N818 - a request, not an error
-    """Raised by :meth:`HumanPlayer.choose` when the user types ``undo``."""
+if TYPE_CHECKING:
+    from komaken.games import GameSpec
 
 
 def parse_move(position: Any, text: str) -> Any:
-    """The legal move ``text`` names in ``position`` (USI, Japanese, or a board game's own
-    notation); raises :class:`IllegalMoveError` with a message for the user otherwise."""
-    t = text.strip()
-    legal = list(position.legal_moves())
-    by_text = {str(m): m for m in legal}
-    if t in by_text:
-        return by_text[t]
-    if not hasattr(position, "sfen"):
-        raise IllegalMoveError(f"{t!r} is not a legal move here (type p for the list)")
-    from komaken.shogi.position import Move
+    """The legal move ``text`` names in ``position`` (the game's :attr:`GameSpec.parse_move`)."""
+    from komaken.games import game_of
 
-    try:
-        mv = Move.from_usi(t)
-    except IllegalMoveError:
-        mv = None
-    if mv is not None:
-        if mv in legal:
-            return mv
-        raise IllegalMoveError(f"illegal move {position._describe_illegal(mv)}")
-    from komaken.shogi import notation
-
-    parse = getattr(notation, "parse_japanese", None)
-    if parse is None:
-        raise IllegalMoveError(f"cannot read {t!r}: type a USI move such as 7g7f or P*5e (p lists them)")
-    try:
-        return parse(position, t)
-    except KomakenError as exc:
-        raise IllegalMoveError(f"{exc} (type p for the legal moves)") from None
+    return game_of(position).parse_move(position, text)
 
 
 def describe(position: Any, move: Any) -> str:
-    """``▲７六歩(77) 7g7f`` for shogi (Japanese when available), ``str(move)`` otherwise."""
-    if not hasattr(position, "sfen"):
-        return str(move)
-    try:
-        from komaken.shogi.notation import japanese
+    """``move`` for people: ``▲７六歩 (7g7f)`` in shogi, the move text otherwise."""
+    from komaken.games import game_of
 
-        return f"{position.turn.mark}{japanese(position, move)} ({move.usi()})"
-    except Exception:  # noqa: BLE001 - notation is optional decoration
-        return f"{position.turn.mark}{move.usi()}"
+    return game_of(position).describe(position, move)
 
 
 class HumanPlayer:
-    """Reads a move with ``read`` (default :func:`input`) and writes messages with ``write``."""
+    """Reads a move with ``read`` (default :func:`input`) and writes messages with ``write``.
+
+    ``game`` is the :class:`~komaken.games.GameSpec` whose notation to read (by default the
+    game of the position it is asked about).
+    """
 
     def __init__(self, name: str = "human", read: Callable[[str], str] | None = None,
-                 write: Callable[[str], None] | None = None) -> None:
+                 write: Callable[[str], None] | None = None, game: GameSpec | None = None) -> None:
         self.name = name
+        self.game = game
         self._read = read or input
         self._write = write or print
 
     def new_game(self, seed: int | None = None) -> None:
         pass
 
+    def _spec(self, position: Any) -> GameSpec:
+        from komaken.games import game_of
+
+        return self.game or game_of(position)
+
     def choose(self, position: Game[Any]) -> Any:
+        spec = self._spec(position)
         while True:
             try:
                 text = self._read(f"{self.name} > ").strip()
             except EOFError:
                 return RESIGN
-            if not text:
-                continue
-            low = text.lower()
-            if low in ("p", "moves", "?"):
-                moves = [m.usi() if hasattr(m, "usi") else str(m) for m in position.legal_moves()]
-                self._write(" ".join(moves) if moves else "(no legal move)")
-                continue
-            if low in ("resign", "投了", "%toryo"):
-                return RESIGN
-            if low in ("undo", "待った"):
-                raise UndoRequest
-            if low in ("win", "declare", "宣言"):
-                return DECLARE
-            if low in ("help", "h"):
-                self._write("a move (7g7f, P*5e, ７六歩, 同銀), p: legal moves, undo, resign")
-                continue
-            try:
-                return parse_move(position, text)
-            except IllegalMoveError as exc:
-                self._write(str(exc))
+            answer = self._command(text, position, spec)
+            if answer is not None:
+                return answer
+
+    def _command(self, text: str, position: Game[Any], spec: GameSpec) -> Any:
+        """The answer for one input line, or ``None`` to prompt again."""
+        low = text.lower()
+        if not text:
+            return None
+        if low in ("p", "moves", "?"):
+            moves = [spec.move_text(m) for m in position.legal_moves()]
+            self._write(" ".join(moves) if moves else "(no legal move)")
+            return None
+        if low in ("resign", "投了", "%toryo"):
+            return RESIGN
+        if low in ("undo", "待った"):
+            raise UndoRequest(2)
+        if low in ("win", "declare", "宣言"):
+            return DECLARE
+        if low in ("help", "h"):
+            self._write("a move (7g7f, P*5e, ７六歩, 同銀 in shogi), p: legal moves, undo, resign")
+            return None
+        try:
+            return spec.parse_move(position, text)
+        except IllegalMoveError as exc:
+            self._write(str(exc))
+            return None
 
     def close(self) -> None:
         pass

@@ -8,11 +8,11 @@ from datetime import datetime
 
 from komaken.errors import KomakenError
 from komaken.game import Color, Outcome, Termination
-from komaken.records.record import GameRecord, RecordError, summary_line
+from komaken.records.record import GameRecord, RecordError, summary_line, variant_for_size
 from komaken.shogi.display import KANSUJI, hand_text, japanese_diagram
 from komaken.shogi.notation import KIND_OF_NAME
 from komaken.shogi.position import Position
-from komaken.shogi.variant import BUILTIN, MINISHOGI, SHOGI, Variant
+from komaken.shogi.variant import MINISHOGI, SHOGI, Variant
 
 #: 手合割 names and their start positions (the handicapped side, 上手 = white, moves first)
 HANDICAPS = {
@@ -32,21 +32,7 @@ HANDICAPS = {
     "十枚落ち": "4k4/9/ppppppppp/9/9/9/PPPPPPPPP/1B5R1/LNSGKGSNL w - 1",
 }
 _VARIANT_HANDICAPS = {"５五将棋": MINISHOGI, "5五将棋": MINISHOGI, "55将棋": MINISHOGI}
-_SIZES = {(v.width, v.height): v for v in BUILTIN.values()}
 TIME_FORMAT = "%Y/%m/%d %H:%M:%S"
-
-
-def variant_for_size(width: int, height: int, given: Variant | None, where: str) -> Variant:
-    """The variant a board of this size means (``given`` wins when it fits)."""
-    if given is not None:
-        if (given.width, given.height) != (width, height):
-            raise RecordError(f"{where}: a {width}x{height} board, but variant {given.name} is "
-                              f"{given.width}x{given.height}")
-        return given
-    try:
-        return _SIZES[(width, height)]
-    except KeyError:
-        raise RecordError(f"{where}: no built-in variant has a {width}x{height} board (pass variant=)") from None
 
 
 def parse_time(value: str) -> datetime | None:

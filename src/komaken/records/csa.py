@@ -28,6 +28,7 @@ from komaken.errors import KomakenError
 from komaken.game import Color, Outcome, Termination
 from komaken.records._japanese import parse_time, variant_for_size
 from komaken.records.record import GameRecord, RecordError, read_into
+from komaken.shogi.kernel import piece_letter
 from komaken.shogi.position import Move, Position, Square
 from komaken.shogi.variant import SHOGI, Variant
 
@@ -315,9 +316,7 @@ class _Reader:
 
 
 def _counts(variant: Variant) -> dict[str, int]:
-    from komaken.shogi._board import LETTERS
-
-    return {LETTERS[k]: n for k, n in variant.max_counts.items()}
+    return {piece_letter(k): n for k, n in variant.max_counts.items()}
 
 
 def _sfen(board: dict[tuple[int, int], str], hands: list[dict[str, int]], turn: Color, variant: Variant) -> str:

@@ -9,7 +9,7 @@ from datetime import datetime
 from komaken.errors import KomakenError
 from komaken.game import Color, Outcome, Termination
 from komaken.shogi.position import Move, Position
-from komaken.shogi.variant import SHOGI, Variant
+from komaken.shogi.variant import BUILTIN, SHOGI, Variant
 
 
 class RecordError(KomakenError):
@@ -183,6 +183,21 @@ def summary_line(result: Outcome, plies: int) -> str:
         return f"まで{plies}手で時間切れにより{who}の勝ち"
     return f"まで{plies}手で{who}の{how}"
 
+
+_SIZES = {(v.width, v.height): v for v in BUILTIN.values()}
+
+
+def variant_for_size(width: int, height: int, given: Variant | None, where: str) -> Variant:
+    """The variant a board of this size means (``given`` wins when it fits)."""
+    if given is not None:
+        if (given.width, given.height) != (width, height):
+            raise RecordError(f"{where}: a {width}x{height} board, but variant {given.name} is "
+                              f"{given.width}x{given.height}")
+        return given
+    try:
+        return _SIZES[(width, height)]
+    except KeyError:
+        raise RecordError(f"{where}: no built-in variant has a {width}x{height} board (pass variant=)") from None
 
 __all__ = ["GameRecord", "KIF_ENDINGS", "RecordError", "Variation", "kif_ending", "outcome_for", "summary_line"]
 

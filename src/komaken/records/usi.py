@@ -7,8 +7,7 @@ start; an SFEN's number of ranks says the variant (5 → minishogi, 6 → judkin
 from __future__ import annotations
 
 from komaken.errors import KomakenError
-from komaken.records._japanese import variant_for_size
-from komaken.records.record import GameRecord, RecordError
+from komaken.records.record import GameRecord, RecordError, variant_for_size
 from komaken.shogi.position import Move, Position
 from komaken.shogi.variant import SHOGI, Variant
 

@@ -9,31 +9,16 @@ which reads to the end of the game and returns the final disc difference.
 from __future__ import annotations
 
 import random
-from dataclasses import dataclass
 
 import numpy as np
 
 from komaken.reversi import _bitboard as bb
 from komaken.reversi import _search
 from komaken.reversi._position import PASS, Reversi, ReversiMove
+from komaken.search.result import SearchResult
 
 DEFAULT_DEPTH = 6
 DEFAULT_ENDGAME_EMPTIES = 14
-
-
-@dataclass(frozen=True, slots=True)
-class SearchResult:
-    """The chosen move and what the search learnt.
-
-    ``score`` is from the side to move's view: the exact final disc difference when
-    ``exact`` is true, otherwise evaluation units (``±WIN`` and more means a won/lost game).
-    """
-
-    move: ReversiMove
-    score: int
-    exact: bool
-    depth: int
-    nodes: int
 
 
 def solve(position: Reversi) -> int:
@@ -54,7 +39,7 @@ def search(
     depth: int = DEFAULT_DEPTH,
     endgame_empties: int = DEFAULT_ENDGAME_EMPTIES,
     seed: int | None = None,
-) -> SearchResult:
+) -> SearchResult[ReversiMove]:
     """Choose a move for the side to move.
 
     ``seed`` shuffles the root moves before searching, so equally good moves are picked at
@@ -74,7 +59,7 @@ def search(
     if position.empties <= endgame_empties:
         order = np.array(squares, dtype=np.int64)
         score, best = _search.search_root(own, opp, order, 0, True, nodes)
-        return SearchResult(_move(int(best)), int(score), True, position.empties, int(nodes[0]))
+        return SearchResult(_move(int(best)), int(score), int(nodes[0]), position.empties, exact=True)
     score, best = 0, squares[0] if squares else bb.PASS
     for d in range(1, depth + 1):
         order = np.array(squares, dtype=np.int64)
@@ -83,7 +68,7 @@ def search(
         if best != bb.PASS:  # search the best move first at the next depth
             squares.remove(best)
             squares.insert(0, best)
-    return SearchResult(_move(int(best)), int(score), False, depth, int(nodes[0]))
+    return SearchResult(_move(int(best)), int(score), int(nodes[0]), depth)
 
 
 def _move(square: int) -> ReversiMove:

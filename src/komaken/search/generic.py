@@ -21,10 +21,10 @@ from __future__ import annotations
 import math
 import random
 from collections.abc import Callable, Hashable
-from dataclasses import dataclass
-from typing import Any, Generic, TypeVar
+from typing import Any, TypeVar
 
 from komaken.game import Game
+from komaken.search.result import SearchResult
 
 M = TypeVar("M")
 
@@ -34,15 +34,6 @@ _MATE_ZONE = WIN / 2
 _EXACT, _LOWER, _UPPER = 0, 1, 2
 
 Evaluator = Callable[[Any], float]
-
-
-@dataclass(frozen=True, slots=True)
-class SearchResult(Generic[M]):
-    """The move chosen (``None`` when the game is over), its score and the nodes visited."""
-
-    move: M | None
-    score: float
-    nodes: int
 
 
 def is_win(score: float) -> bool:

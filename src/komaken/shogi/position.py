@@ -7,14 +7,14 @@
 >>> pos.push_usi("5d5c")
 Move.from_usi('5d5c')
 >>> pos.sfen()
-'rbsgk/4P/5/5/KGSBR w P 2'
+'rbsgk/4p/P4/5/KGSBR w - 2'
 """
 
 from __future__ import annotations
 
 from collections.abc import Iterator
 from dataclasses import dataclass
-from typing import NamedTuple, Self
+from typing import TYPE_CHECKING, NamedTuple, Self
 
 import numpy as np
 
@@ -35,6 +35,9 @@ from komaken.shogi._board import (
 )
 from komaken.shogi.sfen import format_sfen, parse_sfen, square_name
 from komaken.shogi.variant import SHOGI, Variant, load_variant
+
+if TYPE_CHECKING:
+    from komaken.shogi.kernel import KernelState
 
 _INITIAL_CAPACITY = 512
 
@@ -452,6 +455,21 @@ class Position:
             result[move.usi()] = self.perft(depth - 1)
             self.pop()
         return result
+
+    # ---- the kernel seam ---------------------------------------------------------------------
+    def kernel_state(self, room: int = 0) -> KernelState:
+        """Copies of the kernel arrays with room for ``room`` more plies (:mod:`komaken.shogi.kernel`)."""
+        from komaken.shogi.kernel import state_of
+
+        return state_of(self, room)
+
+    def legal_codes(self) -> np.ndarray:
+        """The legal moves as kernel move codes (``Move(code)`` turns one into a :class:`Move`)."""
+        return self._legal_codes()
+
+    def explain_illegal(self, move: Move) -> str:
+        """Why ``move`` is not legal here, in words (``"7g7e: pawn on 7g cannot move there"``)."""
+        return self._describe_illegal(move)
 
     # ---- display -----------------------------------------------------------------------------
     def __str__(self) -> str:

@@ -20,9 +20,9 @@ import threading
 from collections.abc import Callable
 from typing import TextIO
 
-from komaken.engine.search import Engine, Limits, SearchResult
-from komaken.engine.values import HAND_LETTERS, SEED_TABLE
 from komaken.errors import KomakenError
+from komaken.shogi.engine.search import Engine, Limits, SearchResult
+from komaken.shogi.engine.values import HAND_LETTERS, SEED_TABLE
 from komaken.shogi.position import Position
 from komaken.shogi.variant import BUILTIN, load_variant
 
@@ -152,7 +152,7 @@ class UsiServer:
         terms = {t: int(o[k]) / 100.0 for k, t in _TERM_OPTIONS.items()}
         terms["noise"] = float(o["Noise"])
         self.engine = Engine(self.variant, self.values, terms, hash_mb=int(o["USI_Hash"]), seed=int(o["Seed"]),
-                             overhead_ms=float(o["MoveOverhead"]))
+                             overhead=float(o["MoveOverhead"]) / 1000.0)
         self._thesis = None
         if o["Thesis"] == "true":
             from komaken.players.thesis import ThesisPlayer
@@ -214,9 +214,9 @@ class UsiServer:
             self._start(lambda: self._mate(kv.get("mate")))
             return
         depth = int(kv["depth"]) if "depth" in kv else (int(self.options["Depth"]) or None)
-        limits = Limits(depth=depth, nodes=int(kv["nodes"]) if "nodes" in kv else None, movetime=kv.get("movetime"),
-                        btime=kv.get("btime"), wtime=kv.get("wtime"), byoyomi=kv.get("byoyomi"),
-                        binc=kv.get("binc"), winc=kv.get("winc"), infinite="infinite" in flags)
+        sec = {k: kv[k] / 1000.0 for k in ("movetime", "btime", "wtime", "byoyomi", "binc", "winc") if k in kv}
+        limits = Limits(depth=depth, nodes=int(kv["nodes"]) if "nodes" in kv else None,
+                        infinite="infinite" in flags, **sec)
         if "ponder" in flags:
             self._pending = limits
             limits = Limits(depth=depth, infinite=True)
@@ -246,7 +246,7 @@ class UsiServer:
             self.send("bestmove resign")
 
     def _mate(self, limit_ms: float | None) -> None:
-        from komaken.engine.mate import solve
+        from komaken.shogi.engine.mate import solve
 
         r = solve(self.position, nodes=2_000_000)
         if r.status == "mate":
@@ -265,7 +265,7 @@ class UsiServer:
         limits, self._pending = self._pending, None
         if limits is None:
             return
-        budget = limits.budget(int(self.position._st[0]), self.engine.overhead_ms)
+        budget = limits.budget(int(self.position.turn), self.engine.overhead)
         if budget is not None:
             self.engine.stop_after(budget[1])
 

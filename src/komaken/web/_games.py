@@ -71,7 +71,7 @@ def shogi_info(variant: Any, key: str | None = None) -> GameInfo:
 
 def experiment_info(exp: Any) -> GameInfo:
     """The game an experiment plays."""
-    if exp.game == "shogi":
+    if exp.spec.has_variants:
         return shogi_info(exp.load_variant())
     if exp.game in ("reversi", "tictactoe"):
         return catalog()[exp.game]
@@ -127,7 +127,9 @@ def replay(info: GameInfo, start: str, moves: list[str]) -> Any:
 
 def position_text(pos: Any) -> str:
     """SFEN for shogi, the board text for the board games."""
-    return pos.sfen() if hasattr(pos, "sfen") else pos.to_text()
+    from komaken.games import game_of
+
+    return game_of(pos).to_text(pos)
 
 
 def parse_move(pos: Any, info: GameInfo, text: str) -> Any:
@@ -159,7 +161,7 @@ def push(pos: Any, info: GameInfo, text: str) -> Any:
 
 
 def move_id(move: Any) -> str:
-    return move.usi() if hasattr(move, "usi") else str(move)
+    return str(move)  # USI for shogi moves
 
 
 def move_label(pos: Any, info: GameInfo, move: Any) -> str:
@@ -317,12 +319,12 @@ class Thinker:
 
 class _ShogiEngine(Thinker):
     def __init__(self, info: GameInfo, depth: int | None, nodes: int | None, movetime: float | None, seed: int):
-        from komaken.engine.search import Engine, Limits
+        from komaken.shogi.engine.search import Engine, Limits
 
         self.game = info
         if depth is None and nodes is None and movetime is None:
             movetime = 1.0
-        self.limits = Limits(depth=depth, nodes=nodes, movetime=None if movetime is None else movetime * 1000.0)
+        self.limits = Limits(depth=depth, nodes=nodes, movetime=movetime)  # seconds
         self.engine = Engine(info.variant, seed=seed)
         parts = [f"{k}={v:g}" for k, v in (("depth", depth), ("nodes", nodes), ("movetime", movetime)) if v]
         self.name = "engine(" + ", ".join(parts) + ")"
@@ -363,7 +365,9 @@ class _Wrapped(Thinker):
     def think(self, pos: Any, info: Info) -> Any:
         mv = self.player.choose(pos.copy())
         last = getattr(self.player, "last", None)
-        if last is not None and hasattr(last, "depth"):
+        from komaken.search.result import SearchResult
+
+        if isinstance(last, SearchResult):
             info({"depth": last.depth, "score": str(last.score), "nodes": last.nodes, "pv": []})
         from komaken.players.base import PlayerAction
 

@@ -19,9 +19,8 @@ from pathlib import Path
 from typing import Any
 
 from komaken.errors import KomakenError
-from komaken.game import Color, Outcome
 from komaken.lab.config import Experiment, experiment_from_dict
-from komaken.lab.storage import GAME_COLUMNS, ExperimentDB, GameRow
+from komaken.lab.storage import ExperimentDB, GameRow, select_columns
 from komaken.web import _games as G
 
 MAX_PER_PAGE = 200
@@ -170,12 +169,9 @@ class Databases:
             pos = G.replay(info, row.start, row.moves.split())
         except KomakenError as exc:
             raise NotFound(f"game {gid} cannot be replayed: {exc}") from None
-        from komaken.lab.export import _termination
-
         a, b = exp.players[row.a].label, exp.players[row.b].label
         names = (a, b) if row.sente == "a" else (b, a)
-        winner = None if row.result == "draw" else (Color.BLACK if row.result == row.sente else Color.WHITE)
-        text = G.record_text(info, pos, fmt, names, Outcome(_termination(row.reason), winner),
+        text = G.record_text(info, pos, fmt, names, row.outcome,
                              f"{row.pairing} game {row.game_index}: {row.reason}")
         return text, f"game-{gid}.{fmt}"
 
@@ -198,7 +194,7 @@ def experiment(db: ExperimentDB) -> Experiment:
 
 
 def _row(db: ExperimentDB, gid: int) -> GameRow:
-    r = db._conn.execute(f"SELECT {', '.join(GAME_COLUMNS)} FROM games WHERE id=?", (gid,)).fetchone()
+    r = db._conn.execute(f"SELECT {select_columns(db._conn)} FROM games WHERE id=?", (gid,)).fetchone()
     if r is None:
         raise NotFound(f"no game {gid} in {db.path.name}")
     return GameRow(*r)

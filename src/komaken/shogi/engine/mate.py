@@ -18,8 +18,7 @@ from typing import Literal
 
 import numpy as np
 
-from komaken.engine import _dfpn as D
-from komaken.shogi import _kernels as K
+from komaken.shogi.engine import _dfpn as D
 from komaken.shogi.position import Move, Position
 
 Status = Literal["mate", "nomate", "unknown"]
@@ -34,7 +33,7 @@ class MateResult:
     plies: int | None = None
     pv: list[Move] = field(default_factory=list)
     nodes: int = 0
-    time_ms: float = 0.0
+    seconds: float = 0.0
 
 
 class _Solver:
@@ -48,15 +47,8 @@ class _Solver:
     def run(self, pos: Position, depth: int) -> int:
         """1: the side to move mates within ``depth`` plies; -1: not; 0: out of nodes."""
         self.tk[:] = 0
-        ply = pos.ply
-        room = ply + depth + 8
-        hh = np.zeros(room + 1, dtype=np.uint64)
-        hist = np.zeros((room, 3), dtype=np.int64)
-        hh[: ply + 1] = pos._hh[: ply + 1]
-        hist[:ply] = pos._hist[:ply]
         ctl = np.array([0, depth, max(1, self.max_nodes - self.nodes), 0], dtype=np.int64)
-        res = D.dfpn(pos._bd.copy(), pos._hd.copy(), pos._st.copy(), hh, hist, pos.variant.geo, pos.variant.rules,
-                     self.tk, self.tv, ctl)
+        res = D.dfpn(*pos.kernel_state(depth + 8), self.tk, self.tv, ctl)
         self.nodes += int(ctl[0])
         return int(res)
 
@@ -86,11 +78,11 @@ def solve(position: Position, max_plies: int = 31, nodes: int = 5_000_000, hash_
             found = depth
             break
         if solver.nodes >= nodes:
-            return MateResult("unknown", nodes=solver.nodes, time_ms=_ms(t0))
+            return MateResult("unknown", nodes=solver.nodes, seconds=_since(t0))
     if found is None:
-        return MateResult("nomate", nodes=solver.nodes, time_ms=_ms(t0))
+        return MateResult("nomate", nodes=solver.nodes, seconds=_since(t0))
     pv = _line(solver, pos, found)
-    return MateResult("mate", found, pv, solver.nodes, _ms(t0))
+    return MateResult("mate", found, pv, solver.nodes, _since(t0))
 
 
 def _line(solver: _Solver, pos: Position, plies: int) -> list[Move]:
@@ -122,10 +114,7 @@ def _line(solver: _Solver, pos: Position, plies: int) -> list[Move]:
     return line
 
 
-def _ms(t0: float) -> float:
-    return (time.perf_counter() - t0) * 1000.0
-
-
-_ = K  # kernels are used through Position
+def _since(t0: float) -> float:
+    return time.perf_counter() - t0
 
 __all__ = ["MateResult", "solve"]

@@ -1,7 +1,7 @@
 """The α-β search kernel (numba).
 
 One call of :func:`search_depth` searches the position to a fixed depth; the Python driver in
-:mod:`komaken.engine.search` calls it for depth 1, 2, 3, ... (iterative deepening) and keeps the
+:mod:`komaken.shogi.engine.search` calls it for depth 1, 2, 3, ... (iterative deepening) and keeps the
 transposition table, killers and history between iterations, so each iteration starts from
 the previous one's best line.
 
@@ -22,7 +22,6 @@ from __future__ import annotations
 import numpy as np
 from numba import njit
 
-from komaken.engine._evaluate import evaluate
 from komaken.shogi._board import BASE, KIND_MASK, ZSIDE
 from komaken.shogi._kernels import (
     G_ZONE,
@@ -50,6 +49,7 @@ from komaken.shogi._kernels import (
     push,
     undo_move,
 )
+from komaken.shogi.engine._evaluate import evaluate
 
 INF = 1_000_000_000
 MATE = 100_000_000

@@ -17,26 +17,28 @@ from __future__ import annotations
 import threading
 import time
 from collections.abc import Callable, Mapping
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 
 import numpy as np
 
-from komaken.engine import _search as S
-from komaken.engine._evaluate import TERMS, weights
-from komaken.engine.values import PieceValues
 from komaken.errors import KomakenError
+from komaken.search.result import SearchResult
 from komaken.shogi import _kernels as K
+from komaken.shogi.engine import _search as S
+from komaken.shogi.engine._evaluate import TERMS, weights
+from komaken.shogi.engine.values import PieceValues
 from komaken.shogi.position import Move, Position
 from komaken.shogi.variant import Variant, load_variant
 
 MATE = S.MATE
+_MIN_S = 0.001  # the shortest budget: one millisecond
 MAX_DEPTH = S.MAX_PLY - 8
 DEFAULT_TERMS: dict[str, float] = {"mobility": 0.0, "king_safety": 1.0, "psq": 1.0, "noise": 0.0}
 
 
 @dataclass(frozen=True, slots=True)
 class Limits:
-    """When to stop thinking.  Times are in milliseconds; ``None`` means no such limit.
+    """When to stop thinking.  Times are in **seconds**; ``None`` means no such limit.
 
     ``movetime`` is a fixed time per move; ``btime``/``wtime`` with ``byoyomi`` or
     ``binc``/``winc`` is a clock (USI ``go``), from which a budget is derived.  With no limit
@@ -53,13 +55,17 @@ class Limits:
     winc: float | None = None
     infinite: bool = False
 
-    def budget(self, side: int, overhead: float = 30.0) -> tuple[float, float] | None:
-        """``(soft, hard)`` milliseconds for ``side`` to move: no new iteration starts after
-        ``soft``; the search is stopped at ``hard``.  ``None`` when there is no time limit."""
+    def budget(self, side: int, overhead: float = 0.03) -> tuple[float, float] | None:
+        """``(soft, hard)`` seconds for ``side`` to move: no new iteration starts after
+        ``soft``; the search is stopped at ``hard``.  ``None`` when there is no time limit.
+
+        >>> [round(t, 3) for t in Limits(movetime=1.0).budget(0)]
+        [0.679, 0.97]
+        """
         if self.infinite:
             return None
         if self.movetime is not None:
-            hard = max(1.0, self.movetime - overhead)
+            hard = max(_MIN_S, self.movetime - overhead)
             return 0.7 * hard, hard
         remaining = self.btime if side == 0 else self.wtime
         inc = (self.binc if side == 0 else self.winc) or 0.0
@@ -67,62 +73,27 @@ class Limits:
         if remaining is None and not byo and not inc:
             return None
         remaining = remaining or 0.0
-        avail = max(1.0, remaining + byo + inc - overhead)
-        target = min(avail, max(1.0, remaining / 30.0 + inc + byo - overhead))
+        avail = max(_MIN_S, remaining + byo + inc - overhead)
+        target = min(avail, max(_MIN_S, remaining / 30.0 + inc + byo - overhead))
         hard = min(avail, target * 2.0) if remaining > 0 else target
         return 0.7 * target, hard
 
 
-@dataclass(frozen=True, slots=True)
-class SearchResult:
-    """The outcome of a search.
-
-    ``move`` is ``None`` when there is no legal move (the side to move has lost: USI
-    ``bestmove resign``); ``declare`` is true when the side to move wins by declaration
-    (``bestmove win``).  ``score`` is from the side to move's view; :attr:`mate` is set when it
-    is a forced mate: plies to mate, negative when being mated.
-    """
-
-    move: Move | None
-    score: int
-    pv: list[Move] = field(default_factory=list)
-    depth: int = 0
-    seldepth: int = 0
-    nodes: int = 0
-    time_ms: float = 0.0
-    declare: bool = False
-
-    @property
-    def mate(self) -> int | None:
-        if self.score > S.MATE_BOUND:
-            return S.MATE - self.score
-        if self.score < -S.MATE_BOUND:
-            return -(S.MATE + self.score)
-        return None
-
-    @property
-    def score_cp(self) -> int | None:
-        """The score in centipawn-like units, ``None`` for a mate score."""
-        return None if self.mate is not None else self.score
-
-    @property
-    def nps(self) -> int:
-        return int(self.nodes * 1000 / self.time_ms) if self.time_ms > 0 else 0
-
-    def usi_score(self) -> str:
-        """``cp 123`` or ``mate 5`` / ``mate -4`` (plies, as USI counts them)."""
-        if self.mate is not None:
-            return f"mate {self.mate}"
-        return f"cp {max(-30000, min(30000, self.score))}"
-
-    def usi_info(self) -> str:
-        """One USI ``info`` line for this result."""
-        pv = " ".join(m.usi() for m in self.pv)
-        return (f"info depth {self.depth} seldepth {max(self.seldepth, self.depth)} score {self.usi_score()} "
-                f"nodes {self.nodes} nps {self.nps} time {int(self.time_ms)}" + (f" pv {pv}" if pv else ""))
+def _mate(score: int) -> int | None:
+    """Plies to mate for a mate score (negative when being mated), else ``None``."""
+    if score > S.MATE_BOUND:
+        return S.MATE - score
+    if score < -S.MATE_BOUND:
+        return -(S.MATE + score)
+    return None
 
 
-InfoCallback = Callable[[SearchResult], None]
+def _result(move: Move | None, score: int, pv: list[Move] | None = None, depth: int = 0, seldepth: int = 0,
+            nodes: int = 0, seconds: float = 0.0, declare: bool = False) -> SearchResult[Move]:
+    return SearchResult(move, score, nodes, depth, seldepth, seconds, pv or [], declare=declare, mate=_mate(score))
+
+
+InfoCallback = Callable[[SearchResult[Move]], None]
 
 
 class Engine:
@@ -135,7 +106,7 @@ class Engine:
 
     def __init__(self, variant: Variant | str = "shogi", values: PieceValues | Mapping[str, int] | None = None,
                  terms: Mapping[str, float] | None = None, hash_mb: int = 16, seed: int = 0,
-                 overhead_ms: float = 30.0) -> None:
+                 overhead: float = 0.03) -> None:
         self.variant = load_variant(variant)
         self.set_values(values)
         unknown = set(terms or {}) - set(TERMS)
@@ -144,7 +115,7 @@ class Engine:
         self.terms = {**DEFAULT_TERMS, **{k: float(v) for k, v in (terms or {}).items()}}
         self._w = weights(self.terms)
         self.seed = int(seed)
-        self.overhead_ms = float(overhead_ms)
+        self.overhead = float(overhead)  # seconds lost per move to process switches and pipes
         self.set_hash(hash_mb)
         self._killers = np.zeros((S.MAX_PLY + 2, 2), dtype=np.int64)
         self._history = np.zeros((64, 256), dtype=np.int64)
@@ -185,15 +156,15 @@ class Engine:
         """Ask a running search (in another thread) to finish now; it returns its best move."""
         self._ctl[S.C_STOP] = 1
 
-    def stop_after(self, ms: float) -> threading.Timer:
-        """Arm a timer that stops the running search after ``ms`` milliseconds."""
-        timer = threading.Timer(max(0.0, ms) / 1000.0, self.stop)
+    def stop_after(self, seconds: float) -> threading.Timer:
+        """Arm a timer that stops the running search after ``seconds``."""
+        timer = threading.Timer(max(0.0, seconds), self.stop)
         timer.daemon = True
         timer.start()
         return timer
 
     def search(self, position: Position, limits: Limits | None = None, *, info: InfoCallback | None = None,
-               keep_tables: bool = False) -> SearchResult:
+               keep_tables: bool = False) -> SearchResult[Move]:
         """Search ``position`` (not modified) within ``limits`` and return the best move found."""
         limits = limits or Limits(depth=6)
         if position.variant != self.variant and position.variant.name != self.variant.name:
@@ -201,38 +172,31 @@ class Engine:
         with self._lock:
             return self._search(position, limits, info, keep_tables)
 
-    def _search(self, position: Position, limits: Limits, info: InfoCallback | None, keep: bool) -> SearchResult:
+    def _search(self, position: Position, limits: Limits, info: InfoCallback | None, keep: bool) -> SearchResult[Move]:
         t0 = time.perf_counter()
         ctl = self._ctl
         ctl[:] = 0
         ctl[S.C_SEED] = self.seed
         ctl[S.C_MAX_NODES] = limits.nodes or 0
-        side = int(position._st[K.ST_SIDE])
-        legal = position._legal_codes()
+        side = int(position.turn)
+        legal = position.legal_codes()
         if len(legal) == 0:
-            return SearchResult(None, -S.MATE)
+            return _result(None, -S.MATE)
         if position.can_declare():
-            return SearchResult(None, S.KNOWN_WIN, declare=True)
+            return _result(None, S.KNOWN_WIN, declare=True)
         if not keep:
             self.clear()
         else:
             S.age_history(self._history)
-        ply = position.ply
-        bd, hd, st = position._bd.copy(), position._hd.copy(), position._st.copy()
-        room = ply + S.MAX_PLY + 8
-        hh = np.zeros(room + 1, dtype=np.uint64)
-        hist = np.zeros((room, 3), dtype=np.int64)
-        hh[: ply + 1] = position._hh[: ply + 1]
-        hist[:ply] = position._hist[:ply]
-        geo, rules = self.variant.geo, self.variant.rules
-        budget = limits.budget(side, self.overhead_ms)
+        bd, hd, st, hh, hist, geo, rules = position.kernel_state(S.MAX_PLY + 8)
+        budget = limits.budget(side, self.overhead)
         max_depth = min(limits.depth or MAX_DEPTH, MAX_DEPTH)
         timer = None
         if budget is not None:
             if len(legal) == 1:
-                return SearchResult(Move(int(legal[0])), 0, [Move(int(legal[0]))], time_ms=_ms(t0))
-            timer = self.stop_after(budget[1] - _ms(t0))
-        best: SearchResult | None = None
+                return _result(Move(int(legal[0])), 0, [Move(int(legal[0]))], seconds=_since(t0))
+            timer = self.stop_after(budget[1] - _since(t0))
+        best: SearchResult[Move] | None = None
         try:
             for depth in range(1, max_depth + 1):
                 v = S.search_depth(bd, hd, st, hh, hist, geo, rules, self._bval, self._hval, self._w, self._tt_key,
@@ -242,20 +206,20 @@ class Engine:
                     root = int(ctl[S.C_ROOT_MOVE])
                     if root and best is not None and root != best.move.code:  # type: ignore[union-attr]
                         score = int(ctl[S.C_ROOT_SCORE])
-                        best = SearchResult(Move(root), score, [Move(root)], depth, int(ctl[S.C_SELDEPTH]),
-                                            int(ctl[S.C_NODES]), _ms(t0))
+                        best = _result(Move(root), score, [Move(root)], depth, int(ctl[S.C_SELDEPTH]),
+                                            int(ctl[S.C_NODES]), _since(t0))
                     elif best is None and root:
-                        best = SearchResult(Move(root), int(ctl[S.C_ROOT_SCORE]), [Move(root)], depth,
-                                            int(ctl[S.C_SELDEPTH]), int(ctl[S.C_NODES]), _ms(t0))
+                        best = _result(Move(root), int(ctl[S.C_ROOT_SCORE]), [Move(root)], depth,
+                                            int(ctl[S.C_SELDEPTH]), int(ctl[S.C_NODES]), _since(t0))
                     break
                 n = int(self._pvlen[0])
                 pv = [Move(int(m)) for m in self._pv[0, :n]] or [Move(int(ctl[S.C_ROOT_MOVE]))]
-                best = SearchResult(pv[0], int(v), pv, depth, int(ctl[S.C_SELDEPTH]), int(ctl[S.C_NODES]), _ms(t0))
+                best = _result(pv[0], int(v), pv, depth, int(ctl[S.C_SELDEPTH]), int(ctl[S.C_NODES]), _since(t0))
                 if info is not None:
                     info(best)
                 if best.mate is not None and abs(best.mate) <= depth and not limits.infinite:
                     break
-                if budget is not None and _ms(t0) > budget[0]:
+                if budget is not None and _since(t0) > budget[0]:
                     break
                 if limits.nodes and ctl[S.C_NODES] >= limits.nodes:
                     break
@@ -264,18 +228,18 @@ class Engine:
                 timer.cancel()
         if best is None:  # stopped before depth 1 finished: any legal move beats none
             mv = Move(int(legal[0]))
-            best = SearchResult(mv, 0, [mv], 0, 0, int(ctl[S.C_NODES]), _ms(t0))
-        return SearchResult(best.move, best.score, best.pv, best.depth, best.seldepth, int(ctl[S.C_NODES]),
-                            _ms(t0))
+            best = _result(mv, 0, [mv], 0, 0, int(ctl[S.C_NODES]), _since(t0))
+        return _result(best.move, int(best.score), best.pv, best.depth, best.seldepth, int(ctl[S.C_NODES]),
+                            _since(t0))
 
 
-def _ms(t0: float) -> float:
-    return (time.perf_counter() - t0) * 1000.0
+def _since(t0: float) -> float:
+    return time.perf_counter() - t0
 
 
 def search(position: Position, limits: Limits | None = None, values: PieceValues | Mapping[str, int] | None = None,
            *, terms: Mapping[str, float] | None = None, seed: int = 0, hash_mb: int = 16,
-           info: InfoCallback | None = None) -> SearchResult:
+           info: InfoCallback | None = None) -> SearchResult[Move]:
     """Search ``position`` once with a fresh :class:`Engine` (see there for the arguments)."""
     return Engine(position.variant, values, terms, hash_mb=hash_mb, seed=seed).search(position, limits, info=info)
 

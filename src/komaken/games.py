@@ -1,0 +1,205 @@
+"""The game registry: every game komaken plays, found by name.
+
+A game package describes itself with one :class:`GameSpec` named ``GAME`` in its
+``__init__``; :data:`BUILTIN` maps each built-in game's name to its package, and any other
+distribution can add games through the ``komaken.games`` entry-point group::
+
+    [project.entry-points."komaken.games"]
+    xiangqi = "komaken_xiangqi:GAME"
+
+Callers (the CLI, the lab, the players) never test a game's name: they ask its spec.
+
+>>> shogi = find_game("shogi")
+>>> shogi.to_text(shogi.start("minishogi"))
+'rbsgk/4p/5/P4/KGSBR b - 1'
+>>> sorted(game_names())[:3]
+['reversi', 'shogi', 'tictactoe']
+>>> find_game("go")
+Traceback (most recent call last):
+...
+komaken.errors.KomakenError: unknown game 'go' (known: reversi, shogi, tictactoe)
+"""
+
+from __future__ import annotations
+
+import importlib
+from collections.abc import Callable, Mapping
+from dataclasses import dataclass, field
+from functools import cache
+from importlib.metadata import entry_points
+from typing import TYPE_CHECKING, Any
+
+from komaken.errors import IllegalMoveError, KomakenError
+from komaken.game import Color, Game
+
+if TYPE_CHECKING:
+    from komaken.players.registry import PlayerType
+
+#: Built-in games: name → the package whose ``GAME`` describes it.  Adding a game is one line here.
+BUILTIN: dict[str, str] = {
+    "shogi": "komaken.shogi",
+    "reversi": "komaken.reversi",
+    "tictactoe": "komaken.tictactoe",
+}
+
+ENTRY_POINT_GROUP = "komaken.games"
+
+
+def _str(move: Any) -> str:
+    return str(move)
+
+
+def _parse_by_text(position: Game[Any], text: str) -> Any:
+    """The legal move whose ``str()`` is ``text`` (case-insensitive): the default parser."""
+    wanted = text.strip().lower()
+    for move in position.legal_moves():
+        if str(move).lower() == wanted:
+            return move
+    raise IllegalMoveError(f"{text.strip()!r} is not a legal move here (type p for the list)")
+
+
+def checked_move(position: Game[Any], move: Any) -> Any:
+    """``move`` if it is legal in ``position``, else the :class:`IllegalMoveError` that pushing
+    it raises (which says why: an occupied square, no flips, ...)."""
+    if move in position.legal_moves():
+        return move
+    position.copy().push(move)  # raises with the reason
+    raise IllegalMoveError(f"{move} is not a legal move here (type p for the list)")
+
+
+def _no_text(position: Game[Any]) -> str:
+    raise KomakenError(f"{type(position).__name__} has no text form")
+
+
+@dataclass(frozen=True)
+class GameSpec:
+    """Everything the CLI, the lab and the players need to know about one game.
+
+    * ``start(variant)`` — the start position (``variant`` is ``None`` for games without
+      variants, else what :attr:`load_variant` returned);
+    * ``from_text(text, variant)`` / ``to_text(position)`` — the game's native position text
+      (SFEN for shogi, board text for reversi and tic-tac-toe, FEN for chess);
+    * ``parse_move(position, text)`` — a legal move from text, or :class:`IllegalMoveError`
+      saying why; ``move_text(move)`` — a move as the game writes it (USI, ``f5``, ``e2e4``);
+      ``describe_move(position, move)`` — a move for people (``▲７六歩 (7g7f)``);
+    * ``load_variant(name)`` — ``None`` when the game has no variants;
+    * ``players`` — the player types only this game has (``engine``, ``thesis``, ``perfect``);
+      generic ones (``human``, ``random``, ``python``) come from :mod:`komaken.players.registry`;
+    * ``default_opponent`` — the player spec ``komaken play`` uses for the second side;
+    * ``side_names`` — how results name the sides (``"sente (▲)"``, ``"black"``, ``"X"``);
+    * ``record_formats`` — the game-record formats it can be exported to (``kif``, ``csa``);
+    * ``can_declare(position)`` — whether the side to move may win by declaring (shogi's 入玉宣言).
+    """
+
+    name: str
+    title: str
+    start: Callable[[Any], Game[Any]]
+    from_text: Callable[[str, Any], Game[Any]]
+    to_text: Callable[[Any], str] = _no_text
+    parse_move: Callable[[Any, str], Any] = _parse_by_text
+    move_text: Callable[[Any], str] = _str
+    describe_move: Callable[[Any, Any], str] | None = None
+    load_variant: Callable[[str], Any] | None = None
+    default_variant: str | None = None
+    players: Mapping[str, PlayerType] = field(default_factory=dict)
+    default_opponent: str = "random"
+    side_names: tuple[str, str] = ("black", "white")
+    record_formats: tuple[str, ...] = ()
+    svg: Callable[[Any], str] | None = None
+    can_declare: Callable[[Any], bool] | None = None
+
+    @property
+    def has_variants(self) -> bool:
+        return self.load_variant is not None
+
+    def variant(self, name: str | None = None) -> Any:
+        """The variant called ``name`` (default: :attr:`default_variant`); ``None`` for games
+        without variants.  Naming a variant for such a game is an error."""
+        if self.load_variant is None:
+            if name is not None:
+                raise KomakenError(f"{self.name} has no variants (got {name!r})")
+            return None
+        return self.load_variant(name or self.default_variant or self.name)
+
+    def position(self, text: str | None = None, variant: Any = None) -> Game[Any]:
+        """The start position, or the one ``text`` describes (native text)."""
+        return self.from_text(text, variant) if text else self.start(variant)
+
+    def describe(self, position: Any, move: Any) -> str:
+        """``move`` (about to be played in ``position``) for people."""
+        if self.describe_move is not None:
+            return self.describe_move(position, move)
+        return self.move_text(move)
+
+    def winner_text(self, winner: Color | None) -> str:
+        """``"black wins"``, ``"sente (▲) wins"`` or ``"draw"``."""
+        return "draw" if winner is None else f"{self.side_names[int(winner)]} wins"
+
+
+def game_names() -> list[str]:
+    """Every registered game: the built-ins, then those from entry points."""
+    names = list(BUILTIN)
+    names += [ep.name for ep in entry_points(group=ENTRY_POINT_GROUP) if ep.name not in BUILTIN]
+    return names
+
+
+@cache
+def find_game(name: str) -> GameSpec:
+    """The :class:`GameSpec` registered as ``name``.
+
+    ``"package.module:factory"`` (a callable returning a start position) is accepted too: a
+    minimal game for the lab, played with the generic players only.
+    """
+    if name in BUILTIN:
+        return _spec_of(importlib.import_module(BUILTIN[name]).GAME, name)
+    for ep in entry_points(group=ENTRY_POINT_GROUP):
+        if ep.name == name:
+            loaded = ep.load()
+            return _spec_of(getattr(loaded, "GAME", loaded), name)
+    if ":" in name:
+        return _factory_game(name)
+    raise KomakenError(f"unknown game {name!r} (known: {', '.join(sorted(game_names()))})")
+
+
+def game_of(position: object) -> GameSpec:
+    """The registered game ``position`` belongs to (by the package its class comes from)."""
+    module = type(position).__module__
+    packages = dict(BUILTIN)
+    packages.update({ep.name: ep.value.partition(":")[0] for ep in entry_points(group=ENTRY_POINT_GROUP)})
+    for name, package in packages.items():
+        if module == package or module.startswith(package + "."):
+            return find_game(name)
+    raise KomakenError(f"{type(position).__name__} is not a position of any registered game")
+
+
+def _spec_of(obj: object, name: str) -> GameSpec:
+    if not isinstance(obj, GameSpec):
+        raise KomakenError(f"game {name!r} is registered, but not with a GameSpec (got {type(obj).__name__})")
+    return obj
+
+
+def import_object(spec: str) -> Any:
+    """``"package.module:attr"`` → the object (``ImportError``/``AttributeError`` if missing)."""
+    module, _, attr = spec.partition(":")
+    obj: Any = importlib.import_module(module)
+    for part in attr.split("."):
+        obj = getattr(obj, part)
+    return obj
+
+
+def _factory_game(name: str) -> GameSpec:
+    try:
+        factory = import_object(name)
+    except (ImportError, AttributeError, ValueError) as exc:
+        raise KomakenError(f"cannot load game {name!r}: {exc}") from None
+    if not callable(factory):
+        raise KomakenError(f"game {name!r} is not callable")
+
+    def from_text(text: str, variant: Any) -> Game[Any]:
+        raise KomakenError(f"game {name!r} has no text form; it can only start from its start position")
+
+    return GameSpec(name=name, title=name, start=lambda variant: factory(), from_text=from_text)
+
+
+__all__ = ["BUILTIN", "ENTRY_POINT_GROUP", "GameSpec", "checked_move", "find_game", "game_names", "game_of",
+           "import_object"]

@@ -1,0 +1,345 @@
+"""The player registry: one :class:`PlayerSpec`, parsed the same way from the command line and
+from an experiment file, validated once, built in one place.
+
+A player type (:class:`PlayerType`) lists its options with their types and units; a spec names
+a type and gives values for some options.  The command line writes ``engine:depth=6,seed=3``;
+an experiment file writes the same as a table::
+
+    [players.deep]
+    engine = "engine"
+    depth = 6
+    seed = 3
+
+>>> from komaken.games import find_game
+>>> spec = PlayerSpec.parse("engine:movetime=250ms,seed=3", find_game("shogi"))
+>>> spec.kind, spec.options["movetime"], spec.options["seed"]
+('engine', 0.25, 3)
+>>> PlayerSpec.parse("random:seed=x", find_game("shogi"))
+Traceback (most recent call last):
+...
+komaken.players.registry.PlayerSpecError: random: option seed needs an integer, not 'x'
+
+Generic player types live here (``human``, ``random``, ``python``); a game adds its own
+(``engine``, ``thesis``, ``perfect``, ``usi``) in its :class:`~komaken.games.GameSpec`.
+Times are always seconds: ``movetime=1`` is a second, ``movetime=250ms`` a quarter of one
+(the suffix is accepted on the command line only; in TOML write ``movetime = 0.25``).
+"""
+
+from __future__ import annotations
+
+import math
+import warnings
+from collections.abc import Callable, Mapping
+from dataclasses import dataclass, field
+from typing import TYPE_CHECKING, Any
+
+from komaken.errors import KomakenError
+from komaken.players.base import Player
+
+if TYPE_CHECKING:
+    from komaken.games import GameSpec
+
+
+class PlayerSpecError(KomakenError):
+    """A player spec that cannot be used: the message names the option and what is allowed."""
+
+
+class OptionError(ValueError):
+    """Raised by an :attr:`Option.check` about one entry of a table (``values.Q``)."""
+
+    def __init__(self, entry: str, problem: str) -> None:
+        super().__init__(problem)
+        self.entry = entry
+
+
+#: Old player-type names: ``komaken`` was the engine's name in experiment files.
+ALIASES = {"komaken": "engine"}
+
+
+@dataclass(frozen=True)
+class Option:
+    """One option of a player type.
+
+    ``kind`` is ``int``, ``float``, ``seconds``, ``bool``, ``str`` or ``table``; numbers must lie
+    in ``[low, high]``.  ``check(value, variant)`` may refine a table (piece letters, terms).
+    """
+
+    name: str
+    kind: str
+    help: str = ""
+    low: float | None = None
+    high: float | None = None
+    check: Callable[[Any, Any], Any] | None = None
+    required_in_file: bool = False
+
+    def convert(self, value: Any, from_text: bool) -> Any:
+        """``value`` (a string from the command line, else a TOML value) as this option's type."""
+        if self.kind == "str":
+            if not isinstance(value, str) or not value.strip():
+                raise ValueError("must be a non-empty string")
+            return value
+        if self.kind == "table":
+            if from_text or not isinstance(value, dict):
+                raise ValueError("must be a table such as { key = value }")
+            return dict(value)
+        if self.kind == "bool":
+            return _bool(value, from_text)
+        number = _number(value, self.kind, from_text)
+        if self.low is not None and number < self.low or self.high is not None and number > self.high:
+            raise ValueError(f"must be in {_g(self.low)}..{_g(self.high)}{' seconds' * (self.kind == 'seconds')}, "
+                             f"not {_g(number)}")
+        return number
+
+
+def _g(x: float | None) -> str:
+    return "" if x is None else f"{x:g}"
+
+
+def _bool(value: Any, from_text: bool) -> bool:
+    if isinstance(value, bool):
+        return value
+    if from_text and isinstance(value, str) and value.lower() in ("1", "true", "yes", "on", "0", "false", "no", "off"):
+        return value.lower() in ("1", "true", "yes", "on")
+    raise ValueError(f"must be true or false, not {value!r}")
+
+
+def _number(value: Any, kind: str, from_text: bool) -> float | int:
+    if from_text and isinstance(value, str):
+        text = value.strip()
+        scale = 1.0
+        if kind == "seconds" and text.endswith("ms"):
+            text, scale = text[:-2], 0.001
+        elif kind == "seconds" and text.endswith("s"):
+            text = text[:-1]
+        try:
+            value = int(text) if kind == "int" else float(text) * scale
+        except ValueError:
+            raise ValueError(f"needs {_KIND_WORDS[kind]}, not {value!r}") from None
+    elif kind == "seconds" and isinstance(value, str):
+        raise ValueError(f"must be a number of seconds (write {_digits(value)}), not {value!r}")
+    if isinstance(value, bool) or not isinstance(value, int | float) or (kind == "int" and not isinstance(value, int)):
+        raise ValueError(f"needs {_KIND_WORDS[kind]}, not {value!r}")
+    if not math.isfinite(value):
+        raise ValueError(f"must be a finite number, not {value!r}")
+    return value
+
+
+def _digits(text: str) -> str:
+    t = text.strip().lower()
+    try:
+        return f"{float(t[:-2]) / 1000:g} for {text}" if t.endswith("ms") else f"{float(t.rstrip('s')):g}"
+    except ValueError:
+        return "e.g. 1.5"
+
+
+_KIND_WORDS = {"int": "an integer", "float": "a number", "seconds": "a number of seconds"}
+
+
+@dataclass(frozen=True)
+class BuildContext:
+    """What a player type's builder may use besides its options."""
+
+    game: GameSpec
+    variant: Any = None
+    label: str = ""
+    opponent: PlayerSpec | None = None
+
+
+@dataclass(frozen=True)
+class PlayerType:
+    """A kind of player: its name, options, and the function that builds one.
+
+    ``positional`` names the option that takes the text after ``kind:`` whole (``usi:COMMAND``);
+    ``extra`` names a table option that collects unknown ``name=number`` pairs from the
+    command line (the engine's evaluation terms: ``engine:king_safety=0``).
+    """
+
+    name: str
+    help: str
+    build: Callable[[BuildContext, dict[str, Any]], Player]
+    options: tuple[Option, ...] = ()
+    positional: str | None = None
+    extra: str | None = None
+
+    def option(self, name: str) -> Option | None:
+        return next((o for o in self.options if o.name == name), None)
+
+    @property
+    def option_names(self) -> list[str]:
+        return [o.name for o in self.options]
+
+
+def _build_random(ctx: BuildContext, options: dict[str, Any]) -> Player:
+    from komaken.players.random import RandomPlayer
+
+    return RandomPlayer(seed=options.get("seed"), name=ctx.label or None)
+
+
+def _build_human(ctx: BuildContext, options: dict[str, Any]) -> Player:
+    from komaken.players.human import HumanPlayer
+
+    return HumanPlayer(game=ctx.game)
+
+
+def _build_python(ctx: BuildContext, options: dict[str, Any]) -> Player:
+    from komaken.games import import_object
+
+    factory = import_object(options["factory"])
+    player: Player = factory(**dict(options.get("options", {})))
+    return player
+
+
+def _factory_path(value: Any, variant: Any) -> Any:
+    if ":" not in value:
+        raise ValueError("must be 'module:callable'")
+    return value
+
+
+SEED = Option("seed", "int", "random stream seed", 0, 2**63 - 1)
+
+GENERIC: dict[str, PlayerType] = {
+    "human": PlayerType("human", "you, at the terminal", _build_human),
+    "random": PlayerType("random", "a uniformly random legal move", _build_random, (SEED,)),
+    "python": PlayerType("python", "any 'module:callable' called with options as keywords", _build_python,
+                         (Option("factory", "str", "module:callable", check=_factory_path),
+                          Option("options", "table", "keyword arguments"))),
+}
+
+
+def player_types(game: GameSpec) -> dict[str, PlayerType]:
+    """Every player type ``game`` can use: its own, then the generic ones."""
+    return {**GENERIC, **game.players}
+
+
+def player_type(kind: str, game: GameSpec) -> PlayerType:
+    """The player type called ``kind`` for ``game`` (old names are accepted with a warning)."""
+    kinds = player_types(game)
+    if kind in ALIASES and ALIASES[kind] in kinds:
+        new = ALIASES[kind]
+        warnings.warn(f"player type {kind!r} is deprecated: write {new!r} (times in seconds)", FutureWarning,
+                      stacklevel=3)
+        kind = new
+    if kind not in kinds:
+        raise PlayerSpecError(f"unknown player type {kind!r}: no {kind} player for {game.name} "
+                              f"(known: {', '.join(sorted(kinds))})")
+    return kinds[kind]
+
+
+@dataclass(frozen=True)
+class PlayerSpec:
+    """A validated player description: the type and its typed options (times in seconds).
+
+    ``name`` is the ``[players.NAME]`` key in an experiment file; ``label`` what results call it.
+    ``settings`` is the table as written (what the lab stores and reports on).
+    """
+
+    kind: str
+    options: Mapping[str, Any]
+    name: str = ""
+    label: str = ""
+    settings: Mapping[str, Any] = field(default_factory=dict)
+
+    @property
+    def engine(self) -> str:
+        """The player type (the ``engine`` key of the experiment table)."""
+        return self.kind
+
+    @classmethod
+    def parse(cls, text: str, game: GameSpec, variant: Any = None) -> PlayerSpec:
+        """``"engine:depth=6,seed=3"``, ``"usi:/path/to/engine --flag"``, ``"random"``."""
+        kind_text, _, rest = text.strip().partition(":")
+        kind = kind_text.strip().lower()
+        ptype = player_type(kind, game)
+        raw: dict[str, Any] = {}
+        if ptype.positional is not None:
+            if not rest.strip():
+                raise PlayerSpecError(f"{ptype.name} needs {ptype.positional}: {ptype.name}:{ptype.positional.upper()}")
+            raw[ptype.positional] = rest.strip()
+        else:
+            for item in filter(None, (part.strip() for part in rest.replace(";", ",").split(","))):
+                key, eq, value = item.partition("=")
+                if not eq:
+                    raise PlayerSpecError(f"{ptype.name}: player option {item!r} should be name=value")
+                raw[key.strip()] = value.strip()
+        options = _validate(ptype, raw, variant, from_text=True, where=ptype.name, legacy=kind in ALIASES)
+        return cls(ptype.name, options, name=text.strip(), label=text.strip(), settings=raw)
+
+    @classmethod
+    def from_table(cls, name: str, table: Mapping[str, Any], game: GameSpec, variant: Any = None) -> PlayerSpec:
+        """A ``[players.NAME]`` table: ``engine`` names the type, ``label`` the display name."""
+        where = f"players.{name}"
+        kind = table.get("engine")
+        if not isinstance(kind, str):
+            raise PlayerSpecError(f"{where}.engine: missing player type (known: "
+                                  f"{', '.join(sorted(player_types(game)))})")
+        label = table.get("label", name)
+        if not isinstance(label, str):
+            raise PlayerSpecError(f"{where}.label: must be a string")
+        if kind == "boardgame":  # the old way to embed a command-line spec
+            spec = table.get("spec")
+            if not isinstance(spec, str) or set(table) - {"engine", "label", "spec"}:
+                raise PlayerSpecError(f"{where}.spec: must be a player spec string such as 'engine:depth=4'")
+            try:
+                parsed = cls.parse(spec, game, variant)
+            except PlayerSpecError as exc:
+                raise PlayerSpecError(f"{where}.spec: {exc}") from None
+            return cls(parsed.kind, parsed.options, name, label, table)
+        known = ", ".join(sorted({*player_types(game), "boardgame", *ALIASES}))
+        if kind not in player_types(game) and kind not in ALIASES:
+            raise PlayerSpecError(f"{where}.engine: unknown engine {kind!r} for {game.name} (expected {known})")
+        ptype = player_type(kind, game)
+        raw = {k: v for k, v in table.items() if k not in ("engine", "label")}
+        options = _validate(ptype, raw, variant, from_text=False, where=where, legacy=kind in ALIASES)
+        return cls(ptype.name, options, name, label, table)
+
+    def build(self, game: GameSpec, variant: Any = None, opponent: PlayerSpec | None = None) -> Player:
+        """A fresh player (``opponent``: the spec it will face; the thesis replica reads it)."""
+        ptype = player_type(self.kind, game)
+        return ptype.build(BuildContext(game, variant, self.label if self.label != self.name else "", opponent),
+                           dict(self.options))
+
+
+def _validate(ptype: PlayerType, raw: Mapping[str, Any], variant: Any, *, from_text: bool, where: str,
+              legacy: bool) -> dict[str, Any]:
+    """Typed options from ``raw``; errors name the option (``where.key``) and what is allowed."""
+    out: dict[str, Any] = {}
+    sep = ": option " if from_text else "."
+    for key, value in raw.items():
+        opt = ptype.option(key)
+        if opt is None and from_text and ptype.extra is not None:
+            try:
+                out.setdefault(ptype.extra, {})[key] = _number(value, "float", True)
+            except ValueError as exc:
+                raise PlayerSpecError(f"{where}{sep}{key} {exc}") from None
+            continue
+        if opt is None:
+            allowed = ", ".join(ptype.option_names) or "none"
+            what = "unknown option" if from_text else "unknown key"
+            raise PlayerSpecError(f"{where}{sep}{key}: {what} for {ptype.name} (allowed: {allowed})")
+        if legacy and opt.kind == "seconds" and isinstance(value, int | float) and not isinstance(value, bool):
+            value = value / 1000.0  # the old name took milliseconds
+            warnings.warn(f"{where}: 'komaken' players took movetime in milliseconds; write engine = \"engine\" "
+                          f"and {key} = {value:g} (seconds)", FutureWarning, stacklevel=4)
+        try:
+            out[key] = opt.convert(value, from_text)
+            if opt.check is not None:
+                out[key] = opt.check(out[key], variant)
+        except (ValueError, KomakenError) as exc:
+            if isinstance(exc, OptionError):
+                key = f"{key}.{exc.entry}"
+            raise PlayerSpecError(f"{where}{sep}{key} {exc}" if from_text else f"{where}.{key}: {exc}") from None
+    extra = ptype.option(ptype.extra) if ptype.extra else None
+    if extra is not None and extra.check is not None and extra.name in out:
+        try:
+            out[extra.name] = extra.check(out[extra.name], variant)
+        except ValueError as exc:
+            raise PlayerSpecError(f"{where}: {exc}") from None
+    if not from_text:
+        for opt in ptype.options:
+            if opt.required_in_file and opt.name not in out:
+                raise PlayerSpecError(f"{where}.{opt.name}: the {ptype.name} player needs {opt.help or opt.name}")
+    return out
+
+
+__all__ = ["ALIASES", "GENERIC", "BuildContext", "Option", "OptionError", "PlayerSpec", "PlayerSpecError", "PlayerType",
+           "player_type", "player_types"]

@@ -1,0 +1,162 @@
+"""Shogi in the game registry: the :class:`~komaken.games.GameSpec` and shogi's player types.
+
+>>> pos = GAME.start(GAME.variant("minishogi"))
+>>> GAME.parse_move(pos, "5d5c")
+Move.from_usi('5d5c')
+>>> GAME.describe(pos, GAME.parse_move(pos, "5d5c"))
+'▲５三歩 (5d5c)'
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Mapping
+from typing import Any
+
+from komaken.errors import IllegalMoveError, KomakenError
+from komaken.games import GameSpec
+from komaken.players.base import Player
+from komaken.players.registry import SEED, BuildContext, Option, OptionError, PlayerType
+from komaken.shogi.position import Move, Position
+from komaken.shogi.variant import Variant, load_variant
+
+
+def parse_move(position: Position, text: str) -> Move:
+    """The legal move ``text`` names: USI (``7g7f``, ``P*5e``) or Japanese (``７六歩``, ``同銀``)."""
+    t = text.strip()
+    try:
+        move = Move.from_usi(t)
+    except IllegalMoveError:
+        move = None
+    if move is not None:
+        if position.is_legal(move):
+            return move
+        raise IllegalMoveError(f"illegal move {position.explain_illegal(move)}")
+    from komaken.shogi.notation import parse_japanese
+
+    try:
+        return parse_japanese(position, t)
+    except KomakenError as exc:
+        raise IllegalMoveError(f"{exc} (type p for the legal moves)") from None
+
+
+def describe_move(position: Position, move: Move) -> str:
+    """``▲７六歩 (7g7f)``: the Japanese move with its USI text."""
+    from komaken.shogi.notation import japanese
+
+    try:
+        return f"{position.turn.mark}{japanese(position, move)} ({move.usi()})"
+    except KomakenError:
+        return f"{position.turn.mark}{move.usi()}"
+
+
+def _svg(position: Position) -> str:
+    from komaken.shogi.display import svg
+
+    return svg(position)
+
+
+# ---- player types ---------------------------------------------------------------------------
+
+def _values(value: Any, variant: Variant | None) -> dict[str, int]:
+    letters = tuple(getattr(variant, "piece_letters", ()))
+    out = {}
+    for letter, v in value.items():
+        if letters and letter not in letters:
+            name = getattr(variant, "name", "this variant")
+            raise OptionError(letter, f"unknown piece letter {letter!r} for {name} (known: {' '.join(letters)})")
+        if isinstance(v, bool) or not isinstance(v, int):
+            raise OptionError(letter, f"must be an integer, not {v!r}")
+        if abs(v) > 1_000_000:
+            raise OptionError(letter, f"must be within ±1000000, not {v}")
+        out[letter] = v
+    return out
+
+
+def _terms(value: Any, variant: Any) -> dict[str, float]:
+    from komaken.shogi.engine._evaluate import TERMS
+
+    out = {}
+    for term, v in value.items():
+        if term not in TERMS:
+            raise OptionError(term, f"unknown evaluation term {term!r} (known: {', '.join(TERMS)})")
+        if isinstance(v, bool) or not isinstance(v, int | float) or not math.isfinite(v):
+            raise OptionError(term, f"must be a number, not {v!r}")
+        out[term] = float(v)
+    return out
+
+
+def _usi_options(value: Any, variant: Any) -> dict[str, str]:
+    return {k: str(v).lower() if isinstance(v, bool) else str(v) for k, v in value.items()}
+
+
+def _build_engine(ctx: BuildContext, o: dict[str, Any]) -> Player:
+    from komaken.players.engine import EnginePlayer
+
+    return EnginePlayer(ctx.variant, depth=o.get("depth"), nodes=o.get("nodes"), movetime=o.get("movetime"),
+                        values=o.get("values"), seed=o.get("seed", 0), hash_mb=o.get("hash", 16),
+                        **o.get("eval", {}))
+
+
+def _build_thesis(ctx: BuildContext, o: dict[str, Any]) -> Player:
+    from komaken.players.thesis import ThesisPlayer
+
+    theirs: Mapping[str, int] | None = None
+    if ctx.opponent is not None:  # the published program held both players' tables
+        theirs = ctx.opponent.options.get("values")
+    return ThesisPlayer(ctx.variant, o.get("values"), depth=o.get("depth", 4), seed=o.get("seed", 0),
+                        hand_quirk=o.get("hand_quirk", False), opponent_values=theirs)
+
+
+def _build_usi(ctx: BuildContext, o: dict[str, Any]) -> Player:
+    from komaken.players.usi import UsiPlayer
+
+    options = dict(o.get("options", {}))
+    if ctx.variant is not None and ctx.variant.name != "shogi":
+        options.setdefault("UCI_Variant", ctx.variant.name)
+    return UsiPlayer(o["command"], options)
+
+
+DEPTH = Option("depth", "int", "plies", 1, 112)
+VALUES = Option("values", "table", "piece values such as { P = 100, R = 2000 }", check=_values)
+
+PLAYERS = {
+    "engine": PlayerType(
+        "engine", "komaken's α-β engine (1 s a move unless depth, nodes or movetime is given)", _build_engine,
+        (DEPTH, Option("nodes", "int", "nodes", 1, 10**12), Option("movetime", "seconds", "seconds a move", 0.001,
+                                                                     86400.0),
+         SEED, VALUES, Option("eval", "table", "evaluation term weights", check=_terms),
+         Option("hash", "int", "hash table MiB", 1, 4096)),
+        extra="eval"),
+    "thesis": PlayerType(
+        "thesis", "the replica of the thesis's 5五将棋 AI", _build_thesis,
+        (DEPTH, SEED, Option("hand_quirk", "bool", "score hand pieces with both tables"),
+         Option("values", "table", "piece values", check=_values, required_in_file=True))),
+    "usi": PlayerType(
+        "usi", "an external USI engine: usi:/path/to/engine [args]", _build_usi,
+        (Option("command", "str", "the engine's command line"),
+         Option("options", "table", "USI options to set", check=_usi_options)),
+        positional="command"),
+}
+
+
+GAME = GameSpec(
+    name="shogi",
+    title="shogi (将棋) and its variants",
+    start=lambda variant: Position.start(variant if variant is not None else "shogi"),
+    from_text=lambda text, variant: Position.from_sfen(text, variant if variant is not None else "shogi"),
+    to_text=Position.sfen,
+    parse_move=parse_move,
+    move_text=Move.usi,
+    describe_move=describe_move,
+    load_variant=load_variant,
+    default_variant="shogi",
+    players=PLAYERS,
+    default_opponent="engine:movetime=1",
+    side_names=("sente (▲)", "gote (△)"),
+    record_formats=("kif", "ki2", "csa", "usi"),
+    svg=_svg,
+    can_declare=Position.can_declare,
+)
+
+__all__ = ["GAME", "PLAYERS", "describe_move", "parse_move"]

@@ -1,0 +1,43 @@
+"""Tic-tac-toe in the game registry.
+
+>>> GAME.parse_move(GAME.start(None), "5")
+TicTacToeMove(square=5)
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from komaken.games import GameSpec, checked_move
+from komaken.players.base import Player
+from komaken.players.registry import SEED, BuildContext, Option, PlayerType
+from komaken.tictactoe._position import TicTacToe, TicTacToeMove
+
+
+def _build_perfect(ctx: BuildContext, o: dict[str, Any]) -> Player:
+    from komaken.players.boardgames import PerfectPlayer
+
+    return PerfectPlayer(o.get("seed"), o.get("depth"))
+
+
+def _svg(position: TicTacToe) -> str:
+    return position._repr_svg_()
+
+
+_PERFECT = PlayerType("perfect", "exact negamax: never loses (depth limits it)", _build_perfect,
+                      (SEED, Option("depth", "int", "plies", 1, 9)))
+
+GAME = GameSpec(
+    name="tictactoe",
+    title="tic-tac-toe (三目並べ)",
+    start=lambda variant: TicTacToe.start(),
+    from_text=lambda text, variant: TicTacToe.from_text(text),
+    to_text=TicTacToe.to_text,
+    parse_move=lambda position, text: checked_move(position, TicTacToeMove.parse(text)),
+    players={"perfect": _PERFECT, "engine": _PERFECT},
+    default_opponent="perfect",
+    side_names=("X", "O"),
+    svg=_svg,
+)
+
+__all__ = ["GAME"]
