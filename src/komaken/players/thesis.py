@@ -12,6 +12,7 @@ to move (only at odd depths), so ``opponent_values`` may be given (default: the 
 
 from __future__ import annotations
 
+import threading
 from collections.abc import Mapping
 from typing import Any
 
@@ -32,12 +33,20 @@ class ThesisPlayer:
 
     ``hand_quirk`` scores pieces in hand with both sides' tables added (as the published code
     does); ``noise`` is the half-width of the leaf noise (500: ``nextInt(1000) - 500``).
+
+    The published program has no clock.  ``movetime`` (seconds, ``None``: none) cuts a search
+    short, as does :meth:`stop` from another thread; the move is then the best of the root
+    moves searched in full (the first legal move if none was), and the noise stream, hence the
+    rest of the game, depends on the timing.
     """
 
     def __init__(self, variant: Variant | str, values: Mapping[str, int] | PieceValues | None = None, depth: int = 4,
                  seed: int = 0, hand_quirk: bool = False, opponent_values: Mapping[str, int] | None = None,
-                 noise: int = 500) -> None:
+                 noise: int = 500, movetime: float | None = None) -> None:
         self.variant = load_variant(variant)
+        if movetime is not None and not movetime > 0:
+            raise KomakenError(f"thesis movetime must be a positive number of seconds, got {movetime}")
+        self.movetime = movetime
         if depth < 1:
             raise KomakenError(f"thesis depth must be >= 1, got {depth}")
         own = values if isinstance(values, PieceValues) else PieceValues.from_mapping(values, self.variant)
@@ -53,6 +62,8 @@ class ThesisPlayer:
         self._ctl = np.zeros(4, dtype=np.int64)
         self.last_score = 0
         self.last_nodes = 0
+        self.stopped = False
+        self._generation = 0
 
     def _make_tables(self, me: int) -> tuple[np.ndarray, np.ndarray]:
         """``tb[leaf side, piece code]`` and ``th[leaf side, color, kind]`` when ``me`` plays."""
@@ -71,7 +82,12 @@ class ThesisPlayer:
         """Restart the noise stream (at ``seed`` if given, else at the player's seed)."""
         self._rs = T.java_seed(self.seed if seed is None else int(seed))
 
-    def choose(self, position: Game[Any]) -> Move | PlayerAction:
+    def stop(self) -> None:
+        """End the running :meth:`choose` soon (safe to call from another thread)."""
+        self._ctl[3] = 1
+
+    def choose(self, position: Game[Any], movetime: float | None = None) -> Move | PlayerAction:
+        """The program's move; ``movetime`` (seconds) overrides the player's own for this call."""
         if not isinstance(position, Position):
             raise KomakenError("the thesis player plays shogi variants only")
         hv, hn = hand_lists(position, self.depth)
@@ -81,12 +97,38 @@ class ThesisPlayer:
         hh[: ply + 1] = position._hh[: ply + 1]
         hist[:ply] = position._hist[:ply]
         tb, th = self._tables[int(position._st[K.ST_SIDE])]
-        self.last_score = int(T.thesis_search(position._bd.copy(), position._hd.copy(), position._st.copy(), hh, hist,
-                                              position.variant.geo, position.variant.rules, tb, th, hv, hn, self._rs,
-                                              self._ctl, self.depth, self.noise))
+        self._ctl[3] = 0
+        self._generation += 1
+        timer = self._arm(movetime if movetime is not None else self.movetime)
+        try:
+            self.last_score = int(T.thesis_search(position._bd.copy(), position._hd.copy(), position._st.copy(), hh,
+                                                  hist, position.variant.geo, position.variant.rules, tb, th, hv, hn,
+                                                  self._rs, self._ctl, self.depth, self.noise))
+        finally:
+            if timer is not None:
+                timer.cancel()
+            self._generation += 1
         self.last_nodes = int(self._ctl[0] + self._ctl[1])
+        self.stopped = bool(self._ctl[3])
         mv = int(self._ctl[2])
-        return Move(mv) if mv else RESIGN
+        if mv:
+            return Move(mv)
+        legal = position.legal_moves() if self.stopped else []
+        return legal[0] if legal else RESIGN
+
+    def _arm(self, seconds: float | None) -> threading.Timer | None:
+        if seconds is None:
+            return None
+        generation = self._generation
+
+        def fire() -> None:
+            if self._generation == generation:  # a late timer never stops the next search
+                self.stop()
+
+        timer = threading.Timer(max(0.0, seconds), fire)
+        timer.daemon = True
+        timer.start()
+        return timer
 
     def close(self) -> None:
         pass
