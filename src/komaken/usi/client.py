@@ -115,8 +115,8 @@ class UsiProcess:
         return t, line
 
     def until(self, prefix: str, timeout: float) -> list[str]:
-        """Lines up to and including the first that starts with ``prefix`` (whole-word match),
-        all within ``timeout`` seconds in total."""
+        """Lines up to and including the first that starts with ``prefix``, all within
+        ``timeout`` seconds in total."""
         return [line for _, line in self.until_timed(prefix, timeout)]
 
     def until_timed(self, prefix: str, timeout: float) -> list[tuple[float, str]]:
@@ -132,7 +132,7 @@ class UsiProcess:
                                          f"{timeout:.3g} s" + ("; killed it" if self.kill_on_timeout else ""),
                                          timeout, prefix) from exc
             got.append((t, line))
-            if line == prefix or line.startswith(prefix + " "):
+            if line.startswith(prefix):
                 return got
 
     def drain(self) -> list[str]:

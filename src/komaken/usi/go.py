@@ -26,7 +26,7 @@ MAX_MS = 2**31 - 1
 MAX_DEPTH = 100
 MAX_NODES = 10**15
 _TIMES = ("btime", "wtime", "byoyomi", "binc", "winc", "movetime")
-_INT = re.compile(r"[+-]?[0-9]{1,19}")
+_INT = re.compile(r"[+-]?[0-9]{1,40}")
 
 
 @dataclass(frozen=True)

@@ -29,7 +29,7 @@ TERM_OPTIONS = {"EvalMobility": "mobility", "EvalKingSafety": "king_safety", "Ev
 #: options GUIs send that change nothing here
 IGNORED = ("USI_Ponder", "USI_OwnBook", "USI_ShowCurrLine", "USI_AnalyseMode", "UCI_AnalyseMode")
 
-_INT = re.compile(r"[+-]?[0-9]{1,12}")
+_INT = re.compile(r"[+-]?[0-9]{1,40}")
 VALUE_RANGE = 100_000
 
 

@@ -18,6 +18,7 @@ from __future__ import annotations
 import io
 import sys
 import threading
+import time
 from collections.abc import Callable
 from typing import TextIO
 
@@ -200,6 +201,7 @@ class UsiServer:
 
     # ---- searching -------------------------------------------------------------------------
     def _cmd_go(self, args: list[str]) -> None:
+        t_go = time.perf_counter()  # the clock runs from here, not from when the search thread starts
         go = parse_go(args)  # a bad line is refused before anything else happens
         self._stop_and_wait()
         pos = self.position.copy()
@@ -210,13 +212,13 @@ class UsiServer:
         elif self._thesis is not None:
             thesis = self._thesis
             s = _Search(thesis.stop, wait, go if go.ponder else None)
-            self._start(s, lambda: self._think_thesis(s, thesis, pos, go))
+            self._start(s, lambda: self._think_thesis(s, thesis, pos, go, t_go))
         else:
             engine = self.engine
             default_depth = int(self.options["Depth"]) or None
             limits = go.limits(default_depth, infinite=True if go.ponder else None)
             s = _Search(engine.stop, wait, go if go.ponder else None)
-            self._start(s, lambda: self._think(s, engine, pos, limits))
+            self._start(s, lambda: self._think(s, engine, pos, limits, t_go))
 
     def _start(self, s: _Search, target: Callable[[], None]) -> None:
         s.side = int(self.position._st[ST_SIDE])
@@ -224,25 +226,30 @@ class UsiServer:
         self._search = s
         s.thread.start()
 
-    def _think(self, s: _Search, engine: Engine, pos: Position, limits: Limits) -> None:
+    def _think(self, s: _Search, engine: Engine, pos: Position, limits: Limits, t_go: float) -> None:
         def info(r: SearchResult) -> None:
             self.send(r.usi_info())
             if s.halted.is_set():  # a stop that came before the search began: say it again
                 engine.stop()
 
+        overhead = engine.overhead_ms
+        engine.overhead_ms = overhead + _ms_since(t_go)  # time lost before the search began
         try:
             result = engine.search(pos, limits, info=info)
             answer = _bestmove(result)
         except Exception as exc:  # noqa: BLE001 - the engine must keep answering
             self.error(f"search failed: {type(exc).__name__}: {exc}")
             answer = _fallback(pos)
+        finally:
+            engine.overhead_ms = overhead
         s.finish()
         s.released.wait()  # USI: after infinite/ponder, answer only once told to
         self.send(answer)
 
-    def _think_thesis(self, s: _Search, thesis: ThesisPlayer, pos: Position, go: Go) -> None:
+    def _think_thesis(self, s: _Search, thesis: ThesisPlayer, pos: Position, go: Go, t_go: float) -> None:
         side = int(pos._st[ST_SIDE])
-        budget = None if go.ponder or go.infinite else go.limits().budget(side, self.engine.overhead_ms)
+        overhead = self.engine.overhead_ms + _ms_since(t_go)
+        budget = None if go.ponder or go.infinite else go.limits().budget(side, overhead)
         try:
             mv = thesis.choose(pos, movetime=None if budget is None else budget[1] / 1000.0)
             self.send(f"info depth {thesis.depth} score cp {thesis.last_score} nodes {thesis.last_nodes}")
@@ -313,6 +320,10 @@ def _fallback(pos: Position) -> str:
     except Exception:  # noqa: BLE001
         return "bestmove resign"
     return f"bestmove {moves[0].usi()}" if moves else "bestmove resign"
+
+
+def _ms_since(t: float) -> float:
+    return (time.perf_counter() - t) * 1000.0
 
 
 def _stdout(line: str) -> None:
