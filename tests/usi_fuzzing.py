@@ -126,11 +126,12 @@ def _wait_go(eng: UsiProcess) -> str | None:
         return None
 
 
-def session(seed: int, lines: int = 100, checked_every: int = 8) -> Report:
-    """Drive one engine process through ``lines`` lines (about one in ``checked_every`` a checked block)."""
+def session(seed: int, lines: int = 100, checked_every: int = 8, command: list[str] | None = None) -> Report:
+    """Drive one engine process (``komaken usi`` unless ``command`` says otherwise) through ``lines``
+    lines, about one in ``checked_every`` a checked block."""
     rng = random.Random(seed)
     rep = Report()
-    eng = UsiProcess(CMD, name=f"komaken usi (fuzz seed {seed})", kill_on_timeout=False)
+    eng = UsiProcess(command or CMD, name=f"{(command or CMD)[-1]} (fuzz seed {seed})", kill_on_timeout=False)
     try:
         eng.send("usi")
         eng.until("usiok", STARTUP)
