@@ -14,6 +14,7 @@ exits, or does not speak USI at all, raises :class:`EngineError`.  Both are
 
 from __future__ import annotations
 
+import time
 from typing import Any
 
 from komaken.errors import KomakenError
@@ -56,12 +57,7 @@ class UsiPlayer:
         eng = UsiProcess(self.command)
         self._eng = eng
         try:
-            eng.send("usi")
-            for line in eng.until("usiok", self.timeout):
-                if line.strip() == "usi":
-                    raise EngineError(f"{self.command!r} does not speak USI: it echoes its input")
-                if line.startswith("id name "):
-                    self.name = line[8:].strip()
+            self._handshake(eng)
             options = dict(self.options)
             variant = options.pop("UCI_Variant", None)
             if variant:
@@ -73,6 +69,22 @@ class UsiPlayer:
         except BaseException:
             eng.kill()
             raise
+
+    def _handshake(self, eng: UsiProcess) -> None:
+        eng.send("usi")
+        deadline = time.perf_counter() + self.timeout
+        while True:
+            try:
+                line = eng.read(deadline - time.perf_counter())[1].strip()
+            except EngineTimeoutError:
+                raise EngineTimeoutError(f"USI engine {self.command!r} did not answer 'usi' with 'usiok' within "
+                                         f"{self.timeout:.3g} s; killed it", self.timeout, "usiok") from None
+            if line == "usi":
+                raise EngineError(f"{self.command!r} does not speak USI: it echoes its input")
+            if line.startswith("id name "):
+                self.name = line[8:].strip()
+            if line == "usiok":
+                return
 
     def restart(self) -> None:
         """Kill the engine (if still running) and start it again with the same options."""
