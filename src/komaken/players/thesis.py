@@ -13,12 +13,14 @@ to move (only at odd depths), so ``opponent_values`` may be given (default: the 
 from __future__ import annotations
 
 import threading
+import time
 from collections.abc import Mapping
 from typing import Any
 
 import numpy as np
 
 from komaken.engine import _thesis as T
+from komaken.engine.search import Alarm
 from komaken.engine.values import PieceValues
 from komaken.errors import KomakenError
 from komaken.game import Game
@@ -125,10 +127,7 @@ class ThesisPlayer:
             if self._generation == generation:  # a late timer never stops the next search
                 self.stop()
 
-        timer = threading.Timer(max(0.0, seconds), fire)
-        timer.daemon = True
-        timer.start()
-        return timer
+        return Alarm(time.perf_counter() + max(0.0, seconds), fire)
 
     def close(self) -> None:
         pass

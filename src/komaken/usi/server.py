@@ -22,7 +22,7 @@ import time
 from collections.abc import Callable
 from typing import TextIO
 
-from komaken.engine.search import Engine, Limits, SearchResult
+from komaken.engine.search import Alarm, Engine, Limits, SearchResult
 from komaken.errors import KomakenError
 from komaken.players.base import RESIGN
 from komaken.players.thesis import ThesisPlayer
@@ -49,7 +49,7 @@ class _Search:
         self.pending = pending  # go ponder: the real limits, applied at ponderhit
         self.side = 0  # who is to move in the searched position (for the ponderhit budget)
         self.thread: threading.Thread | None = None
-        self.timer: threading.Timer | None = None
+        self.timer: Alarm | None = None
         self._halt_engine = halt_engine
         self._lock = threading.Lock()
         self._done = False
@@ -289,9 +289,7 @@ class UsiServer:
         budget = go.limits().budget(s.side, self.engine.overhead_ms)
         s.released.set()  # from now on the search answers as soon as it ends
         if budget is not None:
-            s.timer = threading.Timer(budget[1] / 1000.0, s.halt)
-            s.timer.daemon = True
-            s.timer.start()
+            s.timer = Alarm(time.perf_counter() + budget[1] / 1000.0, s.halt)
 
     def _stop_and_wait(self) -> None:
         """Stop the search (if any) and wait until it has sent its answer."""
