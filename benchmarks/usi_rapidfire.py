@@ -125,7 +125,7 @@ def main() -> None:
     ap.add_argument("--no-peer", action="store_true", help="skip Fairy-Stockfish")
     args = ap.parse_args()
     engines = [("komaken", [sys.executable, "-m", "komaken", "usi"])]
-    fsf = shutil.which("fairy-stockfish")
+    fsf = shutil.which("fairy-stockfish") or shutil.which("fairy-stockfish", path="/usr/games")
     if fsf and not args.no_peer:
         engines.append(("fairy-stockfish", [fsf]))
     elif not args.no_peer:
