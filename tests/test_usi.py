@@ -1,121 +1,190 @@
-"""USI sessions through a real subprocess (``komaken usi``)."""
+"""USI sessions through a real subprocess (``komaken usi``); every read has a deadline."""
 
 from __future__ import annotations
 
-import subprocess
-import sys
 import time
+from collections.abc import Iterator
 
 import pytest
 
 from komaken.shogi import Position
-
-CMD = [sys.executable, "-c", "from komaken.cli import main; main(['usi'])"]
-
-
-class Session:
-    def __init__(self) -> None:
-        self.p = subprocess.Popen(CMD, stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.PIPE,
-                                  text=True, bufsize=1)
-
-    def send(self, line: str) -> None:
-        assert self.p.stdin is not None
-        self.p.stdin.write(line + "\n")
-        self.p.stdin.flush()
-
-    def until(self, prefix: str) -> list[str]:
-        assert self.p.stdout is not None
-        lines = []
-        while True:
-            line = self.p.stdout.readline()
-            assert line, "engine closed its output: " + (self.p.stderr.read() if self.p.stderr else "")
-            lines.append(line.strip())
-            if line.startswith(prefix):
-                return lines
+from komaken.usi.client import UsiProcess
+from usi_support import CMD, DEADLINE, is_legal_answer, position_after, start_engine
 
 
 @pytest.fixture(scope="module")
-def usi() -> Session:
-    s = Session()
-    s.send("usi")
-    lines = s.until("usiok")
-    assert "id name komaken" in lines and any("UCI_Variant" in x for x in lines)
-    s.send("isready")
-    s.until("readyok")
-    yield s
-    s.send("quit")
-    assert s.p.wait(timeout=10) == 0
+def usi() -> Iterator[UsiProcess]:
+    eng = start_engine()
+    yield eng
+    assert eng.close(timeout=DEADLINE) == 0
 
 
-def test_go_depth_gives_info_and_a_legal_bestmove(usi: Session) -> None:
-    usi.send("usinewgame")
-    usi.send("position startpos moves 7g7f 3c3d")
-    usi.send("go depth 4")
-    lines = usi.until("bestmove")
+def ask(eng: UsiProcess, *lines: str, until: str = "bestmove") -> list[str]:
+    for line in lines:
+        eng.send(line)
+    return eng.until(until, DEADLINE)
+
+
+def alive(eng: UsiProcess) -> None:
+    assert ask(eng, "isready", until="readyok")[-1] == "readyok"
+
+
+def test_usi_lists_options_with_ranges() -> None:
+    eng = UsiProcess(CMD)
+    try:
+        lines = ask(eng, "usi", until="usiok")
+    finally:
+        eng.close()
+    assert "id name komaken" in lines
+    assert "option name USI_Hash type spin default 16 min 1 max 1024" in lines
+    assert any(x.startswith("option name UCI_Variant type combo default shogi var shogi") for x in lines)
+
+
+def test_go_depth_gives_info_and_a_legal_bestmove(usi: UsiProcess) -> None:
+    lines = ask(usi, "usinewgame", "position startpos moves 7g7f 3c3d", "go depth 4")
     assert any(x.startswith("info depth 4") and " score cp " in x and " pv " in x and " nps " in x for x in lines)
-    pos = Position.start("shogi")
-    pos.push_usi("7g7f")
-    pos.push_usi("3c3d")
-    assert lines[-1].split()[1] in {m.usi() for m in pos.legal_moves()}
+    assert is_legal_answer(position_after("shogi", None, ["7g7f", "3c3d"]), lines[-1].split()[1])
 
 
-def test_bad_input_keeps_the_engine_alive(usi: Session) -> None:
+def test_bad_input_keeps_the_engine_alive(usi: UsiProcess) -> None:
     usi.send("flurb")
-    assert usi.until("info string error")[-1].startswith("info string error: unknown command")
+    assert usi.until("info string error", DEADLINE)[-1].startswith("info string error: unknown command")
     usi.send("position startpos moves 7g7f 7g7f")
-    assert "7g7f" in usi.until("info string error")[-1]
-    usi.send("go nonsense")
-    usi.until("info string error")
-    usi.send("setoption name Nope value 1")
-    usi.until("info string error")
-    usi.send("position sfen this is not sfen")
-    usi.until("info string error")
-    usi.send("isready")
-    usi.until("readyok")
+    assert "7g7f" in usi.until("info string error", DEADLINE)[-1]
+    for line in ("go nonsense", "setoption name Nope value 1", "position sfen this is not sfen"):
+        usi.send(line)
+        usi.until("info string error", DEADLINE)
+    alive(usi)
 
 
-def test_variant_mate_and_resign(usi: Session) -> None:
-    usi.send("setoption name UCI_Variant value minishogi")
-    usi.send("position sfen 4k/5/4P/5/K4 b G 1")
-    usi.send("go depth 3")
-    lines = usi.until("bestmove")
+@pytest.mark.parametrize("line, says", [
+    ("go depth inf", "go depth: 'inf' is not an integer"),
+    ("go nodes 1e400", "go nodes: '1e400' is not an integer"),
+    ("go btime inf", "go btime: 'inf' is not an integer"),
+    ("go depth 0", "go depth: 0 is out of range 1..100"),
+    ("go depth 101", "go depth: 101 is out of range"),
+    ("go byoyomi", "go byoyomi: a number must follow"),
+    ("go movetime 99999999999999999999", "go movetime: 99999999999999999999 is out of range 0..2147483647"),
+    ("setoption name UCI_Variant", "option UCI_Variant needs a value"),
+    ("setoption name UCI_Variant value", "option UCI_Variant needs a value"),
+    ("setoption name UCI_Variant value /etc", "unknown variant '/etc'"),
+    ("setoption name Value_R value 99999999999999999999", "option Value_R: 99999999999999999999 is out of range"),
+    ("setoption name Value_R value 100001", "option Value_R: 100001 is out of range -100000..100000"),
+    ("setoption name USI_Hash value 1000000000000", "option USI_Hash: 1000000000000 is out of range 1..1024"),
+    ("setoption name USI_Hash value 0", "option USI_Hash: 0 is out of range"),
+    ("setoption name Threads value 4", "option Threads: 4 is out of range 1..1"),
+    ("setoption name Thesis value maybe", "option Thesis: expected true or false"),
+    ("setoption name Value_Q value 5", "unknown option 'Value_Q'"),
+    ("setoption name MoveOverhead value -1", "option MoveOverhead: -1 is out of range"),
+])
+def test_junk_is_answered_and_changes_nothing(usi: UsiProcess, line: str, says: str) -> None:
+    usi.send(line)
+    got = usi.until("info string error", DEADLINE)[-1]
+    assert got.startswith("info string error: ") and says in got
+    lines = ask(usi, "position startpos moves 2g2f", "go depth 2")
+    assert not any(x.startswith("info string error") for x in lines)
+    assert is_legal_answer(position_after("shogi", None, ["2g2f"]), lines[-1].split()[1])
+
+
+def test_a_rejected_option_does_not_poison_a_variant_switch(usi: UsiProcess) -> None:
+    usi.send("setoption name Value_Q value 5")
+    usi.until("info string error", DEADLINE)
+    usi.send("setoption name Value_R value 99999999999999999999")
+    usi.until("info string error", DEADLINE)
+    lines = ask(usi, "setoption name UCI_Variant value minishogi", "position startpos moves 5e4d", "go depth 3")
+    assert not any(x.startswith("info string error") for x in lines)
+    assert is_legal_answer(position_after("minishogi", None, ["5e4d"]), lines[-1].split()[1])
+    ask(usi, "setoption name UCI_Variant value shogi", "isready", until="readyok")
+
+
+def test_options_are_case_insensitive_and_checked_before_use(usi: UsiProcess) -> None:
+    ask(usi, "setoption name value_p value 150", "setoption name usi_hash value 8", "isready", until="readyok")
+    lines = ask(usi, "position startpos", "go depth 2")
+    assert not any(x.startswith("info string error") for x in lines)
+    ask(usi, "setoption name Value_P value 100", "setoption name USI_Hash value 16", "isready", until="readyok")
+
+
+def test_variant_mate_and_resign(usi: UsiProcess) -> None:
+    lines = ask(usi, "setoption name UCI_Variant value minishogi", "position sfen 4k/5/4P/5/K4 b G 1", "go depth 3")
     assert lines[-1] == "bestmove G*1b" and any("score mate 1" in x for x in lines)
-    usi.send("position sfen 4k/4G/4P/5/K4 w - 1")
-    usi.send("go depth 3")
-    assert usi.until("bestmove")[-1] == "bestmove resign"
-    usi.send("position sfen 4k/5/4P/5/K4 b G 1")
-    usi.send("go mate")
-    assert usi.until("checkmate")[-1] == "checkmate G*1b"
+    assert ask(usi, "position sfen 4k/4G/4P/5/K4 w - 1", "go depth 3")[-1] == "bestmove resign"
+    assert ask(usi, "position sfen 4k/5/4P/5/K4 b G 1", "go mate", until="checkmate")[-1] == "checkmate G*1b"
+    assert ask(usi, "go mate 1000", until="checkmate")[-1] == "checkmate G*1b"
+    ask(usi, "setoption name UCI_Variant value shogi", "isready", until="readyok")
 
 
-def test_byoyomi_and_stop(usi: Session) -> None:
-    usi.send("setoption name UCI_Variant value shogi")
-    usi.send("position startpos")
-    usi.send("isready")
-    usi.until("readyok")
-    t0 = time.perf_counter()
-    usi.send("go btime 0 wtime 0 byoyomi 100")
-    usi.until("bestmove")
-    assert (time.perf_counter() - t0) * 1000 < 100 + 250  # generous margin for pipes and the scheduler
-    usi.send("go infinite")
-    time.sleep(0.3)
+def test_go_mate_honours_its_time(usi: UsiProcess) -> None:
+    # bare kings and a full hand: checks without end, no quick proof; unbounded this runs for minutes
+    usi.send("position sfen 4k4/9/9/9/9/9/9/9/4K4 b RBGSNLP 1")
+    assert ask(usi, "go mate 300", until="checkmate")[-1] == "checkmate timeout"
+    usi.send("go mate infinite")
     usi.send("stop")
-    assert usi.until("bestmove")[-1].startswith("bestmove ")
+    assert usi.until("checkmate", DEADLINE)[-1] in ("checkmate timeout", "checkmate nomate")
 
 
-def test_thesis_mode(usi: Session) -> None:
-    usi.send("setoption name UCI_Variant value minishogi")
-    usi.send("setoption name Thesis value true")
+def test_byoyomi_infinite_and_stop(usi: UsiProcess) -> None:
+    ask(usi, "position startpos", "isready", until="readyok")
+    assert ask(usi, "go btime 0 wtime 0 byoyomi 100")[-1].startswith("bestmove ")
+    usi.send("go infinite")
+    time.sleep(0.2)
+    assert ask(usi, "stop")[-1].startswith("bestmove ")
+    # a stop that follows at once, before the search thread has begun, is not lost
+    assert ask(usi, "go infinite", "stop")[-1].startswith("bestmove ")
+
+
+def test_ponder_then_ponderhit_or_stop(usi: UsiProcess) -> None:
+    lines = ask(usi, "position startpos moves 7g7f", "go ponder btime 0 wtime 0 byoyomi 100", "ponderhit")
+    assert is_legal_answer(position_after("shogi", None, ["7g7f"]), lines[-1].split()[1])
+    assert ask(usi, "go ponder btime 0 wtime 0 byoyomi 100", "stop")[-1].startswith("bestmove ")
+
+
+def test_go_while_searching_stops_the_search_and_answers_both(usi: UsiProcess) -> None:
     usi.send("position startpos")
-    usi.send("go")
-    assert usi.until("bestmove")[-1].split()[1] in {m.usi() for m in Position.start("minishogi").legal_moves()}
-    usi.send("setoption name Thesis value false")
+    usi.send("go infinite")
+    usi.send("go depth 2")
+    first = usi.until("bestmove", DEADLINE)
+    second = usi.until("bestmove", DEADLINE)
+    assert first[-1].startswith("bestmove ") and second[-1].startswith("bestmove ")
+
+
+def test_thesis_mode_obeys_the_clock_and_stop(usi: UsiProcess) -> None:
+    # depth 6 on 9x9 takes minutes for the published program: only the clock or stop ends it
+    ask(usi, "setoption name Thesis value true", "setoption name Depth value 6", "isready", until="readyok")
+    pos = Position.start("shogi")
+    assert is_legal_answer(pos, ask(usi, "position startpos", "go btime 0 wtime 0 byoyomi 100")[-1].split()[1])
+    usi.send("go infinite")
+    time.sleep(0.1)
+    assert is_legal_answer(pos, ask(usi, "stop")[-1].split()[1])
+    ask(usi, "setoption name Depth value 0", "setoption name UCI_Variant value minishogi", "isready",
+        until="readyok")
+    assert is_legal_answer(Position.start("minishogi"), ask(usi, "position startpos", "go")[-1].split()[1])
+    ask(usi, "setoption name Thesis value false", "setoption name UCI_Variant value shogi", "isready",
+        until="readyok")
+
+
+def test_invalid_utf8_is_junk_not_death() -> None:
+    eng = start_engine()
+    try:
+        assert eng.proc.stdin is not None
+        eng.proc.stdin.buffer.write(b"go \xff\xfe depth\n")  # type: ignore[attr-defined]
+        eng.proc.stdin.flush()
+        assert eng.until("info string error", DEADLINE)[-1].startswith("info string error: go")
+        alive(eng)
+    finally:
+        eng.close()
+
+
+def test_quit_during_an_infinite_search_ends_the_process() -> None:
+    eng = start_engine()
+    eng.send("position startpos")
+    eng.send("go infinite")
+    eng.send("quit")
+    assert eng.proc.wait(timeout=DEADLINE) == 0
 
 
 def test_eof_ends_quietly() -> None:
-    s = Session()
-    s.send("usi")
-    s.until("usiok")
-    assert s.p.stdin is not None
-    s.p.stdin.close()
-    assert s.p.wait(timeout=20) == 0
+    eng = start_engine()
+    assert eng.proc.stdin is not None
+    eng.send("go infinite")
+    eng.proc.stdin.close()
+    assert eng.proc.wait(timeout=DEADLINE) == 0

@@ -20,10 +20,11 @@ from komaken.shogi.position import Move, Position
 class ThesisPlayer(ThesisSearch):
     """The published program's move choice, seeded: same seed, same game → same moves."""
 
-    def choose(self, position: Game[Any]) -> Move | PlayerAction:
+    def choose(self, position: Game[Any], movetime: float | None = None) -> Move | PlayerAction:
+        """The program's move; ``movetime`` (seconds) overrides the player's own for this call."""
         if not isinstance(position, Position):
             raise KomakenError("the thesis player plays shogi variants only")
-        move = self.best(position)
+        move = self.best(position, movetime)
         return RESIGN if move is None else move
 
 

@@ -2,58 +2,91 @@
 
 Commands: ``usi``, ``isready``, ``setoption name N [value V]``, ``usinewgame``,
 ``position startpos|sfen S [moves ...]``, ``go [btime wtime byoyomi binc winc movetime depth
-nodes infinite ponder mate]``, ``stop``, ``ponderhit``, ``gameover``, ``quit``.  The search runs
-in a thread so ``stop`` is heard while thinking.  Bad input never ends the process: it is
-answered with ``info string error: ...`` and the engine stays usable.
+nodes infinite ponder mate]``, ``stop``, ``ponderhit``, ``gameover``, ``quit``.  The options
+are listed in :mod:`komaken.usi.options`, the ``go`` parameters in :mod:`komaken.usi.go`.
 
-Options: ``USI_Hash`` (MB), ``Threads`` (1 only), ``UCI_Variant`` / ``Variant`` (``shogi``,
-``minishogi``, ``judkins`` as Fairy-Stockfish names them too), ``Thesis`` (play as the thesis
-replica), ``Depth``, ``Noise``, ``HandQuirk``, ``MoveOverhead`` (ms), ``Seed``, and one spin per
-piece value (``Value_P``, ``Value_+R``, ...; ``ValueHand_P``...) plus ``EvalMobility``,
-``EvalKingSafety``, ``EvalPsq``.
+Each search runs in its own thread, so ``stop`` is heard while thinking.  One search at a time:
+a ``go`` first ends the previous search — normally it has already sent ``bestmove`` and is only
+winding down; if not, it is stopped and sends its ``bestmove`` — and then starts.  So every
+``go`` is answered, in order, however fast the next one follows.  Bad input never ends the
+process and never changes state half-way: the line is answered with ``info string error: ...``
+and the engine stays as it was.
 """
 
 from __future__ import annotations
 
+import io
 import sys
 import threading
+import time
 from collections.abc import Callable
 from typing import TextIO
 
+from komaken.shogi.engine.search import Alarm, Engine, Limits, SearchResult
 from komaken.errors import KomakenError
-from komaken.shogi.engine.search import Engine, Limits, SearchResult
-from komaken.shogi.engine.values import HAND_LETTERS, SEED_TABLE
+from komaken.players.base import RESIGN
+from komaken.players.thesis import ThesisPlayer
 from komaken.shogi.position import Position
-from komaken.shogi.variant import BUILTIN, load_variant
+from komaken.shogi.variant import Variant, load_variant
+from komaken.usi.go import Go, parse_go
+from komaken.usi.options import IGNORED, OPTIONS, TERM_OPTIONS, default_options, lookup, piece_values
 
 NAME = "komaken"
 AUTHOR = "the komaken developers"
-_VARIANT_ALIASES = {"shogi": "shogi", "minishogi": "minishogi", "5x5": "minishogi", "judkins": "judkins",
-                    "6x6": "judkins"}
-_TERM_OPTIONS = {"EvalMobility": "mobility", "EvalKingSafety": "king_safety", "EvalPsq": "psq"}
+
+
+class _Search:
+    """One search in its own thread.  :meth:`halt` may come from any thread at any time: once the
+    search has returned (:meth:`finish`) it no longer touches the engine, so a late timer never
+    stops the next search."""
+
+    def __init__(self, halt_engine: Callable[[], None], wait: bool, pending: Go | None = None) -> None:
+        self.halted = threading.Event()
+        self.released = threading.Event()  # infinite/ponder: bestmove only once this is set
+        if not wait:
+            self.released.set()
+        self.pending = pending  # go ponder: the real limits, applied at ponderhit
+        self.side = 0  # who is to move in the searched position (for the ponderhit budget)
+        self.thread: threading.Thread | None = None
+        self.timer: Alarm | None = None
+        self._halt_engine = halt_engine
+        self._lock = threading.Lock()
+        self._done = False
+
+    def halt(self) -> None:
+        self.halted.set()
+        self.released.set()
+        with self._lock:
+            if not self._done:
+                self._halt_engine()
+
+    def finish(self) -> None:
+        with self._lock:
+            self._done = True
 
 
 class UsiServer:
     """Reads commands with :meth:`handle` (one line each); writes answers through ``out``."""
 
-    def __init__(self, variant: str = "shogi", out: Callable[[str], None] | None = None) -> None:
+    def __init__(self, variant: str | Variant = "shogi", out: Callable[[str], None] | None = None) -> None:
         self._write = out or _stdout
         self._out_lock = threading.Lock()
+        self.closed = False  # the output went away: nobody is listening
         self.variant = load_variant(variant)
-        self.options: dict[str, str] = {"USI_Hash": "16", "Threads": "1", "Thesis": "false", "Depth": "0",
-                                        "Noise": "0", "HandQuirk": "false", "MoveOverhead": "30", "Seed": "0",
-                                        "EvalMobility": "0", "EvalKingSafety": "100", "EvalPsq": "100"}
-        self.values: dict[str, int] = {}
-        self.engine = Engine(self.variant)
+        self.options = default_options(self.variant.name)
+        self.explicit: set[str] = set()
+        self.engine, self._thesis = self._build(self.variant, self.options, self.explicit)
         self.position = Position.start(self.variant)
-        self._thread: threading.Thread | None = None
-        self._pending: Limits | None = None
-        self._thesis = None
+        self._search: _Search | None = None
+        self._warm: set[tuple[str, bool]] = set()
 
     # ---- output ----------------------------------------------------------------------------
     def send(self, line: str) -> None:
         with self._out_lock:
-            self._write(line)
+            try:
+                self._write(line)
+            except (OSError, ValueError):
+                self.closed = True
 
     def error(self, message: str) -> None:
         self.send(f"info string error: {message}")
@@ -69,97 +102,74 @@ class UsiServer:
             if cmd == "quit":
                 self._stop_and_wait()
                 return False
-            handler = getattr(self, "_cmd_" + cmd, None)
+            handler = getattr(self, "_cmd_" + cmd, None) if cmd.isidentifier() else None
             if handler is None:
-                self.error(f"unknown command {cmd!r}")
+                self.error(f"unknown command {cmd[:40]!r}")
             else:
                 handler(args)
         except KomakenError as exc:
             self.error(str(exc))
-        except (ValueError, IndexError) as exc:
-            self.error(f"malformed {cmd!r} command: {exc}")
-        return True
+        except Exception as exc:  # noqa: BLE001 - whatever a line does, the engine keeps answering
+            self.error(f"{cmd[:40]!r} failed: {type(exc).__name__}: {exc}")
+        return not self.closed
 
     def _cmd_usi(self, args: list[str]) -> None:
         self.send(f"id name {NAME}")
         self.send(f"id author {AUTHOR}")
-        names = " ".join(f"var {n}" for n in BUILTIN)
-        self.send(f"option name UCI_Variant type combo default {self.variant.name} {names}")
-        self.send("option name USI_Hash type spin default 16 min 1 max 4096")
-        self.send("option name Threads type spin default 1 min 1 max 1")
-        self.send("option name Thesis type check default false")
-        self.send("option name HandQuirk type check default false")
-        self.send("option name Depth type spin default 0 min 0 max 100")
-        self.send("option name Noise type spin default 0 min 0 max 10000")
-        self.send("option name Seed type spin default 0 min 0 max 2147483647")
-        self.send("option name MoveOverhead type spin default 30 min 0 max 5000")
-        for name, default in (("EvalMobility", 0), ("EvalKingSafety", 100), ("EvalPsq", 100)):
-            self.send(f"option name {name} type spin default {default} min 0 max 1000")
-        for letter, v in SEED_TABLE.items():
-            self.send(f"option name Value_{letter} type spin default {v} min -100000 max 100000")
-        for letter in HAND_LETTERS:
-            self.send(f"option name ValueHand_{letter} type spin default {SEED_TABLE[letter]} min -100000 max 100000")
+        for name, opt in OPTIONS.items():
+            self.send(opt.usi(self.options[name] if name == "UCI_Variant" else None))
         self.send("usiok")
 
     def _cmd_isready(self, args: list[str]) -> None:
-        # compile / load the kernels now, not during the first move
-        Engine(self.variant, hash_mb=1).search(Position.start(self.variant), Limits(depth=1))
+        key = (self.variant.name, self._thesis is not None)
+        if key not in self._warm:  # load the compiled kernels now, not during the first move
+            start = Position.start(self.variant)
+            Engine(self.variant, hash_mb=1).search(start, Limits(depth=1))
+            if self._thesis is not None:
+                ThesisPlayer(self.variant, depth=1).choose(start)
+            self._warm.add(key)
         self.send("readyok")
 
+    # ---- options ---------------------------------------------------------------------------
     def _cmd_setoption(self, args: list[str]) -> None:
         if not args or args[0] != "name":
-            raise ValueError("expected 'setoption name <id> [value <x>]'")
+            raise KomakenError("expected 'setoption name <id> [value <x>]'")
         rest = args[1:]
-        if "value" in rest:
-            i = rest.index("value")
-            name, value = " ".join(rest[:i]), " ".join(rest[i + 1:])
-        else:
-            name, value = " ".join(rest), ""
-        self._set_option(name, value)
+        i = rest.index("value") if "value" in rest else len(rest)
+        self._set_option(" ".join(rest[:i]), " ".join(rest[i + 1:]))
 
     def _set_option(self, name: str, value: str) -> None:
-        if name in ("UCI_Variant", "Variant"):
-            key = _VARIANT_ALIASES.get(value.lower(), value)
-            self.variant = load_variant(key)
-            self._rebuild()
-            self.position = Position.start(self.variant)
-        elif name == "USI_Hash":
-            self.options[name] = str(int(value))
-            self.engine.set_hash(int(value))
-        elif name == "Threads":
-            if int(value) != 1:
-                self.error("Threads: only 1 thread is supported")
-        elif name in ("Thesis", "HandQuirk"):
-            self.options[name] = "true" if value.lower() == "true" else "false"
-            self._rebuild()
-        elif name in ("Depth", "Noise", "Seed", "MoveOverhead") or name in _TERM_OPTIONS:
-            self.options[name] = str(int(value))
-            self._rebuild()
-        elif name.startswith("ValueHand_"):
-            self.values.setdefault("hand", {})  # type: ignore[arg-type]
-            self.values["hand"][name[10:]] = int(value)  # type: ignore[index]
-            self._rebuild()
-        elif name.startswith("Value_"):
-            self.values[name[6:]] = int(value)
-            self._rebuild()
-        elif name in ("USI_Ponder", "USI_OwnBook", "USI_ShowCurrLine", "USI_AnalyseMode", "UCI_AnalyseMode"):
-            pass  # standard GUI options we accept and ignore
-        else:
-            self.error(f"unknown option {name!r}")
+        """Check, build, then store: a rejected value leaves every setting as it was."""
+        opt = lookup(name)
+        if opt is None:
+            if name.lower() in (n.lower() for n in IGNORED):
+                return  # standard GUI options that change nothing here
+            raise KomakenError(f"unknown option {name[:60]!r}")
+        text = opt.parse(value)
+        options = {**self.options, opt.name: text}
+        explicit = self.explicit | {opt.name}
+        variant = load_variant(text) if opt.name == "UCI_Variant" else self.variant
+        engine, thesis = self._build(variant, options, explicit)
+        self.options, self.explicit, self.engine, self._thesis = options, explicit, engine, thesis
+        if variant is not self.variant:
+            self.variant = variant
+            self.options["UCI_Variant"] = variant.name
+            self.position = Position.start(variant)
 
-    def _rebuild(self) -> None:
-        o = self.options
-        terms = {t: int(o[k]) / 100.0 for k, t in _TERM_OPTIONS.items()}
+    @staticmethod
+    def _build(variant: Variant, o: dict[str, str], explicit: set[str]) -> tuple[Engine, ThesisPlayer | None]:
+        terms = {t: int(o[k]) / 100.0 for k, t in TERM_OPTIONS.items()}
         terms["noise"] = float(o["Noise"])
-        self.engine = Engine(self.variant, self.values, terms, hash_mb=int(o["USI_Hash"]), seed=int(o["Seed"]),
-                             overhead=float(o["MoveOverhead"]) / 1000.0)
-        self._thesis = None
+        values = piece_values(o, explicit)
+        engine = Engine(variant, values, terms, hash_mb=int(o["USI_Hash"]), seed=int(o["Seed"]),
+                        overhead=float(o["MoveOverhead"]) / 1000.0)
+        thesis = None
         if o["Thesis"] == "true":
-            from komaken.players.thesis import ThesisPlayer
+            thesis = ThesisPlayer(variant, values, depth=int(o["Depth"]) or 4, seed=int(o["Seed"]),
+                                  hand_quirk=o["HandQuirk"] == "true", noise=int(o["Noise"]) or 500)
+        return engine, thesis
 
-            self._thesis = ThesisPlayer(self.variant, self.values, depth=int(o["Depth"]) or 4, seed=int(o["Seed"]),
-                                        hand_quirk=o["HandQuirk"] == "true", noise=int(o["Noise"]) or 500)
-
+    # ---- game ------------------------------------------------------------------------------
     def _cmd_usinewgame(self, args: list[str]) -> None:
         self._stop_and_wait()
         self.engine.clear()
@@ -168,114 +178,128 @@ class UsiServer:
 
     def _cmd_position(self, args: list[str]) -> None:
         if not args:
-            raise ValueError("expected 'position startpos|sfen <sfen> [moves ...]'")
-        if "moves" in args:
-            i = args.index("moves")
-            head, moves = args[:i], args[i + 1:]
-        else:
-            head, moves = args, []
-        if head[0] == "startpos":
+            raise KomakenError("expected 'position startpos|sfen <sfen> [moves ...]'")
+        i = args.index("moves") if "moves" in args else len(args)
+        head, moves = args[:i], args[i + 1:]
+        if head[0] == "startpos" and len(head) == 1:
             pos = Position.start(self.variant)
         elif head[0] == "sfen":
             pos = Position.from_sfen(" ".join(head[1:]), self.variant)
         else:
-            raise ValueError(f"expected startpos or sfen, got {head[0]!r}")
+            raise KomakenError(f"expected 'startpos' or 'sfen <sfen>', got {' '.join(head)[:60]!r}")
         for k, text in enumerate(moves):
             try:
                 pos.push_usi(text)
             except KomakenError as exc:
                 self.position = pos
-                raise KomakenError(f"move {k + 1} ({text}): {exc}; position set up to the move before") from None
+                raise KomakenError(f"move {k + 1} ({text[:20]}): {exc}; position set up to the move before") from None
         self.position = pos
-
-    def _cmd_go(self, args: list[str]) -> None:
-        if self._thread is not None and self._thread.is_alive():
-            raise KomakenError("already thinking (send 'stop' first)")
-        kv: dict[str, float] = {}
-        flags = set()
-        i = 0
-        while i < len(args):
-            a = args[i]
-            if a in ("infinite", "ponder"):
-                flags.add(a)
-                i += 1
-            elif a == "mate":
-                flags.add("mate")
-                if i + 1 < len(args) and args[i + 1] != "infinite":
-                    kv["mate"] = float(args[i + 1])
-                    i += 1
-                i += 1
-            elif a in ("btime", "wtime", "byoyomi", "binc", "winc", "movetime", "depth", "nodes", "movestogo"):
-                kv[a] = float(args[i + 1])
-                i += 2
-            else:
-                raise ValueError(f"unknown go parameter {a!r}")
-        if "mate" in flags:
-            self._start(lambda: self._mate(kv.get("mate")))
-            return
-        depth = int(kv["depth"]) if "depth" in kv else (int(self.options["Depth"]) or None)
-        sec = {k: kv[k] / 1000.0 for k in ("movetime", "btime", "wtime", "byoyomi", "binc", "winc") if k in kv}
-        limits = Limits(depth=depth, nodes=int(kv["nodes"]) if "nodes" in kv else None,
-                        infinite="infinite" in flags, **sec)
-        if "ponder" in flags:
-            self._pending = limits
-            limits = Limits(depth=depth, infinite=True)
-        pos = self.position.copy()
-        self._start(lambda: self._think(pos, limits, "infinite" in flags or "ponder" in flags))
-
-    def _start(self, target: Callable[[], None]) -> None:
-        self.engine._ctl[:] = 0
-        self._thread = threading.Thread(target=target, daemon=True)
-        self._thread.start()
-
-    def _think(self, pos: Position, limits: Limits, wait_for_stop: bool) -> None:
-        try:
-            if self._thesis is not None:
-                mv = self._thesis.choose(pos)
-                self.send(f"info depth {self._thesis.depth} score cp {self._thesis.last_score} "
-                          f"nodes {self._thesis.last_nodes}")
-                self.send(f"bestmove {mv.usi() if hasattr(mv, 'usi') else 'resign'}")
-                return
-            result = self.engine.search(pos, limits, info=lambda r: self.send(r.usi_info()))
-            if wait_for_stop:  # USI: after infinite/ponder, answer only once told to stop
-                while not self.engine._ctl[1]:
-                    threading.Event().wait(0.005)
-            self.send(_bestmove(result))
-        except Exception as exc:  # noqa: BLE001 - the engine must keep answering
-            self.error(f"search failed: {exc}")
-            self.send("bestmove resign")
-
-    def _mate(self, limit_ms: float | None) -> None:
-        from komaken.shogi.engine.mate import solve
-
-        r = solve(self.position, nodes=2_000_000)
-        if r.status == "mate":
-            self.send("checkmate " + " ".join(m.usi() for m in r.pv))
-        elif r.status == "nomate":
-            self.send("checkmate nomate")
-        else:
-            self.send("checkmate timeout")
-
-    def _cmd_stop(self, args: list[str]) -> None:
-        self.engine.stop()
-        if self._thread is not None:
-            self._thread.join()
-
-    def _cmd_ponderhit(self, args: list[str]) -> None:
-        limits, self._pending = self._pending, None
-        if limits is None:
-            return
-        budget = limits.budget(int(self.position.turn), self.engine.overhead)
-        if budget is not None:
-            self.engine.stop_after(budget[1])
 
     def _cmd_gameover(self, args: list[str]) -> None:
         self._stop_and_wait()
 
+    # ---- searching -------------------------------------------------------------------------
+    def _cmd_go(self, args: list[str]) -> None:
+        t_go = time.perf_counter()  # the clock runs from here, not from when the search thread starts
+        go = parse_go(args)  # a bad line is refused before anything else happens
+        self._stop_and_wait()
+        pos = self.position.copy()
+        wait = go.infinite or go.ponder
+        if go.mate is not None:
+            s = _Search(lambda: None, wait=False)
+            self._start(s, lambda: self._mate(s, pos, go))
+        elif self._thesis is not None:
+            thesis = self._thesis
+            s = _Search(thesis.stop, wait, go if go.ponder else None)
+            self._start(s, lambda: self._think_thesis(s, thesis, pos, go, t_go))
+        else:
+            engine = self.engine
+            default_depth = int(self.options["Depth"]) or None
+            limits = go.limits(default_depth, infinite=True if go.ponder else None)
+            s = _Search(engine.stop, wait, go if go.ponder else None)
+            self._start(s, lambda: self._think(s, engine, pos, limits, t_go))
+
+    def _start(self, s: _Search, target: Callable[[], None]) -> None:
+        s.side = int(self.position.turn)
+        s.thread = threading.Thread(target=target, name="usi-search", daemon=True)
+        self._search = s
+        s.thread.start()
+
+    def _think(self, s: _Search, engine: Engine, pos: Position, limits: Limits, t_go: float) -> None:
+        def info(r: SearchResult) -> None:
+            self.send(r.usi_info())
+            if s.halted.is_set():  # a stop that came before the search began: say it again
+                engine.stop()
+
+        overhead = engine.overhead
+        engine.overhead = overhead + _since(t_go)  # time lost before the search began
+        try:
+            result = engine.search(pos, limits, info=info)
+            answer = _bestmove(result)
+        except Exception as exc:  # noqa: BLE001 - the engine must keep answering
+            self.error(f"search failed: {type(exc).__name__}: {exc}")
+            answer = _fallback(pos)
+        finally:
+            engine.overhead = overhead
+        s.finish()
+        s.released.wait()  # USI: after infinite/ponder, answer only once told to
+        self.send(answer)
+
+    def _think_thesis(self, s: _Search, thesis: ThesisPlayer, pos: Position, go: Go, t_go: float) -> None:
+        side = int(pos.turn)
+        overhead = self.engine.overhead + _since(t_go)
+        budget = None if go.ponder or go.infinite else go.limits().budget(side, overhead)
+        try:
+            mv = thesis.choose(pos, movetime=None if budget is None else budget[1])
+            self.send(f"info depth {thesis.depth} score cp {thesis.last_score} nodes {thesis.last_nodes}")
+            answer = "bestmove resign" if mv is RESIGN else f"bestmove {mv.usi()}"  # type: ignore[union-attr]
+        except Exception as exc:  # noqa: BLE001
+            self.error(f"search failed: {type(exc).__name__}: {exc}")
+            answer = _fallback(pos)
+        s.finish()
+        s.released.wait()
+        self.send(answer)
+
+    def _mate(self, s: _Search, pos: Position, go: Go) -> None:
+        from komaken.shogi.engine.mate import solve
+
+        assert go.mate is not None
+        limit = None if go.mate <= 0 else max(0.001, go.mate / 1000.0 - self.engine.overhead)
+        try:
+            r = solve(pos, nodes=2_000_000 if go.mate == 0 else 10**12, time_limit=limit, stop=s.halted)
+            status = r.status
+        except Exception as exc:  # noqa: BLE001
+            self.error(f"mate search failed: {type(exc).__name__}: {exc}")
+            status = "unknown"
+        s.finish()
+        if status == "mate":
+            self.send("checkmate " + " ".join(m.usi() for m in r.pv))
+        else:
+            self.send("checkmate nomate" if status == "nomate" else "checkmate timeout")
+
+    def _cmd_stop(self, args: list[str]) -> None:
+        self._stop_and_wait()
+
+    def _cmd_ponderhit(self, args: list[str]) -> None:
+        s = self._search
+        if s is None or s.pending is None or s.thread is None or not s.thread.is_alive():
+            return
+        go, s.pending = s.pending, None
+        budget = go.limits().budget(s.side, self.engine.overhead)
+        s.released.set()  # from now on the search answers as soon as it ends
+        if budget is not None:
+            s.timer = Alarm(time.perf_counter() + budget[1], s.halt)
+
     def _stop_and_wait(self) -> None:
-        if self._thread is not None and self._thread.is_alive():
-            self.engine.stop()
-            self._thread.join()
+        """Stop the search (if any) and wait until it has sent its answer."""
+        s, self._search = self._search, None
+        if s is None or s.thread is None:
+            return
+        while s.thread.is_alive():
+            s.halt()  # again and again: a stop may land before the search has begun
+            s.thread.join(0.005)
+        if s.timer is not None:
+            s.timer.cancel()
 
 
 def _bestmove(result: SearchResult) -> str:
@@ -286,16 +310,33 @@ def _bestmove(result: SearchResult) -> str:
     return f"bestmove {result.move.usi()}"
 
 
+def _fallback(pos: Position) -> str:
+    """After an internal failure: any legal move beats none."""
+    try:
+        moves = pos.legal_moves()
+    except Exception:  # noqa: BLE001
+        return "bestmove resign"
+    return f"bestmove {moves[0].usi()}" if moves else "bestmove resign"
+
+
+def _since(t: float) -> float:
+    """Seconds since ``t`` (a ``time.perf_counter()`` reading)."""
+    return time.perf_counter() - t
+
+
 def _stdout(line: str) -> None:
     sys.stdout.write(line + "\n")
     sys.stdout.flush()
 
 
-def run(variant: str = "shogi", stdin: TextIO | None = None) -> None:
-    """Serve USI on stdin/stdout until ``quit`` or end of input."""
+def run(variant: str | Variant = "shogi", stdin: TextIO | None = None) -> None:
+    """Serve USI on stdin/stdout until ``quit`` or end of input (bytes that are not UTF-8 are
+    read as U+FFFD and answered like any other junk)."""
+    if stdin is None:
+        stdin = io.TextIOWrapper(sys.stdin.buffer, encoding="utf-8", errors="replace")
+        sys.stdout.reconfigure(encoding="utf-8", errors="replace")  # type: ignore[union-attr]
     server = UsiServer(variant)
-    source = stdin or sys.stdin
-    for line in source:
+    for line in stdin:
         if not server.handle(line):
             return
     server._stop_and_wait()

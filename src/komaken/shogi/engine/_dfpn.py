@@ -119,7 +119,7 @@ def _mid(bd: np.ndarray, hd: np.ndarray, st: np.ndarray, hh: np.ndarray, hist: n
         undo_move(bd, hd, st, hist)
 
 
-@njit(cache=True)
+@njit(cache=True, nogil=True)
 def dfpn(bd: np.ndarray, hd: np.ndarray, st: np.ndarray, hh: np.ndarray, hist: np.ndarray, geo: np.ndarray,
          rules: np.ndarray, tk: np.ndarray, tv: np.ndarray, ctl: np.ndarray) -> int:
     """Solve with the attacker to move: 1 proven (mate), -1 disproven, 0 unknown (limits).

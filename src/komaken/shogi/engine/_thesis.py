@@ -155,6 +155,8 @@ def _nega(bd: np.ndarray, hd: np.ndarray, st: np.ndarray, hh: np.ndarray, hist: 
           rules: np.ndarray, tb: np.ndarray, th: np.ndarray, hv: np.ndarray, hn: np.ndarray, mbuf: np.ndarray,
           kbuf: np.ndarray, rs: np.ndarray, ctl: np.ndarray, depth: int, depth_max: int, alpha: int,
           beta: int, noise: int) -> int:
+    if ctl[3] != 0:  # stopped from outside: unwind at once (the caller discards this score)
+        return 0
     if depth >= depth_max:
         ctl[1] += 1
         return leaf_score(bd, hd, st, rules, tb, th, rs, noise)
@@ -190,6 +192,8 @@ def _nega(bd: np.ndarray, hd: np.ndarray, st: np.ndarray, hh: np.ndarray, hist: 
         ev = -_nega(bd, hd, st, hh, hist, geo, rules, tb, th, hv, hn, mbuf, kbuf, rs, ctl, depth + 1, depth_max,
                     -beta, -alpha, noise)
         undo_move(bd, hd, st, hist)
+        if ctl[3] != 0:
+            break  # this move's subtree was cut short: keep the moves searched in full
         if ev > value or value == -INFINITE:
             value = ev
             if ev > alpha:
@@ -201,13 +205,14 @@ def _nega(bd: np.ndarray, hd: np.ndarray, st: np.ndarray, hh: np.ndarray, hist: 
     return value
 
 
-@njit(cache=True)
+@njit(cache=True, nogil=True)
 def thesis_search(bd: np.ndarray, hd: np.ndarray, st: np.ndarray, hh: np.ndarray, hist: np.ndarray,
                   geo: np.ndarray, rules: np.ndarray, tb: np.ndarray, th: np.ndarray, hv: np.ndarray,
                   hn: np.ndarray, rs: np.ndarray, ctl: np.ndarray, depth_max: int, noise: int) -> int:
     """``Sikou.getNextTe``: the chosen move goes to ``ctl[2]`` (0: none, resign); returns the
     score.  ``ctl[0]``/``ctl[1]`` count interior nodes and leaves; ``hv[0]``/``hn[0]`` hold the
-    root's hand lists."""
+    root's hand lists.  Setting ``ctl[3]`` (from another thread: the kernel runs without the GIL)
+    stops the search; ``ctl[2]`` is then the best of the root moves searched in full (0: none yet)."""
     mbuf = np.empty((depth_max + 1, 1024), dtype=np.int64)
     kbuf = np.empty((depth_max + 1, 1024), dtype=np.int64)
     ctl[0] = 0

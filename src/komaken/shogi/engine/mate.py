@@ -12,6 +12,7 @@ mate; the line shown lets the defender resist as long as possible.
 
 from __future__ import annotations
 
+import threading
 import time
 from dataclasses import dataclass, field
 from typing import Literal
@@ -43,11 +44,20 @@ class _Solver:
         self.tv = np.zeros((size, 2), dtype=np.int64)
         self.max_nodes = max_nodes
         self.nodes = 0
+        self.halted = False
+        self._ctl: np.ndarray | None = None
+
+    def halt(self) -> None:
+        """Make the running and every later proof attempt give up at once (from another thread)."""
+        self.halted = True
+        if self._ctl is not None:
+            self._ctl[2] = 0
 
     def run(self, pos: Position, depth: int) -> int:
         """1: the side to move mates within ``depth`` plies; -1: not; 0: out of nodes."""
         self.tk[:] = 0
-        ctl = np.array([0, depth, max(1, self.max_nodes - self.nodes), 0], dtype=np.int64)
+        ctl = np.array([0, depth, 0 if self.halted else max(1, self.max_nodes - self.nodes), 0], dtype=np.int64)
+        self._ctl = ctl
         res = D.dfpn(*pos.kernel_state(depth + 8), self.tk, self.tv, ctl)
         self.nodes += int(ctl[0])
         return int(res)
@@ -66,23 +76,44 @@ class _Solver:
         return True
 
 
-def solve(position: Position, max_plies: int = 31, nodes: int = 5_000_000, hash_mb: int = 32) -> MateResult:
-    """Look for a mate by the side to move within ``max_plies`` plies (odd) and ``nodes``."""
+def solve(position: Position, max_plies: int = 31, nodes: int = 5_000_000, hash_mb: int = 32, *,
+          time_limit: float | None = None, stop: threading.Event | None = None) -> MateResult:
+    """Look for a mate by the side to move within ``max_plies`` plies (odd) and ``nodes``.
+
+    ``time_limit`` (seconds) and ``stop`` (set it from another thread) end the search early with
+    status ``"unknown"``; once a mate is proven its line is worked out whatever the clock says."""
     t0 = time.perf_counter()
     solver = _Solver(hash_mb, nodes)
     pos = position.copy()
     found = None
-    for depth in range(1, max_plies + 1, 2):
-        res = solver.run(pos, depth)
-        if res == 1:
-            found = depth
-            break
-        if solver.nodes >= nodes:
-            return MateResult("unknown", nodes=solver.nodes, seconds=_since(t0))
+    done = threading.Event()
+    watcher = threading.Thread(target=_watch, args=(solver, done, t0, time_limit, stop), daemon=True)
+    if time_limit is not None or stop is not None:
+        watcher.start()
+    try:
+        for depth in range(1, max_plies + 1, 2):
+            res = solver.run(pos, depth)
+            if res == 1:
+                found = depth
+                break
+            if solver.nodes >= nodes or solver.halted:
+                return MateResult("unknown", nodes=solver.nodes, seconds=_since(t0))
+    finally:
+        done.set()
+        if watcher.is_alive():
+            watcher.join()
+    solver.halted = False  # a proof was found: the line may take what it needs
     if found is None:
         return MateResult("nomate", nodes=solver.nodes, seconds=_since(t0))
     pv = _line(solver, pos, found)
     return MateResult("mate", found, pv, solver.nodes, _since(t0))
+
+
+def _watch(solver: _Solver, done: threading.Event, t0: float, limit: float | None,
+           stop: threading.Event | None) -> None:
+    while not done.wait(0.002):  # halt again until the solver returns: a new proof attempt may have begun
+        if (stop is not None and stop.is_set()) or (limit is not None and time.perf_counter() - t0 >= limit):
+            solver.halt()
 
 
 def _line(solver: _Solver, pos: Position, plies: int) -> list[Move]:

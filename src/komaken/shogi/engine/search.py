@@ -96,6 +96,24 @@ def _result(move: Move | None, score: int, pv: list[Move] | None = None, depth: 
 InfoCallback = Callable[[SearchResult[Move]], None]
 
 
+class Alarm(threading.Timer):
+    """A started daemon timer that calls ``function`` at the moment ``at`` (``time.perf_counter()``).
+
+    A plain :class:`threading.Timer` counts its interval from when its thread first runs, which
+    on a busy machine can be tens of milliseconds after it was created; this one does not."""
+
+    def __init__(self, at: float, function: Callable[[], object]) -> None:
+        super().__init__(0.0, function)
+        self.at = at
+        self.daemon = True
+        self.start()
+
+    def run(self) -> None:
+        if not self.finished.wait(max(0.0, self.at - time.perf_counter())):
+            self.function()
+        self.finished.set()
+
+
 class Engine:
     """A reusable searcher for one variant, value table and set of evaluation terms.
 
@@ -157,11 +175,8 @@ class Engine:
         self._ctl[S.C_STOP] = 1
 
     def stop_after(self, seconds: float) -> threading.Timer:
-        """Arm a timer that stops the running search after ``seconds``."""
-        timer = threading.Timer(max(0.0, seconds), self.stop)
-        timer.daemon = True
-        timer.start()
-        return timer
+        """Arm a timer that stops the running search ``seconds`` from now."""
+        return Alarm(time.perf_counter() + max(0.0, seconds), self.stop)
 
     def search(self, position: Position, limits: Limits | None = None, *, info: InfoCallback | None = None,
                keep_tables: bool = False) -> SearchResult[Move]:

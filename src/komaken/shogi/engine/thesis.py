@@ -12,6 +12,8 @@ to move (only at odd depths), so ``opponent_values`` may be given (default: the 
 
 from __future__ import annotations
 
+import threading
+import time
 from collections.abc import Mapping
 
 import numpy as np
@@ -19,6 +21,7 @@ import numpy as np
 from komaken.errors import KomakenError, VariantError
 from komaken.shogi import _kernels as K
 from komaken.shogi.engine import _thesis as T
+from komaken.shogi.engine.search import Alarm
 from komaken.shogi.engine.values import PieceValues
 from komaken.shogi.position import Move, Position
 from komaken.shogi.variant import Variant, load_variant
@@ -29,12 +32,20 @@ class ThesisSearch:
 
     ``hand_quirk`` scores pieces in hand with both sides' tables added (as the published code
     does); ``noise`` is the half-width of the leaf noise (500: ``nextInt(1000) - 500``).
+
+    The published program has no clock.  ``movetime`` (seconds, ``None``: none) cuts a search
+    short, as does :meth:`stop` from another thread; the move is then the best of the root
+    moves searched in full (the first legal move if none was), and the noise stream, hence the
+    rest of the game, depends on the timing.
     """
 
     def __init__(self, variant: Variant | str, values: Mapping[str, int] | PieceValues | None = None, depth: int = 4,
                  seed: int = 0, hand_quirk: bool = False, opponent_values: Mapping[str, int] | None = None,
-                 noise: int = 500) -> None:
+                 noise: int = 500, movetime: float | None = None) -> None:
         self.variant = load_variant(variant)
+        if movetime is not None and not movetime > 0:
+            raise KomakenError(f"thesis movetime must be a positive number of seconds, got {movetime}")
+        self.movetime = movetime
         pieces = sum(n for kind, n in self.variant.max_counts.items() if kind != 8)  # all but the kings
         if pieces > T.HAND_CAP:  # the kernel keeps each hand as a list of at most HAND_CAP pieces
             raise VariantError(f"thesis player: {self.variant.name} has {pieces} pieces besides the kings; "
@@ -54,6 +65,8 @@ class ThesisSearch:
         self._ctl = np.zeros(4, dtype=np.int64)
         self.last_score = 0
         self.last_nodes = 0
+        self.stopped = False
+        self._generation = 0
 
     def _make_tables(self, me: int) -> tuple[np.ndarray, np.ndarray]:
         """``tb[leaf side, piece code]`` and ``th[leaf side, color, kind]`` when ``me`` plays."""
@@ -72,17 +85,45 @@ class ThesisSearch:
         """Restart the noise stream (at ``seed`` if given, else at the player's seed)."""
         self._rs = T.java_seed(self.seed if seed is None else int(seed))
 
-    def best(self, position: Position) -> Move | None:
-        """The program's move in ``position`` (not modified); ``None`` when it has none."""
+    def stop(self) -> None:
+        """End the running search soon (safe to call from another thread)."""
+        self._ctl[3] = 1
+
+    def best(self, position: Position, movetime: float | None = None) -> Move | None:
+        """The program's move in ``position`` (not modified); ``None`` when it has none.
+        ``movetime`` (seconds) overrides the search's own for this call."""
         if not isinstance(position, Position):
             raise KomakenError("the thesis player plays shogi variants only")
         hv, hn = hand_lists(position, self.depth)
         tb, th = self._tables[int(position.turn)]
-        self.last_score = int(T.thesis_search(*position.kernel_state(self.depth + 1), tb, th, hv, hn, self._rs,
-                                              self._ctl, self.depth, self.noise))
+        self._ctl[3] = 0
+        self._generation += 1
+        timer = self._arm(movetime if movetime is not None else self.movetime)
+        try:
+            self.last_score = int(T.thesis_search(*position.kernel_state(self.depth + 1), tb, th, hv, hn, self._rs,
+                                                  self._ctl, self.depth, self.noise))
+        finally:
+            if timer is not None:
+                timer.cancel()
+            self._generation += 1
         self.last_nodes = int(self._ctl[0] + self._ctl[1])
+        self.stopped = bool(self._ctl[3])
         mv = int(self._ctl[2])
-        return Move(mv) if mv else None
+        if mv:
+            return Move(mv)
+        legal = position.legal_moves() if self.stopped else []
+        return legal[0] if legal else None
+
+    def _arm(self, seconds: float | None) -> threading.Timer | None:
+        if seconds is None:
+            return None
+        generation = self._generation
+
+        def fire() -> None:
+            if self._generation == generation:  # a late timer never stops the next search
+                self.stop()
+
+        return Alarm(time.perf_counter() + max(0.0, seconds), fire)
 
     def close(self) -> None:
         pass

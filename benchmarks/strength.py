@@ -1,0 +1,264 @@
+"""Refereed matches of ``komaken usi`` against Fairy-Stockfish (Debian's ``fairy-stockfish``).
+
+    python benchmarks/strength.py --size 5 --skill 2 --games 40          # 5x5, byoyomi 200 ms
+    python benchmarks/strength.py --size 9 --skill 0 5 --games 10        # 9x9, byoyomi 300 ms
+
+Both engines run as USI subprocesses at the same time on the same machine.  Each game starts
+from a fixed opening (a seeded set of two-ply openings, each played with both colours; colours
+alternate game by game) and is played with ``go btime 0 wtime 0 byoyomi B`` every move.  The
+referee is an independent library: cshogi on 9×9; on 5×5 minishogilib, cross-checked with
+komaken's rules (both Fairy-Stockfish and minishogilib allow some 打ち歩詰め, which komaken
+forbids: such a move loses as illegal, and each disagreement is counted).  A reply later than
+byoyomi + ``--margin`` ms loses on time; an engine silent for 10 s more is killed, loses on time
+and is restarted.  Printed per Skill Level: W/L/D for komaken, its score with a 95% interval
+and the Elo difference, illegal moves and time losses of each side, and each engine's longest
+reply.  If ``fairy-stockfish`` is missing the script says how to install it.
+"""
+
+from __future__ import annotations
+
+import argparse
+import math
+import random
+import shutil
+import sys
+import time
+from dataclasses import dataclass, field
+
+from komaken.shogi import Position
+from komaken.usi.client import EngineError, EngineTimeoutError, UsiProcess
+
+KOMAKEN = [sys.executable, "-m", "komaken", "usi"]
+VARIANT = {5: "minishogi", 9: "shogi"}
+BYOYOMI = {5: 200, 9: 300}
+MAX_PLIES = 400  # a draw, should a game get there
+
+
+@dataclass
+class Tally:
+    wins: int = 0
+    losses: int = 0
+    draws: int = 0
+    illegal: dict[str, int] = field(default_factory=lambda: {"komaken": 0, "fsf": 0})
+    time_losses: dict[str, int] = field(default_factory=lambda: {"komaken": 0, "fsf": 0})
+    max_reply: dict[str, float] = field(default_factory=lambda: {"komaken": 0.0, "fsf": 0.0})
+    disagreements: int = 0
+    plies: int = 0
+
+
+class Referee:
+    """Legality and the end of the game, by an independent library (komaken only cross-checks on 5x5)."""
+
+    def __init__(self, size: int, opening: list[str]) -> None:
+        self.size = size
+        self.pos = Position.start(VARIANT[size])
+        if size == 9:
+            import cshogi
+
+            self.cshogi = cshogi
+            self.board = cshogi.Board()
+        else:
+            import minishogilib
+
+            self.board = minishogilib.Position()
+            self.board.set_start_position()
+        for m in opening:
+            assert self.push(m) is None
+
+    def peer_legal(self) -> set[str]:
+        if self.size == 9:
+            return {self.cshogi.move_to_usi(m) for m in self.board.legal_moves}
+        return {m.sfen() for m in self.board.generate_moves()}
+
+    def push(self, word: str) -> str | None:
+        """Play ``word``; ``None`` if legal, else why not."""
+        ours = {m.usi(): m for m in self.pos.legal_moves()}
+        peer = self.peer_legal()
+        if word not in peer:
+            return f"{word} is illegal (referee)"
+        if word not in ours:  # 5x5: minishogilib allows some 打ち歩詰め
+            return f"{word} is illegal (komaken rules; the referee library allows it)"
+        self.pos.push(ours[word])
+        if self.size == 9:
+            self.board.push_usi(word)
+        else:
+            self.board.do_move(self.board.sfen_to_move(word))
+        return None
+
+    def result(self) -> float | None:
+        """From the side to move's view: 0 lost (mated), 0.5 draw, None: go on."""
+        if self.size == 9:
+            if self.board.is_game_over():
+                return 0.0
+            draw = self.board.is_draw()
+            if draw == self.cshogi.REPETITION_DRAW:
+                return 0.5
+            if draw == self.cshogi.REPETITION_WIN:
+                return 1.0
+            if draw == self.cshogi.REPETITION_LOSE:
+                return 0.0
+        elif not self.peer_legal() and not self.pos.legal_moves():
+            return 0.0
+        out = self.pos.outcome()  # repetition and ply limit by komaken's variant rules
+        if out is None:
+            return 0.5 if self.pos.ply >= MAX_PLIES else None
+        if out.winner is None:
+            return 0.5
+        return 1.0 if int(out.winner) == int(self.pos.turn) else 0.0
+
+    def moves(self) -> list[str]:
+        first, out = self.pos.copy(), []
+        while first.ply:
+            out.append(first.pop().usi())
+        return list(reversed(out))
+
+
+def start(command: list[str], variant: str, options: dict[str, str], name: str) -> UsiProcess:
+    eng = UsiProcess(command, name=name)
+    eng.send("usi")
+    eng.until("usiok", 120)
+    eng.send(f"setoption name UCI_Variant value {variant}")
+    for k, v in options.items():
+        eng.send(f"setoption name {k} value {v}")
+    eng.send("isready")
+    eng.until("readyok", 300)
+    return eng
+
+
+def openings(size: int, n: int, seed: int = 0) -> list[list[str]]:
+    rng = random.Random(seed)
+    out: list[list[str]] = []
+    while len(out) < n:
+        pos = Position.start(VARIANT[size])
+        line = []
+        for _ in range(2):
+            m = rng.choice(pos.legal_moves())
+            pos.push(m)
+            line.append(m.usi())
+        if line not in out:
+            out.append(line)
+    return out
+
+
+def play(engines: dict[str, UsiProcess], restart: dict[str, object], sente: str, opening: list[str], size: int,
+         byoyomi: int, margin: float, t: Tally) -> float:
+    """One game; komaken's score (1, 0.5, 0)."""
+    ref = Referee(size, opening)
+    players = [sente, "fsf" if sente == "komaken" else "komaken"]
+    for eng in engines.values():
+        eng.send("usinewgame")
+        eng.send("isready")
+        eng.until("readyok", 60)
+    while True:
+        mover = players[int(ref.pos.turn)]
+        r = ref.result()
+        if r is not None:
+            t.plies += ref.pos.ply
+            return r if mover == "komaken" else 1.0 - r
+        eng = engines[mover]
+        eng.send("position startpos moves " + " ".join(ref.moves()))
+        t0 = eng.send(f"go btime 0 wtime 0 byoyomi {byoyomi}")
+        try:
+            arrived, line = eng.until_timed("bestmove", byoyomi / 1000 + 10)[-1]
+        except EngineTimeoutError:
+            engines[mover] = restart[mover]()  # type: ignore[operator]
+            t.time_losses[mover] += 1
+            return 0.0 if mover == "komaken" else 1.0
+        reply = (arrived - t0) * 1000
+        t.max_reply[mover] = max(t.max_reply[mover], reply)
+        if reply > byoyomi + margin:
+            t.time_losses[mover] += 1
+            print(f"    {mover} lost on time: {reply:.0f} ms at ply {ref.pos.ply + 1}", flush=True)
+            return 0.0 if mover == "komaken" else 1.0
+        word = line.split()[1] if len(line.split()) > 1 else "resign"
+        if word == "resign":
+            return 0.0 if mover == "komaken" else 1.0
+        if word == "win":
+            won = ref.pos.can_declare()
+            return 1.0 if (mover == "komaken") == won else 0.0
+        why = ref.push(word)
+        if why is not None:
+            t.illegal[mover] += 1
+            t.disagreements += "komaken rules" in why
+            print(f"    {mover}: {why} at ply {ref.pos.ply + 1} ({ref.pos.sfen()})", flush=True)
+            return 0.0 if mover == "komaken" else 1.0
+
+
+def score_line(t: Tally) -> str:
+    n = t.wins + t.losses + t.draws
+    s = (t.wins + 0.5 * t.draws) / n
+    var = (t.wins * (1 - s) ** 2 + t.draws * (0.5 - s) ** 2 + t.losses * s**2) / n
+    half = 1.96 * math.sqrt(var / n)
+    lo, hi = max(0.0, s - half), min(1.0, s + half)
+    return f"score {s:.3f} [{lo:.3f}, {hi:.3f}]  Elo {_elo(s)} [{_elo(lo)}, {_elo(hi)}]"
+
+
+def _elo(s: float) -> str:
+    if s <= 0:
+        return "-inf"
+    if s >= 1:
+        return "+inf"
+    elo = round(-400 * math.log10(1 / s - 1))
+    return f"{elo:+d}"
+
+
+def match(fsf: str, size: int, skill: int, games: int, margin: float, byoyomi: int) -> Tally:
+    variant = VARIANT[size]
+
+    def new_komaken() -> UsiProcess:
+        return start(KOMAKEN, variant, {}, "komaken")
+
+    def new_fsf() -> UsiProcess:
+        return start([fsf], variant, {"Skill Level": str(skill)}, "fairy-stockfish")
+
+    restart = {"komaken": new_komaken, "fsf": new_fsf}
+    engines = {"komaken": new_komaken(), "fsf": new_fsf()}
+    book = openings(size, max(1, (games + 1) // 2))
+    t = Tally()
+    try:
+        for g in range(games):
+            sente = "komaken" if g % 2 == 0 else "fsf"
+            r = play(engines, restart, sente, book[g // 2], size, byoyomi, margin, t)
+            t.wins += r == 1.0
+            t.losses += r == 0.0
+            t.draws += r == 0.5
+            print(f"  game {g + 1}: komaken {'sente' if sente == 'komaken' else 'gote '} "
+                  f"{ {1.0: 'win', 0.0: 'loss', 0.5: 'draw'}[r]}  (W/L/D {t.wins}/{t.losses}/{t.draws})", flush=True)
+    except EngineError as exc:
+        print(f"  match stopped: {exc}")
+    finally:
+        for eng in engines.values():
+            eng.close()
+    return t
+
+
+def main() -> None:
+    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    ap.add_argument("--size", type=int, choices=(5, 9), default=5)
+    ap.add_argument("--skill", type=int, nargs="+", default=[2], help="Fairy-Stockfish Skill Level(s), 0..20")
+    ap.add_argument("--games", type=int, default=40)
+    ap.add_argument("--byoyomi", type=int, default=None, help="ms (default 200 on 5x5, 300 on 9x9)")
+    ap.add_argument("--margin", type=float, default=50.0, help="ms past byoyomi before a reply loses on time")
+    args = ap.parse_args()
+    fsf = shutil.which("fairy-stockfish") or shutil.which("fairy-stockfish", path="/usr/games")
+    if fsf is None:
+        sys.exit("fairy-stockfish not found: install Debian's package (apt-get install fairy-stockfish; "
+                 "it lands in /usr/games) and run again")
+    byoyomi = args.byoyomi or BYOYOMI[args.size]
+    for skill in args.skill:
+        print(f"{args.size}x{args.size}, byoyomi {byoyomi} ms (+{args.margin:.0f} ms margin), "
+              f"Fairy-Stockfish Skill Level {skill}, {args.games} games", flush=True)
+        t0 = time.perf_counter()
+        t = match(fsf, args.size, skill, args.games, args.margin, byoyomi)
+        if t.wins + t.losses + t.draws == 0:
+            continue
+        print(f"komaken vs Skill {skill}: W/L/D {t.wins}/{t.losses}/{t.draws}  {score_line(t)}")
+        print(f"  illegal moves: komaken {t.illegal['komaken']}, fsf {t.illegal['fsf']} "
+              f"(komaken rules vs referee library: {t.disagreements});  losses on time: komaken "
+              f"{t.time_losses['komaken']}, fsf {t.time_losses['fsf']}")
+        print(f"  longest reply: komaken {t.max_reply['komaken']:.0f} ms, fsf {t.max_reply['fsf']:.0f} ms "
+              f"(byoyomi {byoyomi});  {t.plies} plies, {time.perf_counter() - t0:.0f} s")
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,128 @@
+"""The USI options of ``komaken usi``: their types, defaults and ranges, and the checks on ``setoption``.
+
+>>> opts = default_options("minishogi")
+>>> OPTIONS["USI_Hash"].parse("64"), opts["UCI_Variant"]
+('64', 'minishogi')
+>>> OPTIONS["USI_Hash"].parse("1000000000000")
+Traceback (most recent call last):
+...
+komaken.errors.KomakenError: option USI_Hash: 1000000000000 is out of range 1..1024
+
+Every value is checked here before anything is stored, so a rejected ``setoption`` leaves the
+engine exactly as it was.  Names are matched without regard to case (as Fairy-Stockfish does).
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+
+from komaken.shogi.engine.values import HAND_LETTERS, SEED_TABLE
+from komaken.errors import KomakenError
+from komaken.shogi.variant import BUILTIN
+
+#: names GUIs and Fairy-Stockfish use for the built-in variants
+VARIANT_ALIASES = {"shogi": "shogi", "minishogi": "minishogi", "5x5": "minishogi", "judkins": "judkins",
+                   "6x6": "judkins"}
+#: evaluation-term options (percent) and the term each sets
+TERM_OPTIONS = {"EvalMobility": "mobility", "EvalKingSafety": "king_safety", "EvalPsq": "psq"}
+#: options GUIs send that change nothing here
+IGNORED = ("USI_Ponder", "USI_OwnBook", "USI_ShowCurrLine", "USI_AnalyseMode", "UCI_AnalyseMode")
+
+_INT = re.compile(r"[+-]?[0-9]{1,40}")
+VALUE_RANGE = 100_000
+
+
+@dataclass(frozen=True)
+class Option:
+    """One option as ``usi`` announces it; :meth:`parse` checks a value and returns it canonical."""
+
+    name: str
+    kind: str  # spin | check | combo
+    default: str
+    low: int = 0
+    high: int = 0
+    choices: tuple[str, ...] = ()
+
+    def usi(self, default: str | None = None) -> str:
+        """The ``option name ...`` line."""
+        line = f"option name {self.name} type {self.kind} default {default or self.default}"
+        if self.kind == "spin":
+            line += f" min {self.low} max {self.high}"
+        return line + "".join(f" var {c}" for c in self.choices)
+
+    def parse(self, text: str) -> str:
+        text = text.strip()
+        if self.kind == "spin":
+            if not _INT.fullmatch(text):
+                raise KomakenError(f"option {self.name}: {text!r} is not an integer")
+            v = int(text)
+            if not self.low <= v <= self.high:
+                raise KomakenError(f"option {self.name}: {v} is out of range {self.low}..{self.high}")
+            return str(v)
+        if self.kind == "check":
+            if text.lower() not in ("true", "false"):
+                raise KomakenError(f"option {self.name}: expected true or false, got {text!r}")
+            return text.lower()
+        return _variant_value(text)
+
+
+def _variant_value(text: str) -> str:
+    if not text:
+        raise KomakenError(f"option UCI_Variant needs a value ({', '.join(BUILTIN)} or a .toml variant file)")
+    key = VARIANT_ALIASES.get(text.lower())
+    if key is not None:
+        return key
+    if text.lower().endswith(".toml"):
+        return text
+    raise KomakenError(f"option UCI_Variant: unknown variant {text!r} (known: {', '.join(BUILTIN)}, "
+                       "or a .toml variant file)")
+
+
+def _build() -> dict[str, Option]:
+    opts = [
+        Option("UCI_Variant", "combo", "shogi", choices=tuple(BUILTIN)),
+        Option("USI_Hash", "spin", "16", 1, 1024),
+        Option("Threads", "spin", "1", 1, 1),
+        Option("Thesis", "check", "false"),
+        Option("HandQuirk", "check", "false"),
+        Option("Depth", "spin", "0", 0, 100),
+        Option("Noise", "spin", "0", 0, 10000),
+        Option("Seed", "spin", "0", 0, 2147483647),
+        Option("MoveOverhead", "spin", "30", 0, 5000),
+        Option("EvalMobility", "spin", "0", 0, 1000),
+        Option("EvalKingSafety", "spin", "100", 0, 1000),
+        Option("EvalPsq", "spin", "100", 0, 1000),
+    ]
+    opts += [Option(f"Value_{k}", "spin", str(v), -VALUE_RANGE, VALUE_RANGE) for k, v in SEED_TABLE.items()]
+    opts += [Option(f"ValueHand_{k}", "spin", str(SEED_TABLE[k]), -VALUE_RANGE, VALUE_RANGE) for k in HAND_LETTERS]
+    return {o.name: o for o in opts}
+
+
+#: every option, by name
+OPTIONS: dict[str, Option] = _build()
+_BY_LOWER = {name.lower(): opt for name, opt in OPTIONS.items()} | {"variant": OPTIONS["UCI_Variant"]}
+
+
+def lookup(name: str) -> Option | None:
+    """The option called ``name`` (any case; ``Variant`` means ``UCI_Variant``), or ``None``."""
+    return _BY_LOWER.get(name.strip().lower())
+
+
+def default_options(variant: str) -> dict[str, str]:
+    """Every option at its default, ``UCI_Variant`` set to ``variant``."""
+    out = {name: o.default for name, o in OPTIONS.items()}
+    out["UCI_Variant"] = variant
+    return out
+
+
+def piece_values(options: dict[str, str], explicit: set[str]) -> dict[str, object]:
+    """The ``Value_*`` / ``ValueHand_*`` options that were set (``explicit``), as a
+    :class:`~komaken.shogi.engine.values.PieceValues` mapping; a hand value not set follows its board value."""
+    board = {k: int(options[f"Value_{k}"]) for k in SEED_TABLE if f"Value_{k}" in explicit}
+    hand = {k: int(options[f"ValueHand_{k}"]) for k in HAND_LETTERS if f"ValueHand_{k}" in explicit}
+    return {**board, **({"hand": hand} if hand else {})}
+
+
+__all__ = ["IGNORED", "OPTIONS", "Option", "TERM_OPTIONS", "VARIANT_ALIASES", "default_options", "lookup",
+           "piece_values"]

@@ -1,0 +1,127 @@
+"""UsiPlayer: an external engine with a deadline on every read; a silent engine is killed."""
+
+from __future__ import annotations
+
+import os
+import subprocess
+import sys
+import textwrap
+from pathlib import Path
+
+import pytest
+
+from komaken.errors import KomakenError
+from komaken.players.usi import EngineError, EngineTimeoutError, UsiPlayer
+from komaken.shogi import Position
+from usi_support import STARTUP
+
+# answers the handshake, starts a child process, then never answers a go
+SILENT = textwrap.dedent("""
+    import subprocess, sys
+    child = None
+    for line in sys.stdin:
+        cmd = line.split()[0] if line.split() else ""
+        if cmd == "usi":
+            print("id name silent"); print("usiok", flush=True)
+        elif cmd == "isready":
+            if child is None:
+                child = subprocess.Popen(["sleep", "1000"])
+                print(f"info string child {child.pid}")
+            print("readyok", flush=True)
+""")
+
+
+@pytest.fixture()
+def silent(tmp_path: Path) -> str:
+    path = tmp_path / "silent.py"
+    path.write_text(SILENT)
+    return f"{sys.executable} {path}"
+
+
+def _gone(pid: int) -> bool:
+    try:
+        os.kill(pid, 0)
+    except ProcessLookupError:
+        return True
+    with open(f"/proc/{pid}/stat") as f:  # a zombie is gone too
+        return f.read().split()[2] == "Z"
+
+
+def test_a_silent_engine_times_out_is_killed_and_restarts(silent: str) -> None:
+    player = UsiPlayer(silent, go_args="btime 0 wtime 0 byoyomi 100", timeout=STARTUP, grace=0.5)
+    try:
+        assert player.name == "silent" and player.move_deadline(0) == pytest.approx(0.6)
+        eng = player._eng
+        assert eng is not None
+        with pytest.raises(EngineTimeoutError, match="gave no bestmove within 0.6 s at move 1") as info:
+            player.choose(Position.start("shogi"))
+        assert info.value.expected == "bestmove" and isinstance(info.value, KomakenError)
+        assert not eng.alive()
+        player.restart()
+        assert player._eng is not eng and player._eng is not None and player._eng.alive()
+        with pytest.raises(EngineTimeoutError):
+            player.choose(Position.start("shogi"))
+    finally:
+        player.close()
+
+
+def test_the_whole_process_group_is_killed(silent: str) -> None:
+    from komaken.usi.client import UsiProcess
+
+    eng = UsiProcess(silent)
+    eng.send("isready")
+    child = int(eng.until("info string child", STARTUP)[-1].split()[-1])
+    eng.until("readyok", STARTUP)
+    with pytest.raises(EngineTimeoutError):
+        eng.until("bestmove", 0.2)
+    assert _gone(child) and not eng.alive()
+
+
+def test_deadlines_follow_the_time_control() -> None:
+    def deadline(go: str, side: int = 0, **kw: float) -> float:
+        p = UsiPlayer.__new__(UsiPlayer)
+        p.timeout, p.grace, p.move_timeout = kw.get("timeout", 30.0), kw.get("grace", 1.0), kw.get("move_timeout")
+        from komaken.players.usi import _check_go
+
+        p._go = _check_go(go)
+        return p.move_deadline(side)
+
+    assert deadline("movetime 1000") == pytest.approx(2.0)
+    assert deadline("btime 5000 wtime 1000 byoyomi 300", 0) == pytest.approx(6.3)
+    assert deadline("btime 5000 wtime 1000 byoyomi 300", 1) == pytest.approx(2.3)
+    assert deadline("btime 1000 wtime 1000 binc 100 winc 200", 1) == pytest.approx(2.2)
+    assert deadline("depth 6") == 30.0
+    assert deadline("depth 6", move_timeout=3.0) == 3.0
+    with pytest.raises(KomakenError, match="infinite"):
+        deadline("infinite")
+    with pytest.raises(KomakenError, match="go depth"):
+        deadline("depth inf")
+
+
+def test_cat_is_not_an_engine() -> None:
+    with pytest.raises(EngineError, match="does not speak USI"):
+        UsiPlayer("/bin/cat", timeout=STARTUP)
+    with pytest.raises(EngineError, match="cannot start"):
+        UsiPlayer("/nonexistent/engine")
+
+
+def test_komaken_play_with_cat_is_one_line_and_exit_2() -> None:
+    r = subprocess.run([sys.executable, "-m", "komaken", "play", "--sente", "usi:/bin/cat", "-q"],
+                       capture_output=True, text=True, timeout=STARTUP)
+    assert r.returncode == 2
+    assert r.stderr.strip().splitlines() == ["komaken: error: '/bin/cat' does not speak USI: it echoes its input"]
+
+
+def test_usi_player_plays_komaken_usi() -> None:
+    player = UsiPlayer(f"{sys.executable} -m komaken usi", {"UCI_Variant": "minishogi"}, go_args="depth 2",
+                       timeout=STARTUP)
+    try:
+        player.new_game()
+        pos = Position.start("minishogi")
+        for _ in range(6):
+            mv = player.choose(pos)
+            assert mv in pos.legal_moves()
+            pos.push(mv)
+            assert player.last_reply is not None and player.last_reply > 0
+    finally:
+        player.close()

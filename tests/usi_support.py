@@ -1,0 +1,66 @@
+"""Helpers for the USI tests: a ``komaken usi`` subprocess read with deadlines, busy cores, legality."""
+
+from __future__ import annotations
+
+import subprocess
+import sys
+from collections.abc import Iterator
+from contextlib import contextmanager
+
+from komaken.shogi import Position
+from komaken.usi.client import UsiProcess
+
+CMD = [sys.executable, "-m", "komaken", "usi"]
+#: generous: the first isready of a fresh checkout compiles the kernels
+STARTUP = 300.0
+#: how long any answer may take before the test fails instead of hanging
+DEADLINE = 30.0
+
+
+def start_engine(variant: str | None = None) -> UsiProcess:
+    """A ``komaken usi`` process after ``usi``/``isready`` (and the variant, if given)."""
+    eng = UsiProcess(CMD, stderr=subprocess.PIPE, name="komaken usi")
+    eng.send("usi")
+    eng.until("usiok", STARTUP)
+    if variant:
+        eng.send(f"setoption name UCI_Variant value {variant}")
+    eng.send("isready")
+    eng.until("readyok", STARTUP)
+    return eng
+
+
+@contextmanager
+def busy_cores(n: int = 2) -> Iterator[None]:
+    """``n`` busy-loop processes for the duration (as a GUI and an opponent engine load the cores)."""
+    procs = [subprocess.Popen([sys.executable, "-c", "while True: pass"]) for _ in range(n)]
+    try:
+        yield
+    finally:
+        for p in procs:
+            p.kill()
+            p.wait(timeout=DEADLINE)
+
+
+def position_after(variant: str, sfen: str | None, moves: list[str]) -> Position:
+    pos = Position.from_sfen(sfen, variant) if sfen else Position.start(variant)
+    for m in moves:
+        pos.push_usi(m)
+    return pos
+
+
+def is_legal_answer(pos: Position, word: str) -> bool:
+    """``word`` (after ``bestmove``) is a legal move of ``pos`` — by komaken's rules and, on 9×9,
+    by cshogi's — or ``resign`` exactly when there is none, or ``win`` when a declaration wins."""
+    legal = {m.usi() for m in pos.legal_moves()}
+    if word == "resign":
+        return not legal
+    if word == "win":
+        return pos.can_declare()
+    if word not in legal:
+        return False
+    if pos.variant.name == "shogi":
+        import cshogi
+
+        board = cshogi.Board(pos.sfen())
+        return word in {cshogi.move_to_usi(m) for m in board.legal_moves}
+    return True
