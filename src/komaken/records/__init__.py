@@ -45,7 +45,7 @@ def detect_format(text: str) -> Format:
         return "usi"
     if re.search(r"^\s*\d+\s+\S", text, re.M) and ("手数" in text or "(" in text or "投了" in text):
         return "kif"
-    if re.search(r"[▲△☗☖]", text):
+    if re.search(r"[▲△☗☖▼▽]", text):
         return "ki2"
     if any(ln.startswith(("V2", "PI", "P1", "N+", "N-", "$", "+", "-", "%")) for ln in lines[:40]):
         return "csa"
@@ -80,20 +80,31 @@ def parse_all(text: str, format: Format | None = None, *, strict: bool = True, f
     return [parse(text, fmt, strict=strict, file=file, variant=variant)]  # type: ignore[arg-type]
 
 
+_ENCODINGS = {"utf-8": "utf-8", "utf8": "utf-8", "shift_jis": "cp932", "shift-jis": "cp932", "sjis": "cp932",
+              "cp932": "cp932", "windows-31j": "cp932", "ms932": "cp932", "euc-jp": "euc_jp", "euc_jp": "euc_jp",
+              "eucjp": "euc_jp", "iso-2022-jp": "iso2022_jp"}
+
+
 def decode(data: bytes, path: str | Path) -> str:
-    """Bytes of a record file as text: BOM, an encoding line, then what the extension implies."""
+    """Bytes of a record file as text: BOM, an encoding line (``#KIF … encoding=UTF-8``, CSA
+    ``'encoding=Shift_JIS``), then what the extension implies, then EUC-JP (old CSA files)."""
+    name = Path(path).name
     if data.startswith(b"\xef\xbb\xbf"):
-        return data[3:].decode("utf-8")
+        try:
+            return data[3:].decode("utf-8")
+        except UnicodeDecodeError as exc:
+            raise RecordError(f"not valid UTF-8 after the BOM (byte {exc.start + 3})", file=name) from None
     head = data[:400].decode("ascii", errors="ignore").lower()
     m = re.search(r"encoding\s*=\s*([\w-]+)", head)
-    candidates = [m[1]] if m else []
+    declared = _ENCODINGS.get(m[1]) if m else None  # an unknown name is ignored: the bytes tell
+    candidates = [declared] if declared else []
     candidates += ["utf-8", "cp932"] if Path(path).suffix.lower() in _UTF8_EXTENSIONS else ["cp932", "utf-8"]
-    for enc in candidates:
+    for enc in [*candidates, "euc_jp"]:
         try:
-            return data.decode({"shift_jis": "cp932", "sjis": "cp932", "shift-jis": "cp932"}.get(enc, enc))
-        except (UnicodeDecodeError, LookupError):
+            return data.decode(enc)
+        except UnicodeError:
             continue
-    raise RecordError(f"cannot decode the file as Shift_JIS or UTF-8: {path}", file=str(path))
+    raise RecordError("cannot decode the file as UTF-8, Shift_JIS or EUC-JP", file=name)
 
 
 def read(path: str | Path, *, strict: bool = True, format: Format | None = None,

@@ -17,13 +17,15 @@ from __future__ import annotations
 import re
 
 from komaken.errors import KomakenError
+from komaken.game import Outcome, Termination
 from komaken.records import _japanese as J
 from komaken.records.record import GameRecord, RecordError, read_into
 from komaken.shogi.notation import japanese_marked, parse_japanese
 from komaken.shogi.variant import Variant
 
 _PER_LINE = 6
-_TOKEN_RE = re.compile(r"([▲△☗☖])")
+_TOKEN_RE = re.compile(r"([▲△☗☖▼▽])")
+_MARKS = str.maketrans("☗☖▼▽", "▲△▲△")
 
 
 def parse(text: str, *, strict: bool = True, file: str | None = None, variant: Variant | None = None) -> GameRecord:
@@ -36,6 +38,7 @@ def _read(text: str, record: GameRecord, given: Variant | None) -> None:
     handicap: str | None = None
     header_comment: list[str] = []
     pos = None
+    pending: RecordError | None = None  # an illegal move: fine only as the last one
     for lineno, raw in enumerate(text.splitlines(), start=1):
         line = raw.lstrip("\ufeff").rstrip()
         stripped = line.strip()
@@ -44,7 +47,10 @@ def _read(text: str, record: GameRecord, given: Variant | None) -> None:
         if stripped.startswith("変化"):
             break  # KI2 side lines are not kept
         if stripped.startswith("*"):
-            if record.moves:
+            if pending is not None:
+                old = record.end_comment
+                record.end_comment = stripped[1:] if old is None else old + "\n" + stripped[1:]
+            elif record.moves:
                 old = record.comments[-1]
                 record.comments[-1] = stripped[1:] if old is None else old + "\n" + stripped[1:]
             else:
@@ -55,10 +61,15 @@ def _read(text: str, record: GameRecord, given: Variant | None) -> None:
                 J.initial_position(record, board, handicap, given, lineno)
                 pos = record.initial_position()
             for token in _tokens(stripped):
+                if pending is not None:
+                    raise pending  # moves after an illegal one: the record is wrong
                 try:
                     move = parse_japanese(pos, token)
                 except KomakenError as exc:
-                    raise RecordError(str(exc), line=lineno) from None
+                    if " is illegal" not in str(exc):
+                        raise RecordError(str(exc), line=lineno) from None
+                    pending, record.illegal_move = RecordError(str(exc), line=lineno), token
+                    continue
                 pos.push(move)
                 record.moves.append(move)
                 record.times.append(None)
@@ -69,6 +80,8 @@ def _read(text: str, record: GameRecord, given: Variant | None) -> None:
                 J.initial_position(record, board, handicap, given, lineno)
                 pos = record.initial_position()
             record.result = J.parse_summary(stripped, pos)
+            if "封じ手" in stripped:
+                record.ending = "封じ手"
             continue
         if pos is None:
             found = J.read_header(line, record, board, lineno, "")
@@ -80,13 +93,15 @@ def _read(text: str, record: GameRecord, given: Variant | None) -> None:
         raise RecordError(f"not a KI2 move line: {stripped!r}", line=lineno)
     if pos is None:
         J.initial_position(record, board, handicap, given, 0)
+    elif pending is not None:  # the game was lost on its last, illegal move
+        record.result = Outcome(Termination.ILLEGAL_MOVE, pos.turn.other)
     if header_comment:
         record.comment = "\n".join(header_comment)
 
 
 def _tokens(line: str) -> list[str]:
     """``▲７六歩　　△同　歩`` → ``["▲７六歩", "△同歩"]``."""
-    parts = _TOKEN_RE.split(line.replace("同　", "同").replace("同 ", "同"))
+    parts = _TOKEN_RE.split(line.translate(_MARKS).replace("同　", "同").replace("同 ", "同"))
     return [parts[i] + parts[i + 1].strip() for i in range(1, len(parts) - 1, 2)]
 
 

@@ -26,16 +26,19 @@ from __future__ import annotations
 import re
 import unicodedata
 
-from komaken.errors import KomakenError
+from komaken.errors import IllegalMoveError, KomakenError
+from komaken.game import Outcome, Termination
 from komaken.records import _japanese as J
 from komaken.records.record import KIF_ENDINGS, GameRecord, RecordError, Variation, kif_ending, outcome_for, read_into
 from komaken.shogi.notation import japanese, parse_japanese
 from komaken.shogi.position import Move, Position
 from komaken.shogi.variant import Variant
 
-_MOVE_LINE_RE = re.compile(
-    r"^\s*([0-9]+)\s+(.+?)\s*(?:\(\s*([0-9]+):([0-9]+)(?:\.[0-9]+)?\s*/\s*([0-9]+):([0-9]+):([0-9]+)\s*\))?\s*\+?\s*$"
-)
+_TIME = r"\(\s*(-?[0-9]+):([0-9]+)(?:\.[0-9]+)?\s*/\s*(?:[0-9]+:[0-9]+(?::[0-9]+)?(?:\.[0-9]+)?)?\s*\)"
+#: a move line: number, move text, then the time field(s) ``( 0:01/00:00:01)`` — 81Dojo writes
+#: ``( 0:7/)`` and some writers put the field twice (the first one counts)
+_MOVE_LINE_RE = re.compile(rf"^\s*([0-9]+)\s+(.+?)\s*(?:{_TIME}\s*)*\+?\s*$")
+_FIRST_TIME_RE = re.compile(_TIME)
 _NUMBERED_RE = re.compile(r"^\s*[0-9]+\s")
 _VARIATION_RE = re.compile(r"^\s*変化[：:]\s*([0-9]+)\s*手")
 
@@ -50,6 +53,7 @@ class _Line:
         self.comments: list[str | None] = record.comments if variation is None else variation.comments
         self.position: Position | None = None
         self.ended = False
+        self.broken = False  # a variation that went wrong: the rest of it is skipped
 
     def contains(self, ply: int) -> bool:
         return self.ply <= ply < self.ply + len(self.moves)
@@ -59,70 +63,152 @@ def parse(text: str, *, strict: bool = True, file: str | None = None, variant: V
     """Read one KIF game.  Raises :class:`RecordError` (file, line, reason) for a malformed or
     illegal record; with ``strict=False`` returns the moves before the problem, with
     ``record.error`` set."""
-    return read_into(lambda record: _read(text, record, file, variant), strict=strict, file=file)
+    return read_into(lambda record: _Reader(record, variant).read(text), strict=strict, file=file)
 
 
-def _read(text: str, record: GameRecord, file: str | None, given: Variant | None) -> None:
-    board = J.Board()
-    handicap: str | None = None
-    header_comment: list[str] = []
-    lines: list[_Line] = []
-    current: _Line | None = None
+class _Reader:
+    def __init__(self, record: GameRecord, given: Variant | None) -> None:
+        self.record, self.given = record, given
+        self.board = J.Board()
+        self.handicap: str | None = None
+        self.header_comment: list[str] = []
+        self.lines: list[_Line] = []
+        self.current: _Line | None = None
+        self.pending: RecordError | None = None  # a main-line illegal move: fine only as the last move
 
-    def start(lineno: int) -> _Line:
-        J.initial_position(record, board, handicap, given, lineno)
-        main = _Line(record, 1, [], None)
-        main.position = record.initial_position()
-        lines.append(main)
+    def start(self, lineno: int) -> _Line:
+        J.initial_position(self.record, self.board, self.handicap, self.given, lineno)
+        main = _Line(self.record, 1, [], None)
+        main.position = self.record.initial_position()
+        self.lines.append(main)
         return main
 
-    for lineno, raw in enumerate(text.splitlines(), start=1):
-        line = raw.rstrip("\r\n").lstrip("\ufeff")
-        stripped = line.strip()
-        if not stripped or stripped.startswith(("#", "&")):
-            continue
-        if stripped.startswith("手数") and "指手" in stripped:
+    def read(self, text: str) -> None:
+        record = self.record
+        for lineno, raw in enumerate(text.splitlines(), start=1):
+            line = raw.rstrip("\r\n").lstrip("\ufeff")
+            stripped = line.strip()
+            if stripped and not stripped.startswith("#"):
+                self._line(line, stripped, lineno)
+        if self.current is None:
+            self.start(0)
+        self._close_main()
+        if self.header_comment:
+            record.comment = "\n".join(self.header_comment)
+        record.pad()
+
+    def _line(self, line: str, stripped: str, lineno: int) -> None:
+        record, current = self.record, self.current
+        if stripped.startswith("&"):
+            if current is None or current.variation is None:
+                record.bookmarks.append((len(record.moves), stripped[1:]))
+        elif stripped.startswith("手数") and "指手" in stripped:
             if current is None:
-                current = start(lineno)
-            continue
-        if stripped.startswith("*"):
-            note = stripped[1:]
-            if current is None or not current.moves:
-                if current is None or current.variation is None:
-                    header_comment.append(note)
-                continue
-            old = current.comments[-1]
-            current.comments[-1] = note if old is None else old + "\n" + note
-            continue
-        m = _VARIATION_RE.match(stripped)
-        if m:
+                self.current = self.start(lineno)
+        elif stripped.startswith("*"):
+            self._comment(stripped[1:])
+        elif m := _VARIATION_RE.match(stripped):
             if current is None:
                 raise RecordError(f"変化 before any move: {stripped}", line=lineno)
-            current = _branch(lines, int(m[1]), record, lineno)
-            continue
-        if _NUMBERED_RE.match(line):
+            self._close_main()
+            self.current = _branch(self.lines, int(m[1]), record, lineno)
+        elif _NUMBERED_RE.match(line):
             if current is None:
-                current = start(lineno)
-            _move_line(current, line, lineno, record)
-            continue
-        if J.is_summary(stripped):
-            if current is not None and current.variation is None and record.result is None:
+                current = self.current = self.start(lineno)
+            if current.broken:
+                return
+            try:
+                self._move_line(current, line, lineno)
+            except RecordError as exc:
+                if current.variation is None:
+                    raise
+                current.broken, current.variation.error = True, exc  # a broken side line: the game is fine
+        elif J.is_summary(stripped):
+            if current is not None and current.variation is None:
                 assert current.position is not None
-                record.result = J.parse_summary(stripped, current.position)
-            continue
-        if current is None:
-            found = J.read_header(line, record, board, lineno, "")
+                if record.result is None:
+                    record.result = J.parse_summary(stripped, current.position)
+                if "封じ手" in stripped and record.ending is None:
+                    record.ending = "封じ手"
+        elif current is None:
+            found = J.read_header(line, record, self.board, lineno, "")
             if found is None:
                 raise RecordError(f"not a KIF header, diagram or move line: {stripped!r}", line=lineno)
             if found:
-                handicap = found
-            continue
-        raise RecordError(f"not a KIF move line: {stripped!r}", line=lineno)
-    if current is None:
-        start(0)
-    if header_comment:
-        record.comment = "\n".join(header_comment)
-    record.pad()
+                self.handicap = found
+        else:
+            raise RecordError(f"not a KIF move line: {stripped!r}", line=lineno)
+
+    def _comment(self, note: str) -> None:
+        record, current = self.record, self.current
+        if current is None or (current.variation is None and not current.moves and not current.ended):
+            self.header_comment.append(note)
+        elif current.variation is None and current.ended:
+            record.end_comment = note if record.end_comment is None else record.end_comment + "\n" + note
+        elif current.moves and not current.broken:
+            old = current.comments[-1]
+            current.comments[-1] = note if old is None else old + "\n" + note
+
+    def _close_main(self) -> None:
+        """The main line is over: an illegal move was its last one, so the game was lost on it."""
+        if self.pending is not None and self.lines and self.lines[0].variation is None:
+            main = self.lines[0]
+            assert main.position is not None
+            self.record.result = Outcome(Termination.ILLEGAL_MOVE, main.position.turn.other)
+            self.pending = None
+
+    def _move_line(self, line: _Line, text: str, lineno: int) -> None:
+        record = self.record
+        m = _MOVE_LINE_RE.match(text)
+        if not m:
+            raise RecordError(f"malformed move line: {text.strip()!r}", line=lineno)
+        number, body = int(m[1]), m[2].strip()
+        word = body.split()[0] if body else body
+        t = _FIRST_TIME_RE.search(text[m.end(2):])
+        seconds = None if t is None else abs(int(t[1])) * 60 + int(t[2])
+        if self.pending is not None and line.variation is None:
+            if word not in KIF_ENDINGS:
+                raise self.pending  # moves after the illegal one: the record is wrong
+            self._ending(line, word, seconds)
+            return
+        if line.ended:
+            return
+        if word in KIF_ENDINGS:
+            self._ending(line, word, seconds)
+            return
+        expected = line.ply + len(line.moves)
+        if number != expected:
+            raise RecordError(f"move number {number}, expected {expected}", line=lineno)
+        pos = line.position
+        assert pos is not None
+        try:
+            move = parse_japanese(pos, body)
+        except KomakenError as exc:
+            if line.variation is None and isinstance(exc, IllegalMoveError) and " is illegal" in str(exc):
+                self.pending = RecordError(str(exc), line=lineno)
+                record.illegal_move = body
+                line.ended = True
+                return
+            raise RecordError(str(exc), line=lineno) from None
+        if "(" not in body and "打" not in body and "（" not in body:
+            raise RecordError(f"move {body} has no origin square: KIF writes e.g. ７六歩(77)", line=lineno)
+        pos.push(move)
+        line.moves.append(move)
+        line.times.append(seconds)
+        line.comments.append(None)
+
+    def _ending(self, line: _Line, word: str, seconds: float | None) -> None:
+        line.ended = True
+        if line.variation is not None:
+            return
+        record = self.record
+        record.ending, record.end_time = word, seconds
+        assert line.position is not None
+        if self.pending is not None:
+            self._close_main()
+            return
+        termination, mover_wins = KIF_ENDINGS[word]
+        record.result = outcome_for(termination, mover_wins, line.position.turn)
 
 
 def _branch(lines: list[_Line], ply: int, record: GameRecord, lineno: int) -> _Line:
@@ -131,48 +217,17 @@ def _branch(lines: list[_Line], ply: int, record: GameRecord, lineno: int) -> _L
         lines.pop()
     if not lines:
         raise RecordError(f"変化：{ply}手 has no line with a move {ply} to branch from", line=lineno)
+    variation = Variation(ply=ply, prefix=[])
     parent = lines[-1]
-    prefix = parent.prefix + parent.moves[: ply - parent.ply]
-    variation = Variation(ply=ply, prefix=prefix)
+    variation.prefix = parent.prefix + parent.moves[: ply - parent.ply]
     record.variations.append(variation)
-    line = _Line(record, ply, prefix, variation)
+    line = _Line(record, ply, variation.prefix, variation)
     pos = record.initial_position()
-    for mv in prefix:
+    for mv in variation.prefix:
         pos.push(mv)
     line.position = pos
     lines.append(line)
     return line
-
-
-def _move_line(line: _Line, text: str, lineno: int, record: GameRecord) -> None:
-    m = _MOVE_LINE_RE.match(text)
-    if not m:
-        raise RecordError(f"malformed move line: {text.strip()!r}", line=lineno)
-    number, body = int(m[1]), m[2].strip()
-    if line.ended:
-        return
-    expected = line.ply + len(line.moves)
-    if number != expected:
-        raise RecordError(f"move number {number}, expected {expected}", line=lineno)
-    pos = line.position
-    assert pos is not None
-    word = body.split()[0] if body else body
-    if word in KIF_ENDINGS:
-        line.ended = True
-        if line.variation is None:
-            termination, mover_wins = KIF_ENDINGS[word]
-            record.result = outcome_for(termination, mover_wins, pos.turn)
-        return
-    try:
-        move = parse_japanese(pos, body)
-    except KomakenError as exc:
-        raise RecordError(str(exc), line=lineno) from None
-    if "(" not in body and "打" not in body and "（" not in body:
-        raise RecordError(f"move {body} has no origin square: KIF writes e.g. ７六歩(77)", line=lineno)
-    pos.push(move)
-    line.moves.append(move)
-    line.times.append(int(m[3]) * 60 + int(m[4]) if m[3] is not None else None)
-    line.comments.append(None)
 
 
 # ---- writing -----------------------------------------------------------------------------------

@@ -49,7 +49,7 @@ def _parse_line(line: str, lineno: int, strict: bool, file: str | None, given: V
             ranks = head[1].count("/") + 1
             record.variant = given or variant_for_size(ranks, ranks, None, "sfen")
             try:
-                record.initial_sfen = Position.from_sfen(" ".join(head[1:]), record.variant).sfen()
+                record.initial_sfen = Position.from_sfen(" ".join(head[1:]), record.variant, composed=True).sfen()
             except KomakenError as exc:
                 raise RecordError(f"bad SFEN: {exc}", line=lineno) from None
         else:
