@@ -128,19 +128,33 @@ def dumps(record: GameRecord, format: Format = "kif") -> str:
 
 
 def write(record: GameRecord, path: str | Path, format: Format | None = None) -> None:
-    """Write a record; the extension gives the format and encoding (``.kif``/``.ki2``:
-    Shift_JIS, ``.kifu``/``.ki2u``/others: UTF-8)."""
+    """Write a record; the extension gives the format.  ``.kif``/``.ki2`` are Shift_JIS when every
+    character fits (what Kifu for Windows and cshogi expect), else UTF-8 with the
+    ``#KIF version=2.0 encoding=UTF-8`` line; ``.kifu``/``.ki2u``/others are UTF-8."""
     p = Path(path)
     fmt = _check(format or format_of(p))
-    utf8 = p.suffix.lower() not in (".kif", ".ki2")
-    text = kif.dumps(record, encoding_line=utf8) if fmt == "kif" else dumps(record, fmt)  # type: ignore[arg-type]
-    try:
-        data = text.encode("utf-8" if utf8 else "cp932")
-    except UnicodeEncodeError as exc:
-        raise RecordError(f"{p.name}: {text[exc.start:exc.end]!r} cannot be written in Shift_JIS "
-                          "(use .kifu / .ki2u for UTF-8)") from None
+    data = encode(record, fmt, shift_jis=p.suffix.lower() in (".kif", ".ki2"))  # type: ignore[arg-type]
     p.write_bytes(data)
 
 
-__all__ = ["FORMATS", "Format", "GameRecord", "RecordError", "Variation", "decode", "detect_format", "dumps",
+def encode(record: GameRecord, format: Format, *, shift_jis: bool = False) -> bytes:
+    """The record as the bytes of a file: UTF-8, or Shift_JIS if asked and every character fits."""
+    fmt = _check(format)
+    if shift_jis and fmt in ("kif", "ki2"):
+        try:
+            return _text(record, fmt, "Shift_JIS").encode("cp932")
+        except UnicodeEncodeError:
+            pass
+    return _text(record, fmt, "UTF-8").encode("utf-8")
+
+
+def _text(record: GameRecord, fmt: str, encoding: str) -> str:
+    if fmt == "kif":
+        return kif.dumps(record, encoding=encoding)
+    if fmt == "ki2":
+        return ki2.dumps(record, encoding=encoding)
+    return dumps(record, fmt)  # type: ignore[arg-type]
+
+
+__all__ = ["FORMATS", "Format", "GameRecord", "RecordError", "Variation", "decode", "detect_format", "dumps", "encode",
            "format_of", "parse", "parse_all", "read", "read_all", "write"]

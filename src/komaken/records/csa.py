@@ -22,13 +22,14 @@ variant), then ``P+``/``P-`` lines for pieces in hand (``P+00KA``, ``P-00AL`` = 
 
 from __future__ import annotations
 
+import math
 import re
 
 from komaken.errors import KomakenError
 from komaken.game import Color, Outcome, Termination
 from komaken.records._japanese import parse_time, variant_for_size
 from komaken.records.record import GameRecord, RecordError, read_into
-from komaken.shogi.notation import japanese, side_mark
+from komaken.shogi.notation import japanese, parse_japanese, side_mark
 from komaken.shogi.position import Move, Position, Square
 from komaken.shogi.variant import SHOGI, Variant
 
@@ -376,7 +377,7 @@ def engine_comment(pos: Position, text: str) -> str:
             move = csa_move(pos, word)
         except RecordError:
             return text
-        line.append(side_mark(pos.turn) + japanese(pos, move, style="kif"))
+        line.append(side_mark(pos.turn) + japanese(pos, move, style="kif").replace("不成", ""))
         pos.push(move)
     if line:
         out.append("読み筋 " + " ".join(line))
@@ -454,6 +455,43 @@ def _position_lines(record: GameRecord) -> list[str]:
     return out + [side]
 
 
+def move_text(pos: Position, move: Move) -> str:
+    """CSA text of ``move`` about to be played in ``pos``: ``+7776FU``, ``-0055KA``, ``+8822UM``."""
+    sign = "+" if pos.turn == Color.BLACK else "-"
+    to = move.to_square
+    if move.drop:
+        return f"{sign}00{to.file}{to.rank}{CSA_NAME[move.drop]}"
+    frm = move.from_square
+    assert frm is not None
+    kind = pos.piece_at(frm).kind  # type: ignore[union-attr]
+    kind = "+" + kind if move.promotion else kind
+    return f"{sign}{frm.file}{frm.rank}{to.file}{to.rank}{CSA_NAME[kind]}"
+
+
+_ENGINE_RE = re.compile(r"^\*.*?評価値\s*(-?[0-9]{1,9})(?:.*?読み筋\s*(.*))?$")
+
+
+def _comment_lines(pos: Position, comment: str) -> list[str]:
+    """A move's comment as CSA ``'`` lines; KIF engine lines (``*対局 … 評価値 113 読み筋 △３四歩(33)
+    …``, after the move played in ``pos``) become CSA's ``'** 113 -3334FU …``."""
+    out = []
+    for line in comment.split("\n"):
+        m = _ENGINE_RE.match(line)
+        if m is None:
+            out.append("'" + line)
+            continue
+        words, p = [m[1]], pos.copy()
+        for token in (m[2] or "").split():
+            try:
+                mv = parse_japanese(p, token)
+            except KomakenError:
+                break
+            words.append(move_text(p, mv))
+            p.push(mv)
+        out.append("'** " + " ".join(words))
+    return out
+
+
 def dumps(record: GameRecord) -> str:
     """The record as CSA V2.2 text."""
     out = ["V2.2"]
@@ -471,24 +509,21 @@ def dumps(record: GameRecord) -> str:
         out += ["'" + c for c in record.comment.split("\n")]
     out += _position_lines(record)
     pos = record.initial_position()
-    for move, t, comment in zip(record.moves, record.times, record.comments, strict=True):
-        sign = "+" if pos.turn == Color.BLACK else "-"
-        if move.drop:
-            text = f"{sign}00{move.to_square.file}{move.to_square.rank}{CSA_NAME[move.drop]}"
-        else:
-            frm = move.from_square
-            assert frm is not None
-            kind = pos.piece_at(frm).kind  # type: ignore[union-attr]
-            kind = "+" + kind if move.promotion else kind
-            text = f"{sign}{frm.file}{frm.rank}{move.to_square.file}{move.to_square.rank}{CSA_NAME[kind]}"
-        out.append(text)
+    for i, (move, t, comment) in enumerate(zip(record.moves, record.times, record.comments, strict=True)):
+        out.append(move_text(pos, move))
         if t is not None:
+            if not (isinstance(t, int | float) and math.isfinite(t) and t >= 0):
+                raise RecordError(f"move {i + 1}: time {t!r} is not a number of seconds >= 0")
             out.append(f"T{t}")
-        if comment:
-            out += ["'" + c for c in comment.split("\n")]
         pos.push(move)
+        if comment:
+            out += _comment_lines(pos, comment)
+    if record.illegal_move:
+        out.append(f"'illegal move: {record.illegal_move.strip()}")
     if record.result is not None:
         out.append(_ending(record.result, pos.turn))
+    if record.end_comment:
+        out += ["'" + c for c in record.end_comment.split("\n")]
     return "\n".join(out) + "\n"
 
 

@@ -20,7 +20,7 @@ from komaken.errors import KomakenError
 from komaken.game import Outcome, Termination
 from komaken.records import _japanese as J
 from komaken.records.record import GameRecord, RecordError, read_into
-from komaken.shogi.notation import japanese_marked, parse_japanese
+from komaken.shogi.notation import japanese_marked, parse_japanese, side_mark
 from komaken.shogi.variant import Variant
 
 _PER_LINE = 6
@@ -105,9 +105,10 @@ def _tokens(line: str) -> list[str]:
     return [parts[i] + parts[i + 1].strip() for i in range(1, len(parts) - 1, 2)]
 
 
-def dumps(record: GameRecord) -> str:
-    """The record as KI2 text."""
-    out = [*J.header_lines(record), ""]
+def dumps(record: GameRecord, *, encoding: str = "UTF-8") -> str:
+    """The record as KI2 text (it starts with ``#KI2 version=2.0 encoding=UTF-8`` or
+    ``encoding=Shift_JIS``, as Kifu for Windows writes)."""
+    out = [f"#KI2 version=2.0 encoding={encoding}", *J.header_lines(record), ""]
     pos = record.initial_position()
     row: list[str] = []
     for move, comment in zip(record.moves, record.comments, strict=True):
@@ -119,10 +120,16 @@ def dumps(record: GameRecord) -> str:
             row = []
         if comment:
             out += ["*" + c for c in comment.split("\n")]
+    if record.illegal_move:
+        text = record.illegal_move.strip()
+        row.append(text if text[:1] in "▲△" else side_mark(pos.turn) + re.sub(r"\(.*", "", text))
     if row:
         out.append("".join(row).rstrip("　"))
+    if record.end_comment:
+        out += ["*" + c for c in record.end_comment.split("\n")]
     if record.result is not None:
-        out.append(J.summary_line(record.result, len(record.moves)))
+        plies = len(record.moves) + (1 if record.illegal_move else 0)
+        out.append(J.summary_line(record.result, plies, record.ending))
     return "\n".join(out) + "\n"
 
 

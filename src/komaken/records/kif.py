@@ -23,6 +23,7 @@ written: the board size says the variant).  Variations (``変化：N手``) are r
 
 from __future__ import annotations
 
+import math
 import re
 import unicodedata
 
@@ -106,7 +107,7 @@ class _Reader:
             if current is None:
                 self.current = self.start(lineno)
         elif stripped.startswith("*"):
-            self._comment(stripped[1:])
+            self._comment(line.lstrip()[1:])
         elif m := _VARIATION_RE.match(stripped):
             if current is None:
                 raise RecordError(f"変化 before any move: {stripped}", line=lineno)
@@ -235,40 +236,79 @@ def _width(text: str) -> int:
     return sum(2 if unicodedata.east_asian_width(c) in "WF" else 1 for c in text)
 
 
+def _time_field(t: float, total: float) -> str:
+    """``( 0:01/00:00:01)``: this move's minutes:seconds / the player's hours:minutes:seconds."""
+    t, total = int(round(t)), int(round(total))
+    return f"({t // 60:>2}:{t % 60:02}/{total // 3600:02}:{total // 60 % 60:02}:{total % 60:02})"
+
+
+def _check_time(t: float | None, where: str) -> float:
+    if t is None:
+        return 0.0
+    if not (isinstance(t, int | float) and math.isfinite(t) and t >= 0):
+        raise RecordError(f"{where}: time {t!r} is not a number of seconds >= 0")
+    return float(t)
+
+
 def _move_lines(start_pos: Position, first_ply: int, moves: list[Move], times: list[float | None],
-                comments: list[str | None], with_times: bool, totals: list[float]) -> list[str]:
+                comments: list[str | None], with_times: bool, totals: list[float],
+                bookmarks: dict[int, list[str]] | None = None) -> list[str]:
     out = []
     pos = start_pos
     for i, move in enumerate(moves):
-        text = japanese(pos, move, style="kif")  # the position's history gives 同
+        # the origin square already tells a declined promotion: the common writers put no 不成
+        text = japanese(pos, move, style="kif").replace("不成", "")  # the position's history gives 同
         line = f"{first_ply + i:>4} {text}"
         if with_times:
-            t = times[i] or 0
+            t = _check_time(times[i], f"move {first_ply + i}")
             totals[pos.turn] += t
-            total = int(round(totals[pos.turn]))
-            line += " " * max(1, 14 - _width(text)) + (
-                f"({int(round(t)) // 60:>2}:{int(round(t)) % 60:02}/"
-                f"{total // 3600:02}:{total // 60 % 60:02}:{total % 60:02})"
-            )
+            line += " " * max(1, 14 - _width(text)) + _time_field(t, totals[pos.turn])
         out.append(line)
         if comments[i]:
             out += ["*" + c for c in str(comments[i]).split("\n")]
+        out += ["&" + b for b in (bookmarks or {}).get(first_ply + i, [])]
         pos.push(move)
     return out
 
 
-def dumps(record: GameRecord, *, encoding_line: bool = False) -> str:
-    """The record as KIF text (``encoding_line`` adds ``#KIF version=2.0 encoding=UTF-8``)."""
-    out = ["#KIF version=2.0 encoding=UTF-8"] if encoding_line else []
-    out += ["# KIF形式棋譜ファイル", *J.header_lines(record), "手数----指手---------消費時間--"]
+def _end_lines(record: GameRecord, pos: Position, with_times: bool, totals: list[float]) -> list[str]:
+    """The illegal move a game was lost on, the end line (with its time), its comments and まで."""
+    assert record.result is not None
+    plies = len(record.moves)
+    out, number = [], plies + 1
+    if record.illegal_move:
+        out.append(f"{number:>4} {record.illegal_move.strip()}")
+        number += 1
+    word = kif_ending(record.result, pos.turn.other if record.illegal_move else pos.turn, record.ending)
+    line = f"{number:>4} {word}"
+    if with_times or record.end_time is not None:
+        t = _check_time(record.end_time, f"move {number}")
+        totals[pos.turn] += t
+        line += " " * max(1, 14 - _width(word)) + _time_field(t, totals[pos.turn])
+    out.append(line)
+    if record.end_comment:
+        out += ["*" + c for c in record.end_comment.split("\n")]
+    out.append(J.summary_line(record.result, number - 1, record.ending))  # the illegal move counts
+    return out
+
+
+def dumps(record: GameRecord, *, encoding: str = "UTF-8") -> str:
+    """The record as KIF text.  It starts with ``#KIF version=2.0 encoding=UTF-8`` (what Kifu for
+    Windows writes), or ``encoding=Shift_JIS`` for text that will be written as Shift_JIS."""
+    out = [f"#KIF version=2.0 encoding={encoding}", "# KIF形式棋譜ファイル", *J.header_lines(record),
+           "手数----指手---------消費時間--"]
     with_times = any(t is not None for t in record.times)
     pos = record.initial_position()
     totals = [0.0, 0.0]
-    out += _move_lines(pos, 1, record.moves, record.times, record.comments, with_times, totals)
-    plies = len(record.moves)
+    marks: dict[int, list[str]] = {}
+    for ply, text in record.bookmarks:
+        marks.setdefault(ply, []).append(text)
+    out += ["&" + b for b in marks.get(0, [])]
+    out += _move_lines(pos, 1, record.moves, record.times, record.comments, with_times, totals, marks)
     if record.result is not None:
-        out.append(f"{plies + 1:>4} {kif_ending(record.result, pos.turn)}")
-        out.append(J.summary_line(record.result, plies))
+        out += _end_lines(record, pos, with_times, totals)
+    elif record.end_comment:
+        out += ["*" + c for c in record.end_comment.split("\n")]
     for var in record.variations:
         vpos = record.initial_position()
         for mv in var.prefix:
