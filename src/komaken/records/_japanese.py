@@ -195,13 +195,20 @@ def bod(position: Position) -> str:
     return "\n".join(lines)
 
 
+def _writable_key(key: str) -> bool:
+    """A header KIF can say: a key with no ``：``, not one a KIF line would read as something else."""
+    key = key.strip()
+    return bool(key) and "：" not in key and not key.startswith(("*", "#", "&", "まで", "|", "変化", *"▲△☗☖▼▽")) and \
+        not key[0].isdigit() and not key.endswith(("持駒", "持ち駒", "手番"))
+
+
 def header_lines(record: GameRecord) -> list[str]:
     """Headers, 手合割 or diagram, and players, as KIF and KI2 write them."""
     out = []
     if record.start_time:
         out.append(f"開始日時：{record.start_time.strftime(TIME_FORMAT)}")
     for key, value in record.headers.items():
-        if key not in ("開始日時", "手合割", "先手", "後手", "下手", "上手"):
+        if key not in ("開始日時", "手合割", "先手", "後手", "下手", "上手") and _writable_key(key):
             out.append(f"{key}：{value}")
     name = handicap_name(record)
     if name:

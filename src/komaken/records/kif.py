@@ -35,7 +35,7 @@ from komaken.shogi.notation import japanese, parse_japanese
 from komaken.shogi.position import Move, Position
 from komaken.shogi.variant import Variant
 
-_TIME = r"\(\s*(-?[0-9]+):([0-9]+)(?:\.[0-9]+)?\s*/\s*(?:[0-9]+:[0-9]+(?::[0-9]+)?(?:\.[0-9]+)?)?\s*\)"
+_TIME = r"\(\s*([0-9]+):([0-9]+)(?:\.[0-9]+)?\s*/\s*(?:[0-9]+:[0-9]+(?::[0-9]+)?(?:\.[0-9]+)?)?\s*\)"
 #: a move line: number, move text, then the time field(s) ``( 0:01/00:00:01)`` — 81Dojo writes
 #: ``( 0:7/)`` and some writers put the field twice (the first one counts)
 _MOVE_LINE_RE = re.compile(rf"^\s*([0-9]+)\s+(.+?)\s*(?:{_TIME}\s*)*\+?\s*$")
@@ -166,7 +166,7 @@ class _Reader:
         number, body = int(m[1]), m[2].strip()
         word = body.split()[0] if body else body
         t = _FIRST_TIME_RE.search(text[m.end(2):])
-        seconds = None if t is None else abs(int(t[1])) * 60 + int(t[2])
+        seconds = None if t is None else int(t[1]) * 60 + int(t[2])
         if self.pending is not None and line.variation is None:
             if word not in KIF_ENDINGS:
                 raise self.pending  # moves after the illegal one: the record is wrong
