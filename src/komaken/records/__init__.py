@@ -85,6 +85,9 @@ _ENCODINGS = {"utf-8": "utf-8", "utf8": "utf-8", "shift_jis": "cp932", "shift-ji
               "eucjp": "euc_jp", "iso-2022-jp": "iso2022_jp"}
 
 
+_HALFWIDTH_KANA = re.compile("[\uff61-\uff9f]")
+
+
 def decode(data: bytes, path: str | Path) -> str:
     """Bytes of a record file as text: BOM, an encoding line (``#KIF … encoding=UTF-8``, CSA
     ``'encoding=Shift_JIS``), then what the extension implies, then EUC-JP (old CSA files)."""
@@ -101,9 +104,15 @@ def decode(data: bytes, path: str | Path) -> str:
     candidates += ["utf-8", "cp932"] if Path(path).suffix.lower() in _UTF8_EXTENSIONS else ["cp932", "utf-8"]
     for enc in [*candidates, "euc_jp"]:
         try:
-            return data.decode(enc)
+            text = data.decode(enc)
         except UnicodeError:
             continue
+        if enc == "cp932" and not declared and _HALFWIDTH_KANA.search(text):
+            try:  # EUC-JP bytes read as Shift_JIS come out as half-width kana (old CSA files)
+                return data.decode("euc_jp")
+            except UnicodeError:
+                pass
+        return text
     raise RecordError("cannot decode the file as UTF-8, Shift_JIS or EUC-JP", file=name)
 
 
