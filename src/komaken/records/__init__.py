@@ -7,8 +7,10 @@
 
 * :func:`read` / :func:`write` pick the format from the file's extension (``.kif`` ``.kifu``
   ``.ki2`` ``.ki2u`` ``.csa`` ``.usi``/``.sfen``) and the encoding from the extension too:
-  ``.kif``/``.ki2`` are Shift_JIS (cp932) unless they start with a BOM or say
-  ``#KIF version=2.0 encoding=UTF-8``; ``.kifu``/``.ki2u``/``.csa``/``.usi`` are UTF-8.
+  ``.kif``/``.ki2`` are read as Shift_JIS (cp932) unless they start with a BOM or say
+  ``#KIF version=2.0 encoding=UTF-8``, and written as Shift_JIS when every character fits;
+  ``.kifu``/``.ki2u``/``.csa``/``.usi`` are UTF-8.  KIF/KI2 text always starts with its
+  ``#KIF version=2.0 encoding=…`` line.
 * :func:`parse` / :func:`dumps` work on text; ``format=None`` sniffs it.
 * Bad input raises :class:`RecordError` ("game.kif line 23: move ５五角 is illegal: no bishop
   can reach ５五"); ``strict=False`` returns the valid prefix with ``record.error`` set.
