@@ -195,6 +195,22 @@ def bod(position: Position) -> str:
     return "\n".join(lines)
 
 
+def illegal_move_text(position: Position, text: str, *, origin: bool) -> str | None:
+    """``text`` of a final illegal move as a move line can say it (``origin=False``: KI2, without the
+    ``(77)``), if reading it back in ``position`` finds it illegal again; else None (write it as a
+    comment: a CSA move, or a KIF move that would be legal without its origin)."""
+    from komaken.shogi.notation import parse_japanese
+
+    text = text.strip()
+    if not origin:
+        text = re.sub(r"\(.*", "", text)
+    try:
+        parse_japanese(position, text)
+    except KomakenError as exc:
+        return text if " is illegal" in str(exc) else None
+    return None
+
+
 def _writable_key(key: str) -> bool:
     """A header KIF can say: a key with no ``：``, not one a KIF line would read as something else."""
     key = key.strip()

@@ -120,15 +120,17 @@ def dumps(record: GameRecord, *, encoding: str = "UTF-8") -> str:
             row = []
         if comment:
             out += ["*" + c for c in comment.split("\n")]
-    if record.illegal_move:
-        text = record.illegal_move.strip()
-        row.append(text if text[:1] in "▲△" else side_mark(pos.turn) + re.sub(r"\(.*", "", text))
+    illegal = J.illegal_move_text(pos, record.illegal_move, origin=False) if record.illegal_move else None
+    if illegal:
+        row.append(illegal if illegal[:1] in "▲△" else side_mark(pos.turn) + illegal)
     if row:
         out.append("".join(row).rstrip("　"))
+    if record.illegal_move and not illegal:
+        out.append(f"*反則手：{record.illegal_move.strip()}")
     if record.end_comment:
         out += ["*" + c for c in record.end_comment.split("\n")]
     if record.result is not None:
-        plies = len(record.moves) + (1 if record.illegal_move else 0)
+        plies = len(record.moves) + (1 if illegal else 0)
         out.append(J.summary_line(record.result, plies, record.ending))
     return "\n".join(out) + "\n"
 

@@ -276,10 +276,13 @@ def _end_lines(record: GameRecord, pos: Position, with_times: bool, totals: list
     assert record.result is not None
     plies = len(record.moves)
     out, number = [], plies + 1
-    if record.illegal_move:
-        out.append(f"{number:>4} {record.illegal_move.strip()}")
+    illegal = J.illegal_move_text(pos, record.illegal_move, origin=True) if record.illegal_move else None
+    if illegal:
+        out.append(f"{number:>4} {illegal}")
         number += 1
-    word = kif_ending(record.result, pos.turn.other if record.illegal_move else pos.turn, record.ending)
+    elif record.illegal_move:
+        out.append(f"*反則手：{record.illegal_move.strip()}")
+    word = kif_ending(record.result, pos.turn.other if illegal else pos.turn, record.ending)
     line = f"{number:>4} {word}"
     if with_times or record.end_time is not None:
         t = _check_time(record.end_time, f"move {number}")
