@@ -283,3 +283,15 @@ def test_kif_move_lines_carry_no_funari() -> None:
     assert "２二角(88)" in text and "不成" not in text
     assert parse(text, "kif").moves == rec.moves
     assert parse(text.replace("２二角(88)", "２二角不成(88)"), "kif").moves == rec.moves
+
+
+def test_an_illegal_move_that_other_formats_cannot_say_becomes_a_comment() -> None:
+    # illegal only for its origin: as KI2 text (no origin) it would be a legal move
+    kif = parse("手合割：平手\n 1 ７六歩(77)\n 2 ３四歩(33)\n 3 ２六歩(25)\n", "kif")
+    csa = parse("PI\n+\n+7776FU\n-3334FU\n+2524FU\n%ILLEGAL_MOVE\n", "csa")
+    for rec in (kif, csa):
+        assert rec.illegal_move and len(rec.moves) == 2
+        for fmt in ("kif", "ki2", "csa"):
+            again = parse(dumps(rec, fmt), fmt)  # type: ignore[arg-type]
+            assert again.moves == rec.moves and again.result == rec.result, fmt
+    assert "*反則手：２六歩(25)" in dumps(kif, "ki2") and "*反則手：+2524FU" in dumps(csa, "kif")
