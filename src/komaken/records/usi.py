@@ -50,7 +50,7 @@ def _parse_line(line: str, lineno: int, strict: bool, file: str | None, given: V
             record.variant = given or variant_for_size(ranks, ranks, None, "sfen")
             try:
                 record.initial_sfen = Position.from_sfen(" ".join(head[1:]), record.variant, composed=True).sfen()
-            except KomakenError as exc:
+            except ValueError as exc:  # InvalidPositionError, or int() of a digit that is not ASCII ('²')
                 raise RecordError(f"bad SFEN: {exc}", line=lineno) from None
         else:
             raise RecordError(f"expected 'startpos' or 'sfen <SFEN>', got {' '.join(head)!r}", line=lineno)
