@@ -24,6 +24,8 @@ def _load(path: str, variant: str | None, strict: bool = True) -> list[GameRecor
 def _pick(games: list[GameRecord], game: int | None, path: str) -> GameRecord:
     from komaken.records import RecordError
 
+    if not games:
+        raise RecordError(f"{Path(path).name} holds no game")
     if game is None:
         if len(games) > 1:
             raise RecordError(f"{Path(path).name} holds {len(games)} games: choose one with --game N")
@@ -38,7 +40,8 @@ def _pick(games: list[GameRecord], game: int | None, path: str) -> GameRecord:
 @click.option("--to", "to", type=click.Choice(_FORMATS), default=None,
               help="Output format (default: from -o's extension).")
 @click.option("-o", "--output", default=None, type=click.Path(dir_okay=False),
-              help="Output file (.kif/.ki2: Shift_JIS, .kifu/.ki2u/.csa/.usi: UTF-8); stdout if omitted.")
+              help="Output file (.kif/.ki2: Shift_JIS when every character fits, else UTF-8 with an "
+                   "encoding line; .kifu/.ki2u/.csa/.usi: UTF-8); stdout (UTF-8) if omitted.")
 @click.option("--game", type=int, default=None, help="Which game of a multi-game CSA/USI file (from 1).")
 @click.option("--variant", "-v", default=None, metavar="NAME|FILE",
               help="Variant, when the record cannot say (default: from the board size).")

@@ -7,8 +7,10 @@
 
 * :func:`read` / :func:`write` pick the format from the file's extension (``.kif`` ``.kifu``
   ``.ki2`` ``.ki2u`` ``.csa`` ``.usi``/``.sfen``) and the encoding from the extension too:
-  ``.kif``/``.ki2`` are Shift_JIS (cp932) unless they start with a BOM or say
-  ``#KIF version=2.0 encoding=UTF-8``; ``.kifu``/``.ki2u``/``.csa``/``.usi`` are UTF-8.
+  ``.kif``/``.ki2`` are read as Shift_JIS (cp932) unless they start with a BOM or say
+  ``#KIF version=2.0 encoding=UTF-8``, and written as Shift_JIS when every character fits;
+  ``.kifu``/``.ki2u``/``.csa``/``.usi`` are UTF-8.  KIF/KI2 text always starts with its
+  ``#KIF version=2.0 encoding=…`` line.
 * :func:`parse` / :func:`dumps` work on text; ``format=None`` sniffs it.
 * Bad input raises :class:`RecordError` ("game.kif line 23: move ５五角 is illegal: no bishop
   can reach ５五"); ``strict=False`` returns the valid prefix with ``record.error`` set.
@@ -45,7 +47,7 @@ def detect_format(text: str) -> Format:
         return "usi"
     if re.search(r"^\s*\d+\s+\S", text, re.M) and ("手数" in text or "(" in text or "投了" in text):
         return "kif"
-    if re.search(r"[▲△☗☖]", text):
+    if re.search(r"[▲△☗☖▼▽]", text):
         return "ki2"
     if any(ln.startswith(("V2", "PI", "P1", "N+", "N-", "$", "+", "-", "%")) for ln in lines[:40]):
         return "csa"
@@ -80,20 +82,40 @@ def parse_all(text: str, format: Format | None = None, *, strict: bool = True, f
     return [parse(text, fmt, strict=strict, file=file, variant=variant)]  # type: ignore[arg-type]
 
 
+_ENCODINGS = {"utf-8": "utf-8", "utf8": "utf-8", "shift_jis": "cp932", "shift-jis": "cp932", "sjis": "cp932",
+              "cp932": "cp932", "windows-31j": "cp932", "ms932": "cp932", "euc-jp": "euc_jp", "euc_jp": "euc_jp",
+              "eucjp": "euc_jp", "iso-2022-jp": "iso2022_jp"}
+
+
+_HALFWIDTH_KANA = re.compile("[\uff61-\uff9f]")
+
+
 def decode(data: bytes, path: str | Path) -> str:
-    """Bytes of a record file as text: BOM, an encoding line, then what the extension implies."""
+    """Bytes of a record file as text: BOM, an encoding line (``#KIF … encoding=UTF-8``, CSA
+    ``'encoding=Shift_JIS``), then what the extension implies, then EUC-JP (old CSA files)."""
+    name = Path(path).name
     if data.startswith(b"\xef\xbb\xbf"):
-        return data[3:].decode("utf-8")
+        try:
+            return data[3:].decode("utf-8")
+        except UnicodeDecodeError as exc:
+            raise RecordError(f"not valid UTF-8 after the BOM (byte {exc.start + 3})", file=name) from None
     head = data[:400].decode("ascii", errors="ignore").lower()
     m = re.search(r"encoding\s*=\s*([\w-]+)", head)
-    candidates = [m[1]] if m else []
+    declared = _ENCODINGS.get(m[1]) if m else None  # an unknown name is ignored: the bytes tell
+    candidates = [declared] if declared else []
     candidates += ["utf-8", "cp932"] if Path(path).suffix.lower() in _UTF8_EXTENSIONS else ["cp932", "utf-8"]
-    for enc in candidates:
+    for enc in [*candidates, "euc_jp"]:
         try:
-            return data.decode({"shift_jis": "cp932", "sjis": "cp932", "shift-jis": "cp932"}.get(enc, enc))
-        except (UnicodeDecodeError, LookupError):
+            text = data.decode(enc)
+        except UnicodeError:
             continue
-    raise RecordError(f"cannot decode the file as Shift_JIS or UTF-8: {path}", file=str(path))
+        if enc == "cp932" and not declared and _HALFWIDTH_KANA.search(text):
+            try:  # EUC-JP bytes read as Shift_JIS come out as half-width kana (old CSA files)
+                return data.decode("euc_jp")
+            except UnicodeError:
+                pass
+        return text
+    raise RecordError("cannot decode the file as UTF-8, Shift_JIS or EUC-JP", file=name)
 
 
 def read(path: str | Path, *, strict: bool = True, format: Format | None = None,
@@ -117,19 +139,33 @@ def dumps(record: GameRecord, format: Format = "kif") -> str:
 
 
 def write(record: GameRecord, path: str | Path, format: Format | None = None) -> None:
-    """Write a record; the extension gives the format and encoding (``.kif``/``.ki2``:
-    Shift_JIS, ``.kifu``/``.ki2u``/others: UTF-8)."""
+    """Write a record; the extension gives the format.  ``.kif``/``.ki2`` are Shift_JIS when every
+    character fits (what Kifu for Windows and cshogi expect), else UTF-8 with the
+    ``#KIF version=2.0 encoding=UTF-8`` line; ``.kifu``/``.ki2u``/others are UTF-8."""
     p = Path(path)
     fmt = _check(format or format_of(p))
-    utf8 = p.suffix.lower() not in (".kif", ".ki2")
-    text = kif.dumps(record, encoding_line=utf8) if fmt == "kif" else dumps(record, fmt)  # type: ignore[arg-type]
-    try:
-        data = text.encode("utf-8" if utf8 else "cp932")
-    except UnicodeEncodeError as exc:
-        raise RecordError(f"{p.name}: {text[exc.start:exc.end]!r} cannot be written in Shift_JIS "
-                          "(use .kifu / .ki2u for UTF-8)") from None
+    data = encode(record, fmt, shift_jis=p.suffix.lower() in (".kif", ".ki2"))  # type: ignore[arg-type]
     p.write_bytes(data)
 
 
-__all__ = ["FORMATS", "Format", "GameRecord", "RecordError", "Variation", "decode", "detect_format", "dumps",
+def encode(record: GameRecord, format: Format, *, shift_jis: bool = False) -> bytes:
+    """The record as the bytes of a file: UTF-8, or Shift_JIS if asked and every character fits."""
+    fmt = _check(format)
+    if shift_jis and fmt in ("kif", "ki2"):
+        try:
+            return _text(record, fmt, "Shift_JIS").encode("cp932")
+        except UnicodeEncodeError:
+            pass
+    return _text(record, fmt, "UTF-8").encode("utf-8")
+
+
+def _text(record: GameRecord, fmt: str, encoding: str) -> str:
+    if fmt == "kif":
+        return kif.dumps(record, encoding=encoding)
+    if fmt == "ki2":
+        return ki2.dumps(record, encoding=encoding)
+    return dumps(record, fmt)  # type: ignore[arg-type]
+
+
+__all__ = ["FORMATS", "Format", "GameRecord", "RecordError", "Variation", "decode", "detect_format", "dumps", "encode",
            "format_of", "parse", "parse_all", "read", "read_all", "write"]

@@ -28,6 +28,8 @@ HANDICAPS = {
     "五枚落ち": "2sgkgsn1/9/ppppppppp/9/9/9/PPPPPPPPP/1B5R1/LNSGKGSNL w - 1",
     "左五枚落ち": "1nsgkgs2/9/ppppppppp/9/9/9/PPPPPPPPP/1B5R1/LNSGKGSNL w - 1",
     "六枚落ち": "2sgkgs2/9/ppppppppp/9/9/9/PPPPPPPPP/1B5R1/LNSGKGSNL w - 1",
+    "左七枚落ち": "2sgkg3/9/ppppppppp/9/9/9/PPPPPPPPP/1B5R1/LNSGKGSNL w - 1",
+    "右七枚落ち": "3gkgs2/9/ppppppppp/9/9/9/PPPPPPPPP/1B5R1/LNSGKGSNL w - 1",
     "八枚落ち": "3gkg3/9/ppppppppp/9/9/9/PPPPPPPPP/1B5R1/LNSGKGSNL w - 1",
     "十枚落ち": "4k4/9/ppppppppp/9/9/9/PPPPPPPPP/1B5R1/LNSGKGSNL w - 1",
 }
@@ -46,13 +48,19 @@ def parse_time(value: str) -> datetime | None:
 
 def kansuji_value(text: str) -> int:
     """``二`` → 2, ``十八`` → 18, ``18`` → 18."""
-    if text.isdigit():
+    if text.isascii() and text.isdigit():
+        return int(text)
+    text = text.translate(_WIDE_DIGITS)
+    if text.isascii() and text.isdigit():
         return int(text)
     digits = "〇一二三四五六七八九"
     if "十" in text:
         tens, _, ones = text.partition("十")
         return (digits.index(tens) if tens else 1) * 10 + (digits.index(ones) if ones else 0)
     return digits.index(text)
+
+
+_WIDE_DIGITS = str.maketrans("０１２３４５６７８９", "0123456789")
 
 
 def parse_hand(text: str, where: str) -> dict[str, int]:
@@ -71,6 +79,8 @@ def parse_hand(text: str, where: str) -> dict[str, int]:
             n = kansuji_value(item[1:]) if len(item) > 1 else 1
         except ValueError:
             raise RecordError(f"{where}: bad count in {item!r}") from None
+        if not 1 <= n <= 99:
+            raise RecordError(f"{where}: bad count in {item!r} (1 to 99)")
         hand[kind] = hand.get(kind, 0) + n
     return hand
 
@@ -134,7 +144,7 @@ def initial_position(record: GameRecord, board: Board | None, handicap: str | No
 def _initial_position(record: GameRecord, board: Board | None, handicap: str | None, given: Variant | None) -> None:
     if board is not None and board.rows:
         record.variant, sfen = board.sfen(given, "board diagram")
-        record.initial_sfen = Position.from_sfen(sfen, record.variant).sfen()
+        record.initial_sfen = Position.from_sfen(sfen, record.variant, composed=True).sfen()
         return
     if handicap and handicap not in ("その他",):
         if handicap in _VARIANT_HANDICAPS:
@@ -171,13 +181,36 @@ def bod(position: Position) -> str:
     return "\n".join(lines)
 
 
+def illegal_move_text(position: Position, text: str, *, origin: bool) -> str | None:
+    """``text`` of a final illegal move as a move line can say it (``origin=False``: KI2, without the
+    ``(77)``), if reading it back in ``position`` finds it illegal again; else None (write it as a
+    comment: a CSA move, or a KIF move that would be legal without its origin)."""
+    from komaken.shogi.notation import parse_japanese
+
+    text = text.strip()
+    if not origin:
+        text = re.sub(r"\(.*", "", text)
+    try:
+        parse_japanese(position, text)
+    except KomakenError as exc:
+        return text if " is illegal" in str(exc) else None
+    return None
+
+
+def _writable_key(key: str) -> bool:
+    """A header KIF can say: a key with no ``：``, not one a KIF line would read as something else."""
+    key = key.strip()
+    return bool(key) and "：" not in key and not key.startswith(("*", "#", "&", "まで", "|", "変化", *"▲△☗☖▼▽")) and \
+        not key[0].isdigit() and not key.endswith(("持駒", "持ち駒", "手番"))
+
+
 def header_lines(record: GameRecord) -> list[str]:
     """Headers, 手合割 or diagram, and players, as KIF and KI2 write them."""
     out = []
     if record.start_time:
         out.append(f"開始日時：{record.start_time.strftime(TIME_FORMAT)}")
     for key, value in record.headers.items():
-        if key not in ("開始日時", "手合割", "先手", "後手", "下手", "上手"):
+        if key not in ("開始日時", "手合割", "先手", "後手", "下手", "上手") and _writable_key(key):
             out.append(f"{key}：{value}")
     name = handicap_name(record)
     if name:
@@ -244,8 +277,8 @@ def read_header(line: str, record: GameRecord, board: Board, lineno: int, where:
 
 
 _SUMMARY_RE = re.compile(
-    r"^まで(\d+)手で(?:(?:(先手|後手|下手|上手)の(勝ち|反則勝ち|反則負け|入玉勝ち))|"
-    r"(?:時間切れにより(先手|後手|下手|上手)の勝ち)|(千日手|持将棋|中断|詰み))"
+    r"^まで(\d+)手(?:で|に)?\s*(?:(?:(先手|後手|下手|上手)の(勝ち|反則勝ち|反則負け|入玉勝ち|宣言勝ち))|"
+    r"(?:時間切れにより(先手|後手|下手|上手)の勝ち)|(千日手|持将棋|中断|封じ手|詰み|詰|不詰))"
 )
 
 
@@ -259,9 +292,9 @@ def parse_summary(line: str, position: Position) -> Outcome | None:
     if not m:
         return None
     if m[5]:
-        if m[5] == "詰み":
+        if m[5] in ("詰み", "詰"):
             return Outcome(Termination.CHECKMATE, position.turn.other)
-        t = {"千日手": Termination.REPETITION, "持将棋": Termination.IMPASSE, "中断": Termination.ABORTED}[m[5]]
+        t = {"千日手": Termination.REPETITION, "持将棋": Termination.IMPASSE}.get(m[5], Termination.ABORTED)
         return Outcome(t, None)
     who = m[2] or m[4]
     winner = Color.BLACK if who in ("先手", "下手") else Color.WHITE
@@ -272,7 +305,7 @@ def parse_summary(line: str, position: Position) -> Outcome | None:
         return Outcome(Termination.ILLEGAL_MOVE, winner.other)
     if how == "反則勝ち":
         return Outcome(Termination.ILLEGAL_MOVE, winner)
-    if how == "入玉勝ち":
+    if how in ("入玉勝ち", "宣言勝ち"):
         return Outcome(Termination.DECLARATION, winner)
     if position.is_checkmate():
         return Outcome(Termination.CHECKMATE, winner)

@@ -26,18 +26,18 @@ import re
 
 from komaken.errors import KomakenError
 from komaken.game import Color, Outcome, Termination
+from komaken.records._csa_tables import _HEADER_KEYS, _JAPANESE_KEYS, CSA_KIND, CSA_NAME  # noqa: F401
+from komaken.records._csa_write import dumps, dumps_all, move_text  # noqa: F401
 from komaken.records._japanese import parse_time, variant_for_size
 from komaken.records.record import GameRecord, RecordError, read_into
 from komaken.shogi.kernel import piece_letter
+from komaken.shogi.notation import japanese, side_mark
 from komaken.shogi.position import Move, Position, Square
 from komaken.shogi.variant import SHOGI, Variant
 
-CSA_KIND = {"FU": "P", "KY": "L", "KE": "N", "GI": "S", "KI": "G", "KA": "B", "HI": "R", "OU": "K",
-            "TO": "+P", "NY": "+L", "NK": "+N", "NG": "+S", "UM": "+B", "RY": "+R"}
-CSA_NAME = {v: k for k, v in CSA_KIND.items()}
-_HEADER_KEYS = {"EVENT": "棋戦", "SITE": "場所", "TIME_LIMIT": "持ち時間", "OPENING": "戦型", "END_TIME": "終了日時"}
-_JAPANESE_KEYS = {v: k for k, v in _HEADER_KEYS.items()}
 _MOVE_RE = re.compile(r"^([+-])([0-9])([0-9])([0-9])([0-9])([A-Z]{2})$")
+_TIME_RE = re.compile(r"^T\s*([0-9]{1,9}(?:\.[0-9]{1,9})?)\s*$")
+_SQUARE_PIECE_RE = re.compile(r"^[0-9]{2}[A-Z]{2}$")
 
 # %WORD → (termination, does the side to move win?)  (None: a draw or no result)
 _ENDINGS: dict[str, tuple[Termination, bool | None]] = {
@@ -97,6 +97,7 @@ class _Reader:
         self.pos: Position | None = None
         self.comment: list[str] = []
         self.ended = False
+        self.pending: RecordError | None = None
 
     def read(self, text: str) -> None:
         for i, raw in enumerate(text.splitlines()):
@@ -110,11 +111,17 @@ class _Reader:
             if line.startswith(("$", "N", "V")):
                 self._statement(line)
                 continue
-            for part in line.split(","):
+            parts = line.split(",")
+            for i, part in enumerate(parts):
+                if part.lstrip().startswith("'"):  # a comment ends the line: +7776FU,T3,'note
+                    self._comment(",".join(parts[i:]).lstrip()[1:])
+                    break
                 if part.strip():
                     self._statement(part.strip())
         if self.pos is None:
             self._start(Color.BLACK)
+        if self.pending is not None:
+            raise self.pending
         if self.comment:
             self.record.comment = "\n".join(self.comment)
         self.record.pad()
@@ -125,7 +132,12 @@ class _Reader:
     def _comment(self, text: str) -> None:
         if text.startswith("encoding="):
             return
-        if self.record.moves:
+        if text.startswith("**") and self.pos is not None:
+            text = engine_comment(self.pos, text)
+        if self.pending is not None or self.ended:
+            old = self.record.end_comment
+            self.record.end_comment = text if old is None else old + "\n" + text
+        elif self.record.moves:
             old = self.record.comments[-1]
             self.record.comments[-1] = text if old is None else old + "\n" + text
         else:
@@ -147,7 +159,7 @@ class _Reader:
                 rec.headers[_HEADER_KEYS.get(key, key)] = value
         elif s.startswith("PI"):
             self._pi(s[2:])
-        elif re.match(r"^P\d", s):
+        elif re.match(r"^P[0-9]", s):
             self.rows.append(s)
         elif s.startswith(("P+", "P-")):
             self._pieces(s)
@@ -157,11 +169,11 @@ class _Reader:
         elif s[0] in "+-":
             self._move(s)
         elif s.startswith("T"):
-            if rec.moves and not self.ended:
-                try:
-                    t = float(s[1:])
-                except ValueError:
-                    raise self.error(f"bad time {s!r}") from None
+            m = _TIME_RE.match(s)
+            if not m:
+                raise self.error(f"bad time {s!r} (seconds, e.g. T12)")
+            if rec.moves and not self.ended and self.pending is None:
+                t = float(m[1])
                 rec.times[-1] = int(t) if t == int(t) else t
         elif s.startswith("%"):
             self._end(s[1:])
@@ -175,7 +187,7 @@ class _Reader:
             self.board[(sq.file, sq.rank)] = piece.symbol()
         for i in range(0, len(rest), 4):
             chunk = rest[i: i + 4]
-            if len(chunk) != 4 or not chunk[:2].isdigit():
+            if not _SQUARE_PIECE_RE.match(chunk):
                 raise self.error(f"bad PI removal {chunk!r}")
             where = (int(chunk[0]), int(chunk[1]))
             if where not in self.board or self.board[where].upper().lstrip("+") != CSA_KIND.get(chunk[2:], "?"):
@@ -187,7 +199,7 @@ class _Reader:
         body = s[2:]
         for i in range(0, len(body), 4):
             chunk = body[i: i + 4]
-            if len(chunk) != 4 or not chunk[:2].isdigit():
+            if not _SQUARE_PIECE_RE.match(chunk):
                 raise self.error(f"bad piece {chunk!r} in {s!r}")
             f, r, name = int(chunk[0]), int(chunk[1]), chunk[2:]
             if (f, r) == (0, 0) and name == "AL":
@@ -216,7 +228,10 @@ class _Reader:
                 raise self.error(exc.reason) from None
             for row in self.rows:
                 r = int(row[1])
-                body = row[2:].ljust(3 * variant.width)
+                body = row[2:]
+                if body.endswith("*."):  # an editor's stray '.' for the row's last space
+                    body = body[:-1]
+                body = body.ljust(3 * variant.width)
                 if not 1 <= r <= variant.height:
                     raise self.error(f"row {row[:2]} is off the {variant.width}x{variant.height} board")
                 for i in range(variant.width):
@@ -236,16 +251,21 @@ class _Reader:
         if self.all_rest is not None:
             counts = _counts(variant)
             for sym in self.board.values():
-                counts[sym.upper().lstrip("+")] -= 1
+                kind = sym.upper().lstrip("+")
+                if kind not in counts:
+                    raise self.error(f"{variant.name} has no {CSA_NAME[kind]}")
+                counts[kind] -= 1
             for hand in self.hands:
                 for k, n in hand.items():
+                    if k not in counts:
+                        raise self.error(f"{variant.name} has no {CSA_NAME[k]}")
                     counts[k] -= n
             for k, n in counts.items():
                 if n > 0 and k != "K":
                     self.hands[self.all_rest][k] = self.hands[self.all_rest].get(k, 0) + n
         sfen = _sfen(self.board, self.hands, turn, variant)
         try:
-            self.pos = Position.from_sfen(sfen, variant)
+            self.pos = Position.from_sfen(sfen, variant, composed=True)
         except KomakenError as exc:
             raise self.error(f"bad starting position: {exc}") from None
         rec.variant, rec.initial_sfen = variant, sfen
@@ -256,42 +276,17 @@ class _Reader:
         assert self.pos is not None
         if self.ended:
             raise self.error(f"move {s} after the end of the game")
-        m = _MOVE_RE.match(s)
-        if not m:
-            raise self.error(f"not a CSA move: {s!r} (e.g. +7776FU)")
-        pos = self.pos
-        mover = Color.BLACK if m[1] == "+" else Color.WHITE
-        if mover != pos.turn:
-            raise self.error(f"move {s}: it is {'+' if pos.turn == Color.BLACK else '-'}'s turn")
-        kind = CSA_KIND.get(m[6])
-        if kind is None:
-            raise self.error(f"move {s}: unknown piece {m[6]!r}")
-        to = Square(int(m[4]), int(m[5]))
-        W, H = pos.variant.width, pos.variant.height
-        if not (1 <= to.file <= W and 1 <= to.rank <= H):
-            raise self.error(f"move {s}: {m[4]}{m[5]} is off the {W}x{H} board")
-        if m[2] == m[3] == "0":
-            if kind.startswith("+") or kind == "K":
-                raise self.error(f"move {s}: a {m[6]} cannot be dropped")
-            move = Move.drop_move(kind, to)
-        else:
-            frm = Square(int(m[2]), int(m[3]))
-            if not (1 <= frm.file <= W and 1 <= frm.rank <= H):
-                raise self.error(f"move {s}: {m[2]}{m[3]} is off the {W}x{H} board")
-            piece = pos.piece_at(frm)
-            if piece is None or piece.color != mover:
-                raise self.error(f"move {s} is illegal: no piece of the mover on {m[2]}{m[3]}")
-            if piece.kind == kind:
-                promote = False
-            elif "+" + piece.kind == kind:
-                promote = True
-            else:
-                raise self.error(f"move {s}: the piece on {m[2]}{m[3]} is {CSA_NAME[piece.kind]}, not {m[6]}")
-            move = Move.board_move(frm, to, promote)
+        if self.pending is not None:
+            raise self.pending
         try:
-            pos.push(move)
-        except KomakenError as exc:
-            raise self.error(f"move {s} is illegal: {exc}") from None
+            move = csa_move(self.pos, s)
+        except RecordError as exc:
+            if " is illegal" not in exc.reason:
+                raise self.error(exc.reason) from None
+            # fine only as the last move of a game lost on it (%ILLEGAL_MOVE, %±ILLEGAL_ACTION)
+            self.pending, self.record.illegal_move = self.error(exc.reason), s
+            return
+        self.pos.push(move)
         self.record.moves.append(move)
         self.record.times.append(None)
         self.record.comments.append(None)
@@ -304,6 +299,13 @@ class _Reader:
             return
         self.ended = True
         to_move = self.pos.turn
+        if self.pending is not None:
+            if word not in ("ILLEGAL_MOVE", "+ILLEGAL_ACTION", "-ILLEGAL_ACTION"):
+                raise self.pending
+            self.pending = None  # the game was lost on that move: its mover is still to move
+            self.record.result = Outcome(Termination.ILLEGAL_MOVE, to_move.other)
+            self.record.ending = word
+            return
         if word in ("+ILLEGAL_ACTION", "-ILLEGAL_ACTION"):
             loser = Color.BLACK if word[0] == "+" else Color.WHITE
             self.record.result = Outcome(Termination.ILLEGAL_MOVE, loser.other)
@@ -313,6 +315,70 @@ class _Reader:
         termination, mover_wins = _ENDINGS[word]
         winner = None if mover_wins is None else (to_move if mover_wins else to_move.other)
         self.record.result = Outcome(termination, winner)
+
+
+def csa_move(pos: Position, s: str) -> Move:
+    """The move a CSA move text (``+7776FU``, ``-0055KA``) makes in ``pos`` (not played).  Raises
+    :class:`RecordError` (no line) if it is malformed or illegal."""
+    m = _MOVE_RE.match(s)
+    if not m:
+        raise RecordError(f"not a CSA move: {s!r} (e.g. +7776FU)")
+    mover = Color.BLACK if m[1] == "+" else Color.WHITE
+    if mover != pos.turn:
+        raise RecordError(f"move {s}: it is {'+' if pos.turn == Color.BLACK else '-'}'s turn")
+    kind = CSA_KIND.get(m[6])
+    if kind is None:
+        raise RecordError(f"move {s}: unknown piece {m[6]!r}")
+    to = Square(int(m[4]), int(m[5]))
+    W, H = pos.variant.width, pos.variant.height
+    if not (1 <= to.file <= W and 1 <= to.rank <= H):
+        raise RecordError(f"move {s}: {m[4]}{m[5]} is off the {W}x{H} board")
+    if m[2] == m[3] == "0":
+        if kind.startswith("+") or kind == "K":
+            raise RecordError(f"move {s}: a {m[6]} cannot be dropped")
+        move = Move.drop_move(kind, to)
+    else:
+        frm = Square(int(m[2]), int(m[3]))
+        if not (1 <= frm.file <= W and 1 <= frm.rank <= H):
+            raise RecordError(f"move {s}: {m[2]}{m[3]} is off the {W}x{H} board")
+        piece = pos.piece_at(frm)
+        if piece is None or piece.color != mover:
+            raise RecordError(f"move {s} is illegal: no piece of the mover on {m[2]}{m[3]}")
+        if piece.kind == kind:
+            promote = False
+        elif "+" + piece.kind == kind:
+            promote = True
+        else:
+            raise RecordError(f"move {s}: the piece on {m[2]}{m[3]} is {CSA_NAME[piece.kind]}, not {m[6]}")
+        move = Move.board_move(frm, to, promote)
+    if not pos.is_legal(move):
+        try:
+            pos.copy().push(move)
+        except KomakenError as exc:
+            raise RecordError(f"move {s} is illegal: {exc}") from None
+    return move
+
+
+def engine_comment(pos: Position, text: str) -> str:
+    """A CSA engine line ``** 113 -3334FU +2625FU`` (score, then the expected moves from ``pos``)
+    as KIF writers put it: ``*対局 評価値 113 読み筋 △３四歩(33) ▲２五歩(26)``.  Left as it is
+    when it is not one."""
+    words = text[2:].split()
+    if not words or not re.fullmatch(r"[+-]?[0-9]{1,9}", words[0]):
+        return text
+    out = [f"*対局 評価値 {int(words[0])}"]
+    pv, line = words[1:], []
+    pos = pos.copy()
+    for word in pv:
+        try:
+            move = csa_move(pos, word)
+        except RecordError:
+            return text
+        line.append(side_mark(pos.turn) + japanese(pos, move, style="kif").replace("不成", ""))
+        pos.push(move)
+    if line:
+        out.append("読み筋 " + " ".join(line))
+    return " ".join(out)
 
 
 def _counts(variant: Variant) -> dict[str, int]:
@@ -345,86 +411,6 @@ def _sfen(board: dict[tuple[int, int], str], hands: list[dict[str, int]], turn: 
 
 
 # ---- writing -----------------------------------------------------------------------------------
-def _ending(result: Outcome, to_move: Color) -> str:
-    t = result.termination
-    mover_wins = None if result.winner is None else result.winner == to_move
-    if t in (Termination.ILLEGAL_MOVE, Termination.PERPETUAL_CHECK):
-        if mover_wins:
-            return "%+ILLEGAL_ACTION" if to_move == Color.WHITE else "%-ILLEGAL_ACTION"
-        return "%ILLEGAL_MOVE"
-    words = {Termination.RESIGNATION: "TORYO", Termination.CHECKMATE: "TSUMI", Termination.NO_LEGAL_MOVES: "TSUMI",
-             Termination.REPETITION: "SENNICHITE", Termination.IMPASSE: "JISHOGI",
-             Termination.MAX_PLIES: "MAX_MOVES", Termination.DECLARATION: "KACHI",
-             Termination.TIME_FORFEIT: "TIME_UP"}
-    return "%" + words.get(t, "CHUDAN")
-
-
-def _position_lines(record: GameRecord) -> list[str]:
-    pos = record.initial_position()
-    side = "+" if pos.turn == Color.BLACK else "-"
-    if record.variant.name == "shogi":
-        standard = {(sq.file, sq.rank): p for sq, p in Position.start(SHOGI).pieces()}
-        here = {(sq.file, sq.rank): p for sq, p in pos.pieces()}
-        no_hands = not pos.hand(Color.BLACK) and not pos.hand(Color.WHITE)
-        if no_hands and all(standard.get(k) == p for k, p in here.items()):
-            gone = sorted(k for k in standard if k not in here)
-            removed = "".join(f"{f}{r}{CSA_NAME[standard[(f, r)].kind]}" for f, r in gone)
-            return ["PI" + removed, side]
-    out = []
-    for r in range(1, record.variant.height + 1):
-        row = f"P{r}"
-        for f in range(record.variant.width, 0, -1):
-            p = pos.piece_at((f, r))
-            row += " * " if p is None else ("+" if p.color == Color.BLACK else "-") + CSA_NAME[p.kind]
-        out.append(row)
-    for color, mark in ((Color.BLACK, "+"), (Color.WHITE, "-")):
-        hand = pos.hand(color)
-        if hand:
-            out.append(f"P{mark}" + "".join(f"00{CSA_NAME[k]}" * n for k, n in hand.items()))
-    return out + [side]
-
-
-def dumps(record: GameRecord) -> str:
-    """The record as CSA V2.2 text."""
-    out = ["V2.2"]
-    if record.black is not None:
-        out.append(f"N+{record.black}")
-    if record.white is not None:
-        out.append(f"N-{record.white}")
-    for key, value in record.headers.items():
-        if key in ("CSA",):
-            continue
-        out.append(f"${_JAPANESE_KEYS.get(key, key)}:{value}")
-    if record.start_time:
-        out.append(f"$START_TIME:{record.start_time.strftime('%Y/%m/%d %H:%M:%S')}")
-    if record.comment:
-        out += ["'" + c for c in record.comment.split("\n")]
-    out += _position_lines(record)
-    pos = record.initial_position()
-    for move, t, comment in zip(record.moves, record.times, record.comments, strict=True):
-        sign = "+" if pos.turn == Color.BLACK else "-"
-        if move.drop:
-            text = f"{sign}00{move.to_square.file}{move.to_square.rank}{CSA_NAME[move.drop]}"
-        else:
-            frm = move.from_square
-            assert frm is not None
-            kind = pos.piece_at(frm).kind  # type: ignore[union-attr]
-            kind = "+" + kind if move.promotion else kind
-            text = f"{sign}{frm.file}{frm.rank}{move.to_square.file}{move.to_square.rank}{CSA_NAME[kind]}"
-        out.append(text)
-        if t is not None:
-            out.append(f"T{t}")
-        if comment:
-            out += ["'" + c for c in comment.split("\n")]
-        pos.push(move)
-    if record.result is not None:
-        out.append(_ending(record.result, pos.turn))
-    return "\n".join(out) + "\n"
-
-
-def dumps_all(records: list[GameRecord]) -> str:
-    """Several games in one CSA text, separated by ``/``."""
-    return "/\n".join(dumps(r) for r in records)
 
 
 __all__ = ["CSA_KIND", "CSA_NAME", "dumps", "dumps_all", "parse", "parse_all", "split_games"]

@@ -23,19 +23,23 @@ written: the board size says the variant).  Variations (``変化：N手``) are r
 
 from __future__ import annotations
 
+import math
 import re
 import unicodedata
 
-from komaken.errors import KomakenError
+from komaken.errors import IllegalMoveError, KomakenError
+from komaken.game import Outcome, Termination
 from komaken.records import _japanese as J
 from komaken.records.record import KIF_ENDINGS, GameRecord, RecordError, Variation, kif_ending, outcome_for, read_into
 from komaken.shogi.notation import japanese, parse_japanese
 from komaken.shogi.position import Move, Position
 from komaken.shogi.variant import Variant
 
-_MOVE_LINE_RE = re.compile(
-    r"^\s*([0-9]+)\s+(.+?)\s*(?:\(\s*([0-9]+):([0-9]+)(?:\.[0-9]+)?\s*/\s*([0-9]+):([0-9]+):([0-9]+)\s*\))?\s*\+?\s*$"
-)
+_TIME = r"\(\s*([0-9]+):([0-9]+)(?:\.[0-9]+)?\s*/\s*(?:[0-9]+:[0-9]+(?::[0-9]+)?(?:\.[0-9]+)?)?\s*\)"
+#: a move line: number, move text, then the time field(s) ``( 0:01/00:00:01)`` — 81Dojo writes
+#: ``( 0:7/)`` and some writers put the field twice (the first one counts)
+_MOVE_LINE_RE = re.compile(rf"^\s*([0-9]+)\s+(.+?)\s*(?:{_TIME}\s*)*\+?\s*$")
+_FIRST_TIME_RE = re.compile(_TIME)
 _NUMBERED_RE = re.compile(r"^\s*[0-9]+\s")
 _VARIATION_RE = re.compile(r"^\s*変化[：:]\s*([0-9]+)\s*手")
 
@@ -50,6 +54,7 @@ class _Line:
         self.comments: list[str | None] = record.comments if variation is None else variation.comments
         self.position: Position | None = None
         self.ended = False
+        self.broken = False  # a variation that went wrong: the rest of it is skipped
 
     def contains(self, ply: int) -> bool:
         return self.ply <= ply < self.ply + len(self.moves)
@@ -59,70 +64,152 @@ def parse(text: str, *, strict: bool = True, file: str | None = None, variant: V
     """Read one KIF game.  Raises :class:`RecordError` (file, line, reason) for a malformed or
     illegal record; with ``strict=False`` returns the moves before the problem, with
     ``record.error`` set."""
-    return read_into(lambda record: _read(text, record, file, variant), strict=strict, file=file)
+    return read_into(lambda record: _Reader(record, variant).read(text), strict=strict, file=file)
 
 
-def _read(text: str, record: GameRecord, file: str | None, given: Variant | None) -> None:
-    board = J.Board()
-    handicap: str | None = None
-    header_comment: list[str] = []
-    lines: list[_Line] = []
-    current: _Line | None = None
+class _Reader:
+    def __init__(self, record: GameRecord, given: Variant | None) -> None:
+        self.record, self.given = record, given
+        self.board = J.Board()
+        self.handicap: str | None = None
+        self.header_comment: list[str] = []
+        self.lines: list[_Line] = []
+        self.current: _Line | None = None
+        self.pending: RecordError | None = None  # a main-line illegal move: fine only as the last move
 
-    def start(lineno: int) -> _Line:
-        J.initial_position(record, board, handicap, given, lineno)
-        main = _Line(record, 1, [], None)
-        main.position = record.initial_position()
-        lines.append(main)
+    def start(self, lineno: int) -> _Line:
+        J.initial_position(self.record, self.board, self.handicap, self.given, lineno)
+        main = _Line(self.record, 1, [], None)
+        main.position = self.record.initial_position()
+        self.lines.append(main)
         return main
 
-    for lineno, raw in enumerate(text.splitlines(), start=1):
-        line = raw.rstrip("\r\n").lstrip("\ufeff")
-        stripped = line.strip()
-        if not stripped or stripped.startswith(("#", "&")):
-            continue
-        if stripped.startswith("手数") and "指手" in stripped:
+    def read(self, text: str) -> None:
+        record = self.record
+        for lineno, raw in enumerate(text.splitlines(), start=1):
+            line = raw.rstrip("\r\n").lstrip("\ufeff")
+            stripped = line.strip()
+            if stripped and not stripped.startswith("#"):
+                self._line(line, stripped, lineno)
+        if self.current is None:
+            self.start(0)
+        self._close_main()
+        if self.header_comment:
+            record.comment = "\n".join(self.header_comment)
+        record.pad()
+
+    def _line(self, line: str, stripped: str, lineno: int) -> None:
+        record, current = self.record, self.current
+        if stripped.startswith("&"):
+            if current is None or current.variation is None:
+                record.bookmarks.append((len(record.moves), stripped[1:]))
+        elif stripped.startswith("手数") and "指手" in stripped:
             if current is None:
-                current = start(lineno)
-            continue
-        if stripped.startswith("*"):
-            note = stripped[1:]
-            if current is None or not current.moves:
-                if current is None or current.variation is None:
-                    header_comment.append(note)
-                continue
-            old = current.comments[-1]
-            current.comments[-1] = note if old is None else old + "\n" + note
-            continue
-        m = _VARIATION_RE.match(stripped)
-        if m:
+                self.current = self.start(lineno)
+        elif stripped.startswith("*"):
+            self._comment(line.lstrip()[1:])
+        elif m := _VARIATION_RE.match(stripped):
             if current is None:
                 raise RecordError(f"変化 before any move: {stripped}", line=lineno)
-            current = _branch(lines, int(m[1]), record, lineno)
-            continue
-        if _NUMBERED_RE.match(line):
+            self._close_main()
+            self.current = _branch(self.lines, int(m[1]), record, lineno)
+        elif _NUMBERED_RE.match(line):
             if current is None:
-                current = start(lineno)
-            _move_line(current, line, lineno, record)
-            continue
-        if J.is_summary(stripped):
-            if current is not None and current.variation is None and record.result is None:
+                current = self.current = self.start(lineno)
+            if current.broken:
+                return
+            try:
+                self._move_line(current, line, lineno)
+            except RecordError as exc:
+                if current.variation is None:
+                    raise
+                current.broken, current.variation.error = True, exc  # a broken side line: the game is fine
+        elif J.is_summary(stripped):
+            if current is not None and current.variation is None:
                 assert current.position is not None
-                record.result = J.parse_summary(stripped, current.position)
-            continue
-        if current is None:
-            found = J.read_header(line, record, board, lineno, "")
+                if record.result is None:
+                    record.result = J.parse_summary(stripped, current.position)
+                if "封じ手" in stripped and record.ending is None:
+                    record.ending = "封じ手"
+        elif current is None:
+            found = J.read_header(line, record, self.board, lineno, "")
             if found is None:
                 raise RecordError(f"not a KIF header, diagram or move line: {stripped!r}", line=lineno)
             if found:
-                handicap = found
-            continue
-        raise RecordError(f"not a KIF move line: {stripped!r}", line=lineno)
-    if current is None:
-        start(0)
-    if header_comment:
-        record.comment = "\n".join(header_comment)
-    record.pad()
+                self.handicap = found
+        else:
+            raise RecordError(f"not a KIF move line: {stripped!r}", line=lineno)
+
+    def _comment(self, note: str) -> None:
+        record, current = self.record, self.current
+        if current is None or (current.variation is None and not current.moves and not current.ended):
+            self.header_comment.append(note)
+        elif current.variation is None and current.ended:
+            record.end_comment = note if record.end_comment is None else record.end_comment + "\n" + note
+        elif current.moves and not current.broken:
+            old = current.comments[-1]
+            current.comments[-1] = note if old is None else old + "\n" + note
+
+    def _close_main(self) -> None:
+        """The main line is over: an illegal move was its last one, so the game was lost on it."""
+        if self.pending is not None and self.lines and self.lines[0].variation is None:
+            main = self.lines[0]
+            assert main.position is not None
+            self.record.result = Outcome(Termination.ILLEGAL_MOVE, main.position.turn.other)
+            self.pending = None
+
+    def _move_line(self, line: _Line, text: str, lineno: int) -> None:
+        record = self.record
+        m = _MOVE_LINE_RE.match(text)
+        if not m:
+            raise RecordError(f"malformed move line: {text.strip()!r}", line=lineno)
+        number, body = int(m[1]), m[2].strip()
+        word = body.split()[0] if body else body
+        t = _FIRST_TIME_RE.search(text[m.end(2):])
+        seconds = None if t is None else int(t[1]) * 60 + int(t[2])
+        if self.pending is not None and line.variation is None:
+            if word not in KIF_ENDINGS:
+                raise self.pending  # moves after the illegal one: the record is wrong
+            self._ending(line, word, seconds)
+            return
+        if line.ended:
+            return
+        if word in KIF_ENDINGS:
+            self._ending(line, word, seconds)
+            return
+        expected = line.ply + len(line.moves)
+        if number != expected:
+            raise RecordError(f"move number {number}, expected {expected}", line=lineno)
+        pos = line.position
+        assert pos is not None
+        try:
+            move = parse_japanese(pos, body)
+        except KomakenError as exc:
+            if line.variation is None and isinstance(exc, IllegalMoveError) and " is illegal" in str(exc):
+                self.pending = RecordError(str(exc), line=lineno)
+                record.illegal_move = body
+                line.ended = True
+                return
+            raise RecordError(str(exc), line=lineno) from None
+        if "(" not in body and "打" not in body and "（" not in body:
+            raise RecordError(f"move {body} has no origin square: KIF writes e.g. ７六歩(77)", line=lineno)
+        pos.push(move)
+        line.moves.append(move)
+        line.times.append(seconds)
+        line.comments.append(None)
+
+    def _ending(self, line: _Line, word: str, seconds: float | None) -> None:
+        line.ended = True
+        if line.variation is not None:
+            return
+        record = self.record
+        record.ending, record.end_time = word, seconds
+        assert line.position is not None
+        if self.pending is not None:
+            self._close_main()
+            return
+        termination, mover_wins = KIF_ENDINGS[word]
+        record.result = outcome_for(termination, mover_wins, line.position.turn)
 
 
 def _branch(lines: list[_Line], ply: int, record: GameRecord, lineno: int) -> _Line:
@@ -131,48 +218,17 @@ def _branch(lines: list[_Line], ply: int, record: GameRecord, lineno: int) -> _L
         lines.pop()
     if not lines:
         raise RecordError(f"変化：{ply}手 has no line with a move {ply} to branch from", line=lineno)
+    variation = Variation(ply=ply, prefix=[])
     parent = lines[-1]
-    prefix = parent.prefix + parent.moves[: ply - parent.ply]
-    variation = Variation(ply=ply, prefix=prefix)
+    variation.prefix = parent.prefix + parent.moves[: ply - parent.ply]
     record.variations.append(variation)
-    line = _Line(record, ply, prefix, variation)
+    line = _Line(record, ply, variation.prefix, variation)
     pos = record.initial_position()
-    for mv in prefix:
+    for mv in variation.prefix:
         pos.push(mv)
     line.position = pos
     lines.append(line)
     return line
-
-
-def _move_line(line: _Line, text: str, lineno: int, record: GameRecord) -> None:
-    m = _MOVE_LINE_RE.match(text)
-    if not m:
-        raise RecordError(f"malformed move line: {text.strip()!r}", line=lineno)
-    number, body = int(m[1]), m[2].strip()
-    if line.ended:
-        return
-    expected = line.ply + len(line.moves)
-    if number != expected:
-        raise RecordError(f"move number {number}, expected {expected}", line=lineno)
-    pos = line.position
-    assert pos is not None
-    word = body.split()[0] if body else body
-    if word in KIF_ENDINGS:
-        line.ended = True
-        if line.variation is None:
-            termination, mover_wins = KIF_ENDINGS[word]
-            record.result = outcome_for(termination, mover_wins, pos.turn)
-        return
-    try:
-        move = parse_japanese(pos, body)
-    except KomakenError as exc:
-        raise RecordError(str(exc), line=lineno) from None
-    if "(" not in body and "打" not in body and "（" not in body:
-        raise RecordError(f"move {body} has no origin square: KIF writes e.g. ７六歩(77)", line=lineno)
-    pos.push(move)
-    line.moves.append(move)
-    line.times.append(int(m[3]) * 60 + int(m[4]) if m[3] is not None else None)
-    line.comments.append(None)
 
 
 # ---- writing -----------------------------------------------------------------------------------
@@ -180,40 +236,82 @@ def _width(text: str) -> int:
     return sum(2 if unicodedata.east_asian_width(c) in "WF" else 1 for c in text)
 
 
+def _time_field(t: float, total: float) -> str:
+    """``( 0:01/00:00:01)``: this move's minutes:seconds / the player's hours:minutes:seconds."""
+    t, total = int(round(t)), int(round(total))
+    return f"({t // 60:>2}:{t % 60:02}/{total // 3600:02}:{total // 60 % 60:02}:{total % 60:02})"
+
+
+def _check_time(t: float | None, where: str) -> float:
+    if t is None:
+        return 0.0
+    if not (isinstance(t, int | float) and math.isfinite(t) and t >= 0):
+        raise RecordError(f"{where}: time {t!r} is not a number of seconds >= 0")
+    return float(t)
+
+
 def _move_lines(start_pos: Position, first_ply: int, moves: list[Move], times: list[float | None],
-                comments: list[str | None], with_times: bool, totals: list[float]) -> list[str]:
+                comments: list[str | None], with_times: bool, totals: list[float],
+                bookmarks: dict[int, list[str]] | None = None) -> list[str]:
     out = []
     pos = start_pos
     for i, move in enumerate(moves):
-        text = japanese(pos, move, style="kif")  # the position's history gives 同
+        # the origin square already tells a declined promotion: the common writers put no 不成
+        text = japanese(pos, move, style="kif").replace("不成", "")  # the position's history gives 同
         line = f"{first_ply + i:>4} {text}"
         if with_times:
-            t = times[i] or 0
+            t = _check_time(times[i], f"move {first_ply + i}")
             totals[pos.turn] += t
-            total = int(round(totals[pos.turn]))
-            line += " " * max(1, 14 - _width(text)) + (
-                f"({int(round(t)) // 60:>2}:{int(round(t)) % 60:02}/"
-                f"{total // 3600:02}:{total // 60 % 60:02}:{total % 60:02})"
-            )
+            line += " " * max(1, 14 - _width(text)) + _time_field(t, totals[pos.turn])
         out.append(line)
         if comments[i]:
             out += ["*" + c for c in str(comments[i]).split("\n")]
+        out += ["&" + b for b in (bookmarks or {}).get(first_ply + i, [])]
         pos.push(move)
     return out
 
 
-def dumps(record: GameRecord, *, encoding_line: bool = False) -> str:
-    """The record as KIF text (``encoding_line`` adds ``#KIF version=2.0 encoding=UTF-8``)."""
-    out = ["#KIF version=2.0 encoding=UTF-8"] if encoding_line else []
-    out += ["# KIF形式棋譜ファイル", *J.header_lines(record), "手数----指手---------消費時間--"]
+def _end_lines(record: GameRecord, pos: Position, with_times: bool, totals: list[float]) -> list[str]:
+    """The illegal move a game was lost on, the end line (with its time), its comments and まで."""
+    assert record.result is not None
+    plies = len(record.moves)
+    out, number = [], plies + 1
+    illegal = J.illegal_move_text(pos, record.illegal_move, origin=True) if record.illegal_move else None
+    if illegal:
+        out.append(f"{number:>4} {illegal}")
+        number += 1
+    elif record.illegal_move:
+        out.append(f"*反則手：{record.illegal_move.strip()}")
+    word = kif_ending(record.result, pos.turn.other if illegal else pos.turn, record.ending)
+    line = f"{number:>4} {word}"
+    if with_times or record.end_time is not None:
+        t = _check_time(record.end_time, f"move {number}")
+        totals[pos.turn] += t
+        line += " " * max(1, 14 - _width(word)) + _time_field(t, totals[pos.turn])
+    out.append(line)
+    if record.end_comment:
+        out += ["*" + c for c in record.end_comment.split("\n")]
+    out.append(J.summary_line(record.result, number - 1, record.ending))  # the illegal move counts
+    return out
+
+
+def dumps(record: GameRecord, *, encoding: str = "UTF-8") -> str:
+    """The record as KIF text.  It starts with ``#KIF version=2.0 encoding=UTF-8`` (what Kifu for
+    Windows writes), or ``encoding=Shift_JIS`` for text that will be written as Shift_JIS."""
+    out = [f"#KIF version=2.0 encoding={encoding}", "# KIF形式棋譜ファイル", *J.header_lines(record),
+           "手数----指手---------消費時間--"]
     with_times = any(t is not None for t in record.times)
     pos = record.initial_position()
     totals = [0.0, 0.0]
-    out += _move_lines(pos, 1, record.moves, record.times, record.comments, with_times, totals)
-    plies = len(record.moves)
+    marks: dict[int, list[str]] = {}
+    for ply, text in record.bookmarks:
+        marks.setdefault(ply, []).append(text)
+    out += ["&" + b for b in marks.get(0, [])]
+    out += _move_lines(pos, 1, record.moves, record.times, record.comments, with_times, totals, marks)
     if record.result is not None:
-        out.append(f"{plies + 1:>4} {kif_ending(record.result, pos.turn)}")
-        out.append(J.summary_line(record.result, plies))
+        out += _end_lines(record, pos, with_times, totals)
+    elif record.end_comment:
+        out += ["*" + c for c in record.end_comment.split("\n")]
     for var in record.variations:
         vpos = record.initial_position()
         for mv in var.prefix:

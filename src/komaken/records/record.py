@@ -33,13 +33,16 @@ class RecordError(KomakenError):
 @dataclass
 class Variation:
     """A side line (KIF ``変化：N手``): ``moves`` replace the game from move number ``ply`` on,
-    after the ``ply - 1`` moves of ``prefix``."""
+    after the ``ply - 1`` moves of ``prefix``.  A side line that goes wrong (an illegal move, a
+    wrong number) does not spoil the game: it keeps its moves before the problem and ``error``
+    says what it was."""
 
     ply: int
     prefix: list[Move]
     moves: list[Move] = field(default_factory=list)
     times: list[float | None] = field(default_factory=list)
     comments: list[str | None] = field(default_factory=list)
+    error: RecordError | None = None
 
 
 @dataclass
@@ -65,6 +68,11 @@ class GameRecord:
     headers: dict[str, str] = field(default_factory=dict)
     variations: list[Variation] = field(default_factory=list)
     error: RecordError | None = None
+    ending: str | None = None
+    end_time: float | None = None
+    end_comment: str | None = None
+    illegal_move: str | None = None
+    bookmarks: list[tuple[int, str]] = field(default_factory=list)
 
     @classmethod
     def from_position(cls, position: Position, **kwargs: object) -> GameRecord:
@@ -87,7 +95,8 @@ class GameRecord:
             seq.extend([None] * (n - len(seq)))
 
     def initial_position(self) -> Position:
-        return Position.from_sfen(self.initial_sfen, self.variant)
+        """The start (a composed one may break 二歩 or hold dead pieces: see ``Position.from_sfen``)."""
+        return Position.from_sfen(self.initial_sfen, self.variant, composed=True)
 
     @property
     def is_standard_start(self) -> bool:
@@ -135,7 +144,12 @@ KIF_ENDINGS: dict[str, tuple[Termination, bool | None]] = {
     "宣言勝ち": (Termination.DECLARATION, True),
     "入玉宣言": (Termination.DECLARATION, True),
     "中断": (Termination.ABORTED, None),
+    "封じ手": (Termination.ABORTED, None),
     "不詰": (Termination.ABORTED, None),
+    "反則": (Termination.ILLEGAL_MOVE, False),
+    "時間切れ": (Termination.TIME_FORFEIT, False),
+    "Time-up": (Termination.TIME_FORFEIT, False),
+    "詰": (Termination.CHECKMATE, False),
 }
 
 
@@ -146,9 +160,14 @@ def outcome_for(termination: Termination, mover_wins: bool | None, to_move: Colo
     return Outcome(termination, to_move if mover_wins else to_move.other)
 
 
-def kif_ending(result: Outcome, to_move: Color) -> str:
-    """The KIF end word for ``result``, the side to move at the end being ``to_move``."""
+def kif_ending(result: Outcome, to_move: Color, written: str | None = None) -> str:
+    """The KIF end word for ``result``, the side to move at the end being ``to_move`` (``written``,
+    the word the record had, when it says the same)."""
     t = result.termination
+    if written in KIF_ENDINGS and written != "反則":
+        termination, mover_wins = KIF_ENDINGS[written]
+        if outcome_for(termination, mover_wins, to_move) == result:
+            return written
     mover_wins = None if result.winner is None else result.winner == to_move
     if t in (Termination.CHECKMATE, Termination.NO_LEGAL_MOVES):
         return "詰み"
@@ -169,9 +188,11 @@ def kif_ending(result: Outcome, to_move: Color) -> str:
     return "中断"
 
 
-def summary_line(result: Outcome, plies: int) -> str:
-    """KIF/KI2's last line: ``まで76手で先手の勝ち``."""
+def summary_line(result: Outcome, plies: int, written: str | None = None) -> str:
+    """KIF/KI2's last line: ``まで76手で先手の勝ち`` (``まで52手で封じ手`` when ``written`` says so)."""
     t = result.termination
+    if result.winner is None and written == "封じ手" and t is Termination.ABORTED:
+        return f"まで{plies}手で封じ手"
     if result.winner is None:
         word = {Termination.REPETITION: "千日手", Termination.IMPASSE: "持将棋",
                 Termination.MAX_PLIES: "持将棋"}.get(t, "中断")

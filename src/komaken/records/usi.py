@@ -48,8 +48,8 @@ def _parse_line(line: str, lineno: int, strict: bool, file: str | None, given: V
             ranks = head[1].count("/") + 1
             record.variant = given or variant_for_size(ranks, ranks, None, "sfen")
             try:
-                record.initial_sfen = Position.from_sfen(" ".join(head[1:]), record.variant).sfen()
-            except KomakenError as exc:
+                record.initial_sfen = Position.from_sfen(" ".join(head[1:]), record.variant, composed=True).sfen()
+            except ValueError as exc:  # InvalidPositionError, or int() of a digit that is not ASCII ('²')
                 raise RecordError(f"bad SFEN: {exc}", line=lineno) from None
         else:
             raise RecordError(f"expected 'startpos' or 'sfen <SFEN>', got {' '.join(head)!r}", line=lineno)

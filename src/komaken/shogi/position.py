@@ -13,7 +13,7 @@ Move.from_usi('5d5c')
 from __future__ import annotations
 
 from collections.abc import Iterator
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from typing import TYPE_CHECKING, NamedTuple, Self
 
 import numpy as np
@@ -194,14 +194,19 @@ class Position:
         return cls(variant)
 
     @classmethod
-    def from_sfen(cls, sfen: str, variant: Variant | str = SHOGI) -> Position:
+    def from_sfen(cls, sfen: str, variant: Variant | str = SHOGI, *, composed: bool = False) -> Position:
         """A position from SFEN (``startpos`` is accepted too).  Raises
-        :class:`InvalidPositionError` for anything malformed or against the rules."""
+        :class:`InvalidPositionError` for anything malformed or against the rules.
+
+        ``composed=True`` accepts a composed setup (a tsume or record start, as Kifu for Windows
+        sets them up) with 二歩 or pieces on ranks they can never leave; every move from it still
+        follows the variant's rules."""
         pos = cls(variant)
         text = sfen.strip()
         if text in ("startpos", "sfen startpos"):
             return pos
-        pos._set(parse_sfen(text, pos.variant))
+        rules = replace(pos.variant, nifu=False, dead_pieces=False) if composed else pos.variant
+        pos._set(parse_sfen(text, rules))
         return pos
 
     def _set(self, parsed: tuple[dict[int, int], tuple[dict[int, int], dict[int, int]], int, int]) -> None:

@@ -288,7 +288,7 @@ def record_text(info: GameInfo, pos: Any, fmt: str, names: tuple[str | None, str
     from komaken.records import GameRecord, dumps, kif
 
     rec = GameRecord.from_position(pos, black=names[0], white=names[1], result=result, comment=comment)
-    return kif.dumps(rec, encoding_line=True) if fmt == "kif" else dumps(rec, fmt)  # type: ignore[arg-type]
+    return kif.dumps(rec) if fmt == "kif" else dumps(rec, fmt)  # type: ignore[arg-type]
 
 
 # ---- players -----------------------------------------------------------------------------------
