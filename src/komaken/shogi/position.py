@@ -610,9 +610,16 @@ class Position:
         return ascii_diagram(self)
 
     def _repr_svg_(self) -> str:
+        """The SVG board (how Jupyter shows a position), the last move pushed shaded."""
         from komaken.shogi.display import svg
 
-        return svg(self)
+        return svg(self, lastmove=self.peek())
+
+    def svg(self, size: int = 40, *, lastmove: Move | None = None) -> str:
+        """An SVG board; see :func:`komaken.shogi.display.svg`."""
+        from komaken.shogi.display import svg
+
+        return svg(self, size, lastmove=lastmove)
 
 
 __all__ = ["Move", "Piece", "Position", "Square"]
