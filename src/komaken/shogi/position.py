@@ -485,6 +485,21 @@ class Position:
         self.push(move)
         return move
 
+    def variation_japanese(self, moves: list[Move] | list[str], *, style: str = "ki2") -> str:
+        """Japanese text of a line of moves played from here, each with its ▲/△ mark, 同 where a
+        move takes on the square just moved to (like python-chess's ``variation_san``):
+        ``▲２二金打 △同　玉 ▲３二金打``.  ``moves`` are Moves or USI text; raises
+        :class:`IllegalMoveError` at the first illegal one.  The position is left unchanged."""
+        from komaken.shogi.notation import japanese_marked
+
+        walker = self.copy()
+        words = []
+        for item in moves:
+            move = Move.from_usi(item) if isinstance(item, str) else item
+            words.append(japanese_marked(walker, move, style=style))  # type: ignore[arg-type]
+            walker.push(move)
+        return " ".join(words)
+
     def _with_piece(self, move: Move) -> Move:
         """``move`` knowing the piece that makes it here (unchanged if nothing can)."""
         frm = move.from_square
