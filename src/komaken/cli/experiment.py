@@ -9,13 +9,18 @@ from pathlib import Path
 import click
 
 
-def _progress(quiet: bool):  # type: ignore[no-untyped-def]
-    """A rich progress display when stderr is a terminal, else nothing."""
+def _progress(quiet: bool, every: float = 10.0):  # type: ignore[no-untyped-def]
+    """A rich progress display when stderr is a terminal, else a progress line on stderr every
+    ``every`` seconds (under nohup, in CI logs); nothing with ``--quiet``."""
+    if quiet:
+        return None
     from rich.console import Console
 
     console = Console(stderr=True)
-    if quiet or not console.is_terminal:
-        return None
+    if not console.is_terminal:
+        from komaken.lab.progress import LineProgress
+
+        return LineProgress(interval=every)
     from komaken.lab.progress import RichProgress
 
     return RichProgress(console)
@@ -48,6 +53,10 @@ def register(main: click.Group) -> None:
         "--db", "db", type=click.Path(dir_okay=False, path_type=Path), required=True, help="Results database."
     )
     quiet_opt = click.option("--quiet", "-q", is_flag=True, help="No progress display.")
+    every_opt = click.option(
+        "--progress-every", "every", type=click.FloatRange(min=0), default=10.0, show_default=True, metavar="SECONDS",
+        help="Off a terminal: print a progress line on stderr at most this often (0: after every game).",
+    )
 
     @experiment.command("run")
     @click.argument("file", type=click.Path(dir_okay=False, path_type=Path))
@@ -56,13 +65,15 @@ def register(main: click.Group) -> None:
     @dask_opt
     @click.option("--games", type=int, default=None, help="Games per pairing (overrides the file).")
     @quiet_opt
-    def run(file: Path, db: Path, workers: int | None, dask: str | None, games: int | None, quiet: bool) -> None:
+    @every_opt
+    def run(file: Path, db: Path, workers: int | None, dask: str | None, games: int | None, quiet: bool,
+            every: float) -> None:
         """Play the experiment FILE into --db (continues it if the database already holds it)."""
         from komaken.lab.config import load_experiment
         from komaken.lab.runner import run_experiment
 
         exp = load_experiment(file, games=games)
-        summary = run_experiment(exp, db, workers=workers, dask=dask, progress=_progress(quiet))
+        summary = run_experiment(exp, db, workers=workers, dask=dask, progress=_progress(quiet, every))
         _echo_summary(summary, db)
 
     @experiment.command("resume")
@@ -70,11 +81,12 @@ def register(main: click.Group) -> None:
     @workers_opt
     @dask_opt
     @quiet_opt
-    def resume(db: Path, workers: int | None, dask: str | None, quiet: bool) -> None:
+    @every_opt
+    def resume(db: Path, workers: int | None, dask: str | None, quiet: bool, every: float) -> None:
         """Play the games missing from --db (after a crash, a kill or Ctrl-C)."""
         from komaken.lab.runner import resume_experiment
 
-        summary = resume_experiment(db, workers=workers, dask=dask, progress=_progress(quiet))
+        summary = resume_experiment(db, workers=workers, dask=dask, progress=_progress(quiet, every))
         _echo_summary(summary, db)
 
     @experiment.command("status")
