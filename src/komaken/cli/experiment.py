@@ -34,10 +34,6 @@ def _echo_summary(summary, db: Path) -> None:  # type: ignore[no-untyped-def]
     )
 
 
-def _p(value: float) -> str:
-    return f"{value:.3g}" if value >= 1e-6 else "<1e-6"
-
-
 def register(main: click.Group) -> None:
     """Add the ``experiment`` group to the ``komaken`` command."""
 
@@ -102,13 +98,16 @@ def register(main: click.Group) -> None:
         if as_json:
             click.echo(json.dumps(doc, ensure_ascii=False, indent=2))
             return
-        click.echo(f"{doc['experiment']}: {doc['games']}/{doc['target']} games")
+        from komaken.lab.stats import format_elo, format_interval, format_p, format_pct
+
+        click.echo(f"{doc['title']} ({doc['experiment']}): {doc['games']}/{doc['target']} games")
         for p in doc["pairings"]:
-            lo, hi = p["a_score_ci95"]
-            elo = "n/a" if p["elo"] is None else f"{p['elo']:+.0f}"
+            played = p["games"] > 0
+            score = f"score {format_pct(p['a_score'])} ({format_interval(*p['a_score_ci95'])})" if played else "score –"
             line = (
-                f"  {p['name']}: {p['games']}/{p['target']}  W {p['a_wins']}  L {p['b_wins']}  D {p['draws']}  "
-                f"score {p['a_score']:.1%} [{lo:.1%}, {hi:.1%}]  Elo {elo}  p={_p(p['p_value'])}"
+                f"  {p['setting']} [{p['name']}]: {p['games']}/{p['target']}  W {p['a_wins']}  L {p['b_wins']}  "
+                f"D {p['draws']}  {score}  Elo {format_elo(p['elo'], p['a_score'] if played else None)}  "
+                f"p {format_p(p['p_value'])}"
             )
             if p.get("sprt"):
                 line += f"  SPRT {p['sprt']['state']} (LLR {p['sprt']['llr']:.2f})"
