@@ -43,7 +43,7 @@ def test_report_of_the_published_counts(tmp_path: Path) -> None:
     assert "| setting | games | 勝 W | 負 L | 分 D | 勝率 score | 95% CI | Elo |" in md and "published W-L-D" in md
     # rows are named by their setting (a promoted piece only when it differs), the pairing is a reference
     assert "| 角2500 飛2500 | 100 | 48 | 48 | 4 | 50.0% | 40.4–59.6% |" in md
-    assert "| 角1800 馬2000 飛2000 龍2200 | 100 | 47 | 51 | 2 | 48.0% |" in md
+    assert "| 角1800 馬2000 飛2000 龍2200 (control: a = b) | 100 | 47 | 51 | 2 | 48.0% |" in md
     assert "| 角5000 飛5000 (run 2) | 100 | 48 | 38 | 14 |" in md
     names = {f.name for f in files}
     assert {"score_ci.svg", "score_vs_B.png", "score_vs_R.svg"} <= names

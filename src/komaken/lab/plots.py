@@ -73,10 +73,10 @@ def value_figures(settings: Sequence[Setting], letters: Sequence[str], names: di
         if not series:
             continue
         plt = _pyplot()
-        fig, ax = plt.subplots(figsize=(6.4, 4))
+        fig, ax = plt.subplots(figsize=(7.5, 4))
         width = max(v for pts in series.values() for v, _ in pts) - min(v for pts in series.values() for v, _ in pts)
         for k, (label, pts) in enumerate(sorted(series.items())):
-            shift = (k - (len(series) - 1) / 2) * width * 0.008  # keep overlapping intervals apart
+            shift = (k - (len(series) - 1) / 2) * width * 0.015  # keep overlapping intervals apart
             xs = [v + shift for v, _ in pts]
             ys = [s.stats.a_score for _, s in pts]
             err = [[s.stats.a_score - s.stats.a_score_ci95[0] for _, s in pts],
@@ -88,7 +88,8 @@ def value_figures(settings: Sequence[Setting], letters: Sequence[str], names: di
         ax.set_xlabel(f"value of {letter}" + (f" (and +{letter} where equal)" if twin else "") + " for player a")
         ax.set_ylabel("score of player a (95% CI)")
         if len(series) > 1 or next(iter(series)):
-            ax.legend(fontsize=7, title="held fixed", title_fontsize=7, ncols=2 if len(series) > 6 else 1)
+            ax.legend(fontsize=7, title="held fixed", title_fontsize=7, loc="upper left", bbox_to_anchor=(1.01, 1),
+                      ncols=2 if len(series) > 12 else 1)
         fig.tight_layout()
         name = names.get(letter, letter)
         caption = (f"Score against the value of {name}, each line holding every other value fixed "

@@ -108,7 +108,10 @@ def setting_label(exp: Experiment, a: str, b: str, *, ascii: bool = False) -> st
         if v is None or (x.startswith("+") and x[1:] in letters and v == _value(exp, a, x[1:])):
             continue
         parts.append(f"{x if ascii else PIECE_NAMES.get(x, x)}{v}")
-    return " ".join(parts) or exp.players[a].label
+    label = " ".join(parts) or exp.players[a].label
+    if dict(exp.players[a].settings) == dict(exp.players[b].settings):
+        label += " (a = b)" if ascii else " (control: a = b)"  # the opponent's own values
+    return label
 
 
 def row_labels(exp: Experiment) -> list[str]:
