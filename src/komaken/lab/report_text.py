@@ -92,7 +92,7 @@ def summary(exp: Experiment, stats: list[PairingStats], found: list[Setting],
     if done < exp.total_games:
         answer += f" (Partial: {done} of {exp.total_games} games played so far.)"
     numbers = [f"Games: **{done}** of {exp.total_games}, in {len(found)} settings ({len(exp.pairings)} pairings)"
-               + (f", {seconds / 60:.1f} minutes of play." if seconds else ".")]
+               + (f"; {seconds / 60:.1f} minutes of play, summed over the games." if seconds else ".")]
     numbers.append(first_move_line(stats, exp))
     with_pub = [s for s in played if s.published]
     if with_pub:
@@ -303,7 +303,8 @@ def markdown(exp: Experiment, stats: list[PairingStats], found: list[Setting], f
 
 CSS = """
 body{font-family:Georgia,'Times New Roman','IPAexMincho','IPAMincho','Noto Serif CJK JP',serif;color:#222;
- max-width:84em;margin:2em auto;padding:0 1.5em;line-height:1.5}
+ margin:2em auto;padding:0 1.5em;line-height:1.5;max-width:110em}
+p,ul,.summary{max-width:62em}
 h1{font-size:1.7em;line-height:1.25;margin-bottom:.2em}
 h2{font-size:1.25em;margin-top:1.8em;border-bottom:1px solid #bbb;padding-bottom:.15em}
 .summary{background:#f7f5ee;border-left:4px solid #7a1f1f;padding:.3em 1.2em;margin:1em 0}
