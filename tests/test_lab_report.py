@@ -149,3 +149,25 @@ def test_same_distribution_test() -> None:
     # 2x3 table (60,30,10) vs (30,60,10): chi2 = 20.0 with 2 dof -> p = exp(-10)
     assert abs(same_distribution((60, 30, 10), (30, 60, 10)) - 4.54e-05) < 1e-6
     assert same_distribution((10, 0, 0), (0, 10, 0)) < 0.001
+
+
+def test_per_pairing_api_kept_for_the_web_page(tmp_path: Path) -> None:
+    from komaken.lab import report as R
+
+    exp = load_experiment(TABLE6)
+    with ExperimentDB.create(tmp_path / "t6.db", exp) as db:
+        for p in exp.pairings[:8]:
+            pub = p.published or {}
+            results = ["a"] * pub["wins"] + ["b"] * pub["losses"] + ["draw"] * pub["draws"]
+            for i, r in enumerate(results):
+                db.insert(GameRow(p.name, i, p.a, p.b, r, "checkmate", "a", "", 0, 0, "", 0.0, i, 0.0))
+        exp, stats = R.collect(db)
+        pooled = R.pooled(db, exp)
+    header, rows = R.table_rows(exp, stats)
+    assert header[0] == "setting" and len(rows) == 39 and rows[6][:5] == ["角1000 飛1200", "100", "47", "49", "4"]
+    pheader, prows = R.pooled_rows(exp, pooled)
+    assert pheader[:3] == ["setting", "runs", "games"] and ["角1000 飛1200", "3", "200"] == prows[5][:3]
+    assert "**" not in R.first_move_line(stats, exp) and R._pct(0.5) == "50.0%"
+    assert R._setup_line(exp, 800).endswith("Games: 800 of 3900.")
+    names = R.plot(exp, stats, tmp_path)
+    assert names[0] == "score_ci" and (tmp_path / "score_ci.svg").read_bytes().startswith(b"<?xml")

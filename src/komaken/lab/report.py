@@ -18,7 +18,7 @@ from pathlib import Path
 from typing import Any
 
 from komaken.lab.config import Experiment
-from komaken.lab.stats import PairingStats, pairing_stats
+from komaken.lab.stats import PairingStats, format_pct, pairing_stats
 from komaken.lab.storage import ExperimentDB
 
 PIECE_NAMES = {
@@ -184,6 +184,58 @@ def _value(exp: Experiment, player: str, letter: str) -> int | None:
     return exp.players[player].settings.get("values", {}).get(letter)
 
 
+# ---- per-pairing pieces, as ``komaken.web`` and earlier versions call them ----------------------
+def table_rows(exp: Experiment, stats: list[PairingStats]) -> tuple[list[str], list[list[str]]]:
+    """Header and rows of the results table (one row per pairing, named by its setting)."""
+    from komaken.lab.report_text import results_table
+
+    _, _, header, rows = results_table(exp, stats)
+    return header, rows
+
+
+def pooled_rows(exp: Experiment, found: list[Setting]) -> tuple[list[str], list[list[str]]]:
+    """Header and rows of the pooled table (every setting, its runs counted together)."""
+    from komaken.lab.report_text import pooled_table
+
+    _, _, header, rows = pooled_table(found)
+    return header, rows
+
+
+def first_move_line(stats: list[PairingStats], exp: Experiment) -> str:
+    """Sente's score pooled over the pairings with alternating colours, as plain text."""
+    from komaken.lab.report_text import first_move_line as line
+
+    return line(stats, exp).replace("**", "")
+
+
+def _setup_line(exp: Experiment, done: int) -> str:
+    from komaken.lab.report_text import setup_line
+
+    return f"{setup_line(exp)} Games: {done} of {exp.total_games}."
+
+
+def _pct(x: float) -> str:
+    return format_pct(x)
+
+
+def plot(exp: Experiment, stats: list[PairingStats], out: Path) -> list[str]:
+    """Draw the figures of one row per pairing into ``out`` (PNG and SVG); return their base names."""
+    from komaken.lab.plots import score_figure, value_figures
+
+    letters = varied_letters(exp)
+    found = []
+    for p, s, label in zip(exp.pairings, stats, row_labels(exp), strict=True):
+        pub = p.published
+        published = (int(pub["wins"]), int(pub["losses"]), int(pub["draws"])) if pub else None
+        found.append(Setting(label, setting_label(exp, p.a, p.b, ascii=True), [p.name], p.a, p.b, p.colors,
+                             {x: _value(exp, p.a, x) for x in letters}, s, published))
+    figures = [score_figure(found, out)] + value_figures(found, letters, _FIGURE_NAMES, out)
+    return [f.name for f in figures if f is not None]
+
+
+_FIGURE_NAMES = {x: f"{PIECE_NAMES.get(x, x)} {x}" for x in PIECE_NAMES}
+
+
 def write_report(db: ExperimentDB, out: str | Path) -> list[Path]:
     """Write ``report.md``, ``report.html`` (self-contained) and the figures into ``out``."""
     from komaken.lab.plots import score_figure, value_figures
@@ -194,8 +246,7 @@ def write_report(db: ExperimentDB, out: str | Path) -> list[Path]:
     exp, stats = collect(db)
     found = settings(db, exp)
     figures = [f for f in [score_figure(found, out)] if f is not None]
-    figures += value_figures(found, varied_letters(exp), {x: f"{PIECE_NAMES.get(x, x)} {x}" for x in PIECE_NAMES},
-                             out)
+    figures += value_figures(found, varied_letters(exp), _FIGURE_NAMES, out)
     (out / "report.md").write_text(markdown(exp, stats, found, figures, db.seconds()), encoding="utf-8")
     (out / "report.html").write_text(html_page(exp, stats, found, figures, db.seconds()), encoding="utf-8")
     files = [out / "report.md", out / "report.html"]
@@ -203,5 +254,6 @@ def write_report(db: ExperimentDB, out: str | Path) -> list[Path]:
     return files
 
 
-__all__ = ["PooledSetting", "Setting", "collect", "pooled", "row_labels", "same_distribution", "setting_label",
-           "settings", "status_json", "title", "varied_letters", "write_report"]
+__all__ = ["PooledSetting", "Setting", "collect", "first_move_line", "plot", "pooled", "pooled_rows", "row_labels",
+           "same_distribution", "setting_label", "settings", "status_json", "table_rows", "title", "varied_letters",
+           "write_report"]
