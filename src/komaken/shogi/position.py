@@ -2,24 +2,27 @@
 
 >>> from komaken.shogi import Position
 >>> pos = Position.start("minishogi")
->>> len(pos.legal_moves())
-14
+>>> len(pos.legal_moves), pos.turn
+(14, Color.BLACK)
 >>> pos.push_usi("5d5c")
 Move.from_usi('5d5c')
 >>> pos.sfen()
 'rbsgk/4p/P4/5/KGSBR w - 2'
+>>> print(pos.turn)
+white
 """
 
 from __future__ import annotations
 
 from collections.abc import Iterator
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, NamedTuple, Self
 
 import numpy as np
 
 from komaken.errors import IllegalMoveError, InvalidPositionError
 from komaken.game import Color, Outcome, Termination
+from komaken.legal import LegalMoves
 from komaken.shogi import _kernels as K
 from komaken.shogi._board import (
     BLACK_BIT,
@@ -65,6 +68,37 @@ class Square(NamedTuple):
         """``７七`` (full-width file, kanji rank)"""
         return _ZEN[self.file] + _KAN[self.rank]
 
+    @classmethod
+    def parse(cls, text: str) -> Square:
+        """``"7g"`` (USI), ``"77"`` or ``"７七"`` (Japanese) → ``Square(7, 7)``.  Raises
+        :class:`InvalidPositionError` for anything else (whether it is on a given board is checked
+        where it is used)."""
+        t = text.strip()
+        if len(t) == 2:
+            f = _digit(t[0])
+            r = ord(t[1]) - ord("a") + 1 if "a" <= t[1] <= "i" else _digit(t[1])
+            if f and r:
+                return cls(f, r)
+        raise InvalidPositionError(f"not a square: {text!r} (expected e.g. 7g, 77 or ７七)")
+
+
+def _digit(ch: str) -> int:
+    """1..9 from ``7``, ``７`` or ``七``; 0 for anything else."""
+    for table in ("0123456789", "０１２３４５６７８９", "〇一二三四五六七八九"):
+        i = table.find(ch)
+        if i > 0:
+            return i
+    return 0
+
+
+def _to_square(sq: object) -> Square:
+    """A :class:`Square` from a Square, a ``(file, rank)`` tuple or square text (``"7g"``)."""
+    if isinstance(sq, str):
+        return Square.parse(sq)
+    if isinstance(sq, tuple) and len(sq) == 2 and all(isinstance(v, int) and not isinstance(v, bool) for v in sq):
+        return Square(*sq)
+    raise TypeError(f"a square is 'file rank' text ('7g'), a (file, rank) tuple or a Square, not {sq!r}")
+
 
 _ZEN = " １２３４５６７８９"
 _KAN = " 一二三四五六七八九"
@@ -87,10 +121,15 @@ class Move:
 
     A board move has a ``from_square`` and may promote; a drop has ``drop`` (the kind letter)
     and no ``from_square``.  ``str(move)`` and :meth:`usi` give USI text (``7g7f``, ``2b3c+``,
-    ``P*5e``).
+    ``P*5e``); :meth:`japanese` gives Japanese text (``７六歩``) in a position.
+
+    Moves that come from a position (``legal_moves``, ``push_usi``, ``pop``, ``peek``,
+    ``move_stack``) also know the piece that moves (:attr:`piece`); two moves are equal when
+    their codes are, whether or not they know it.
     """
 
     code: int
+    _piece: int = field(default=0, compare=False, repr=False)
 
     @classmethod
     def from_usi(cls, text: str) -> Move:
@@ -136,6 +175,22 @@ class Move:
         kind = (self.code >> 17) & 0xF
         return LETTERS[kind] if kind else None
 
+    @property
+    def piece(self) -> Piece | None:
+        """The piece that moves (before any promotion): ``Piece("S", Color.BLACK)``.  ``None`` for
+        a move read from text alone (``Move.from_usi``) — then ask the position:
+        ``pos.piece_at(move.from_square)``."""
+        return _piece_of(self._piece) if self._piece else None
+
+    def japanese(self, position: Position, *, style: str = "ki2", marked: bool = False) -> str:
+        """Japanese text of this move about to be played in ``position``: ``７六歩``, ``同銀``,
+        ``５二金直`` (``marked=True``: ``▲７六歩``).  ``style`` is ``"ki2"``, ``"kif"`` (``７六歩(77)``)
+        or ``"origin"`` — see :mod:`komaken.shogi.notation`."""
+        from komaken.shogi.notation import japanese, japanese_marked
+
+        write = japanese_marked if marked else japanese
+        return write(position, self, style=style)  # type: ignore[arg-type]
+
     def usi(self) -> str:
         if self.drop:
             return f"{self.drop}*{self.to_square.usi()}"
@@ -149,11 +204,44 @@ class Move:
         return f"Move.from_usi({self.usi()!r})"
 
 
+def _piece_of(code: int) -> Piece:
+    return Piece(kind_letter(code & 0x0F), Color.BLACK if code & BLACK_BIT else Color.WHITE)
+
+
 def _parse_square(text: str) -> int:
     f, r = text[0], text[1]
     if not ("1" <= f <= "9" and "a" <= r <= "i"):
         raise ValueError(text)
     return square(int(f), ord(r) - ord("a") + 1)
+
+
+#: built-in variant by number of ranks, as the record readers infer it
+_VARIANT_BY_RANKS = {5: "minishogi", 6: "judkins", 9: "shogi"}
+
+
+def _variant_for_sfen(text: str) -> str:
+    words = text.split()
+    if not words or words[0] == "startpos" or words[:2] == ["sfen", "startpos"]:
+        return "shogi"
+    board = words[1] if words[0] == "sfen" and len(words) > 1 else words[0]
+    ranks = board.count("/") + 1
+    try:
+        return _VARIANT_BY_RANKS[ranks]
+    except KeyError:
+        raise InvalidPositionError(
+            f"SFEN board {board!r} has {ranks} ranks and no built-in variant has {ranks}: pass "
+            "variant= (shogi 9, judkins 6, minishogi 5, or a variant TOML file)"
+        ) from None
+
+
+def _not_a_move(value: object) -> str:
+    if isinstance(value, str):
+        from komaken.shogi.notation import _MOVE_RE
+
+        if _MOVE_RE.match(value.strip()):
+            return f"push() takes a Move; for Japanese move text use pos.push_japanese({value!r})"
+        return f"push() takes a Move; for USI text use pos.push_usi({value!r}) (or push(Move.from_usi(...)))"
+    return f"push() takes a Move (from pos.legal_moves or Move.from_usi), not {type(value).__name__}: {value!r}"
 
 
 _TERMINATIONS = {
@@ -170,14 +258,17 @@ class Position:
     """A shogi-family position with its move history, for any :class:`Variant`.
 
     Build one with :meth:`start` or :meth:`from_sfen`; play with :meth:`push` /
-    :meth:`push_usi`, take back with :meth:`pop`.  The state lives in numpy arrays that the
-    numba kernels (move generation, search) work on directly.
+    :meth:`push_usi` / :meth:`push_japanese`, take back with :meth:`pop`.  The state lives in
+    numpy arrays that the numba kernels (move generation, search) work on directly.
+
+    ``variant`` is a :class:`Variant` or its name (``"shogi"``, ``"minishogi"``, ``"judkins"``, a
+    TOML file); ``None`` means shogi (for :meth:`from_sfen`: the variant the SFEN's board size says).
     """
 
     __slots__ = ("variant", "_bd", "_hd", "_st", "_hh", "_hist", "_move0")
 
-    def __init__(self, variant: Variant | str = SHOGI) -> None:
-        self.variant = load_variant(variant)
+    def __init__(self, variant: Variant | str | None = None) -> None:
+        self.variant = load_variant(SHOGI if variant is None else variant)
         self._bd = np.full(BOARD_SIZE, WALL, dtype=np.int8)
         self._bd[self.variant.geo[K.G_BOARD] == 1] = 0
         self._hd = np.zeros((2, 8), dtype=np.int8)
@@ -189,16 +280,25 @@ class Position:
 
     # ---- construction ------------------------------------------------------------------------
     @classmethod
-    def start(cls, variant: Variant | str = SHOGI) -> Position:
+    def start(cls, variant: Variant | str | None = None) -> Position:
         """The variant's start position."""
         return cls(variant)
 
     @classmethod
-    def from_sfen(cls, sfen: str, variant: Variant | str = SHOGI) -> Position:
+    def from_sfen(cls, sfen: str, variant: Variant | str | None = None) -> Position:
         """A position from SFEN (``startpos`` is accepted too).  Raises
-        :class:`InvalidPositionError` for anything malformed or against the rules."""
-        pos = cls(variant)
+        :class:`InvalidPositionError` for anything malformed or against the rules.
+
+        Without ``variant`` the board size decides, as the record readers do: 5 ranks →
+        minishogi, 6 → judkins, 9 → shogi (other sizes need ``variant=``, e.g. a TOML file).
+
+        >>> Position.from_sfen("4k/5/4P/5/K4 b G 1").variant.name
+        'minishogi'
+        """
+        if not isinstance(sfen, str):
+            raise TypeError(f"from_sfen takes SFEN text, not {type(sfen).__name__}")
         text = sfen.strip()
+        pos = cls(_variant_for_sfen(text) if variant is None else variant)
         if text in ("startpos", "sfen startpos"):
             return pos
         pos._set(parse_sfen(text, pos.variant))
@@ -245,7 +345,7 @@ class Position:
     # ---- state -------------------------------------------------------------------------------
     @property
     def turn(self) -> Color:
-        """The side to move."""
+        """The side to move: ``Color.BLACK`` (先手, prints as ``black``) or ``Color.WHITE``."""
         return Color(int(self._st[K.ST_SIDE]))
 
     @property
@@ -270,12 +370,15 @@ class Position:
 
     @property
     def move_stack(self) -> list[Move]:
-        """The moves pushed so far."""
-        return [Move(int(m)) for m in self._hist[: self.ply, K.H_MOVE]]
+        """The moves pushed so far (each knowing its :attr:`Move.piece`)."""
+        walker = self.copy()
+        out = [walker.pop() for _ in range(self.ply)]
+        return out[::-1]
 
-    def piece_at(self, sq: Square | tuple[int, int]) -> Piece | None:
-        """The piece on a square, or ``None``."""
-        f, r = sq
+    def piece_at(self, sq: Square | tuple[int, int] | str) -> Piece | None:
+        """The piece on a square, or ``None``.  The square is a :class:`Square`, a
+        ``(file, rank)`` tuple or text: ``pos.piece_at("7g")``, ``pos.piece_at("７七")``."""
+        f, r = _to_square(sq)
         if not (1 <= f <= self.variant.width and 1 <= r <= self.variant.height):
             raise InvalidPositionError(f"square {f},{r} is off the {self.variant.width}x{self.variant.height} board")
         code = int(self._bd[square(f, r)])
@@ -291,12 +394,14 @@ class Position:
                 if p:
                     yield Square(f, r), p
 
-    def hand(self, color: Color) -> dict[str, int]:
-        """Pieces in ``color``'s hand, as ``{"R": 1, "P": 3}`` in R B G S N L P order."""
-        return {LETTERS[k]: int(self._hd[color, k]) for k in HAND_KINDS if self._hd[color, k]}
+    def hand(self, color: Color | str) -> dict[str, int]:
+        """Pieces in ``color``'s hand, as ``{"R": 1, "P": 3}`` in R B G S N L P order.
+        ``color`` is a :class:`Color` or its name: ``pos.hand("black")``, ``pos.hand("gote")``."""
+        c = Color.parse(color)
+        return {LETTERS[k]: int(self._hd[c, k]) for k in HAND_KINDS if self._hd[c, k]}
 
-    def king_square(self, color: Color) -> Square | None:
-        k = int(self._st[K.ST_KING + color])
+    def king_square(self, color: Color | str) -> Square | None:
+        k = int(self._st[K.ST_KING + Color.parse(color)])
         return Square.from_index(k) if k else None
 
     def sfen(self) -> str:
@@ -327,9 +432,20 @@ class Position:
         n = K.gen_legal(self._bd, self._hd, self._st, self.variant.geo, self.variant.rules, out)
         return out[:n]
 
-    def legal_moves(self) -> list[Move]:
-        """All legal moves, in generation order."""
-        return [Move(int(m)) for m in self._legal_codes()]
+    @property
+    def legal_moves(self) -> LegalMoves[Move]:
+        """The legal moves, in generation order: a live sequence (``len(pos.legal_moves)``,
+        ``"7g7f" in pos.legal_moves``, ``for m in pos.legal_moves``) that can also be called —
+        ``pos.legal_moves()`` returns a new ``list`` as it always has.  See :mod:`komaken.legal`."""
+        return LegalMoves(self._legal_list, Move.from_usi)
+
+    def _legal_list(self) -> list[Move]:
+        codes = self._legal_codes()
+        frm = (codes >> 8) & 0xFF
+        drop = (codes >> 17) & 0xF
+        side_bit = BLACK_BIT if self._st[K.ST_SIDE] == 0 else BLACK_BIT << 1
+        pieces = np.where(frm > 0, self._bd[frm].astype(np.int64), drop | side_bit)
+        return [Move(c, p) for c, p in zip(codes.tolist(), pieces.tolist(), strict=True)]
 
     def is_legal(self, move: Move) -> bool:
         return bool(K.is_legal(self._bd, self._hd, self._st, self.variant.geo, self.variant.rules, move.code))
@@ -353,9 +469,10 @@ class Position:
 
     def push(self, move: Move) -> None:
         """Play a legal move; raises :class:`IllegalMoveError` (naming the move and why) if
-        it is not legal here."""
+        it is not legal here.  For move text use :meth:`push_usi` (``7g7f``) or
+        :meth:`push_japanese` (``７六歩``)."""
         if not isinstance(move, Move):
-            raise IllegalMoveError(f"not a Move: {move!r}")
+            raise IllegalMoveError(_not_a_move(move))
         if not self.is_legal(move):
             raise IllegalMoveError(f"illegal move {self._describe_illegal(move)}")
         self._grow()
@@ -363,21 +480,60 @@ class Position:
 
     def push_usi(self, text: str) -> Move:
         """Parse USI text and play it; returns the move."""
-        move = Move.from_usi(text)
+        move = self._with_piece(Move.from_usi(text))
         self.push(move)
+        return move
+
+    def push_japanese(self, text: str) -> Move:
+        """Parse Japanese move text (``７六歩``, ``76歩``, ``同銀``, ``５五角打``) and play it;
+        returns the move.  See :func:`komaken.shogi.notation.parse_japanese`."""
+        from komaken.shogi.notation import parse_japanese
+
+        move = self._with_piece(parse_japanese(self, text))
+        self.push(move)
+        return move
+
+    def variation_japanese(self, moves: list[Move] | list[str], *, style: str = "ki2") -> str:
+        """Japanese text of a line of moves played from here, each with its ▲/△ mark, 同 where a
+        move takes on the square just moved to (like python-chess's ``variation_san``):
+        ``▲２二金打 △同　玉 ▲３二金打``.  ``moves`` are Moves or USI text; raises
+        :class:`IllegalMoveError` at the first illegal one.  The position is left unchanged."""
+        from komaken.shogi.notation import japanese_marked
+
+        walker = self.copy()
+        words = []
+        for item in moves:
+            move = Move.from_usi(item) if isinstance(item, str) else item
+            words.append(japanese_marked(walker, move, style=style))  # type: ignore[arg-type]
+            walker.push(move)
+        return " ".join(words)
+
+    def _with_piece(self, move: Move) -> Move:
+        """``move`` knowing the piece that makes it here (unchanged if nothing can)."""
+        frm = move.from_square
+        if frm is None:
+            return Move(move.code, KIND_OF_LETTER[move.drop] | (BLACK_BIT << int(self.turn)))  # type: ignore[index]
+        if 1 <= frm.file <= self.variant.width and 1 <= frm.rank <= self.variant.height and self._bd[frm.index]:
+            return Move(move.code, int(self._bd[frm.index]))
         return move
 
     def pop(self) -> Move:
         """Take back the last move and return it."""
         if self.ply == 0:
             raise IllegalMoveError("no move to take back")
-        move = Move(int(self._hist[self.ply - 1, K.H_MOVE]))
+        code = int(self._hist[self.ply - 1, K.H_MOVE])
         K.undo_move(self._bd, self._hd, self._st, self._hist)
-        return move
+        return self._with_piece(Move(code))
 
     def peek(self) -> Move | None:
         """The last move played, if any."""
-        return Move(int(self._hist[self.ply - 1, K.H_MOVE])) if self.ply else None
+        if not self.ply:
+            return None
+        move = Move(int(self._hist[self.ply - 1, K.H_MOVE]))
+        moved = int(self._bd[move.to_square.index])
+        if move.promotion:
+            moved -= 8  # PROMOTED: the piece as it was before it promoted
+        return Move(move.code, moved)
 
     def _describe_illegal(self, move: Move) -> str:
         text = move.usi()
@@ -414,11 +570,18 @@ class Position:
         return self.outcome() is not None
 
     def is_checkmate(self) -> bool:
+        """Whether the side to move is in check with no legal move (詰み)."""
         return self.is_check() and len(self._legal_codes()) == 0
 
     def repetition_count(self) -> int:
         """How many times the current position occurred before (4-fold repetition at 3)."""
         return int(K.repetition_count(self._hh, self._st))
+
+    def is_repetition(self, count: int = 4) -> bool:
+        """Whether the current position (board, hands, side to move) has now occurred ``count``
+        times in the moves pushed.  Shogi's 千日手 is the fourth occurrence, hence the default
+        (python-chess's is 3, chess's threefold repetition); :meth:`outcome` says who it favours."""
+        return self.repetition_count() + 1 >= count
 
     def can_declare(self) -> bool:
         """Whether the side to move may win by declaration (27-point rule, variants with
@@ -431,9 +594,10 @@ class Position:
             raise IllegalMoveError("declaration (入玉宣言) is not allowed in this position")
         return Outcome(Termination.DECLARATION, self.turn)
 
-    def impasse_points(self, color: Color) -> int:
+    def impasse_points(self, color: Color | str) -> int:
         """持将棋 points of ``color``: 5 per rook or bishop, 1 per other piece, board and hand."""
-        return int(K.impasse_points(self._bd, self._hd, self.variant.rules, int(color), False, self.variant.geo)[0])
+        c = int(Color.parse(color))
+        return int(K.impasse_points(self._bd, self._hd, self.variant.rules, c, False, self.variant.geo)[0])
 
     # ---- perft -------------------------------------------------------------------------------
     def perft(self, depth: int) -> int:
@@ -484,9 +648,16 @@ class Position:
         return ascii_diagram(self)
 
     def _repr_svg_(self) -> str:
+        """The SVG board (how Jupyter shows a position), the last move pushed shaded."""
         from komaken.shogi.display import svg
 
-        return svg(self)
+        return svg(self, lastmove=self.peek())
+
+    def svg(self, size: int = 40, *, lastmove: Move | None = None) -> str:
+        """An SVG board; see :func:`komaken.shogi.display.svg`."""
+        from komaken.shogi.display import svg
+
+        return svg(self, size, lastmove=lastmove)
 
 
 __all__ = ["Move", "Piece", "Position", "Square"]
