@@ -1,4 +1,6 @@
-"""The friendly Python layer over the kernels: :class:`Position`, :class:`Move`, :class:`Square`.
+"""The friendly Python layer over the kernels: :class:`Position` (with :class:`Move` from
+:mod:`komaken.shogi.move` and :class:`Square`, :class:`Piece` from :mod:`komaken.shogi.square`,
+re-exported here).
 
 >>> from komaken.shogi import Position
 >>> pos = Position.start("minishogi")
@@ -15,8 +17,7 @@ white
 from __future__ import annotations
 
 from collections.abc import Iterator
-from dataclasses import dataclass, field
-from typing import TYPE_CHECKING, NamedTuple, Self
+from typing import TYPE_CHECKING, Self
 
 import numpy as np
 
@@ -36,183 +37,15 @@ from komaken.shogi._board import (
     kind_letter,
     square,
 )
-from komaken.shogi.sfen import format_sfen, parse_sfen, square_name
+from komaken.shogi.move import Move
+from komaken.shogi.sfen import format_sfen, parse_sfen
+from komaken.shogi.square import Piece, Square, _to_square
 from komaken.shogi.variant import SHOGI, Variant, load_variant
 
 if TYPE_CHECKING:
     from komaken.shogi.kernel import KernelState
 
 _INITIAL_CAPACITY = 512
-
-
-class Square(NamedTuple):
-    """A board square by file (1 = rightmost from black's view) and rank (1 = top, ``a``)."""
-
-    file: int
-    rank: int
-
-    @property
-    def index(self) -> int:
-        """Index in the kernels' one-dimensional board (``file * 16 + rank``)."""
-        return square(self.file, self.rank)
-
-    @classmethod
-    def from_index(cls, index: int) -> Square:
-        return cls(index >> 4, index & 15)
-
-    def usi(self) -> str:
-        """``7g``"""
-        return square_name(self.file, self.rank)
-
-    def japanese(self) -> str:
-        """``７七`` (full-width file, kanji rank)"""
-        return _ZEN[self.file] + _KAN[self.rank]
-
-    @classmethod
-    def parse(cls, text: str) -> Square:
-        """``"7g"`` (USI), ``"77"`` or ``"７七"`` (Japanese) → ``Square(7, 7)``.  Raises
-        :class:`InvalidPositionError` for anything else (whether it is on a given board is checked
-        where it is used)."""
-        t = text.strip()
-        if len(t) == 2:
-            f = _digit(t[0])
-            r = ord(t[1]) - ord("a") + 1 if "a" <= t[1] <= "i" else _digit(t[1])
-            if f and r:
-                return cls(f, r)
-        raise InvalidPositionError(f"not a square: {text!r} (expected e.g. 7g, 77 or ７七)")
-
-
-def _digit(ch: str) -> int:
-    """1..9 from ``7``, ``７`` or ``七``; 0 for anything else."""
-    for table in ("0123456789", "０１２３４５６７８９", "〇一二三四五六七八九"):
-        i = table.find(ch)
-        if i > 0:
-            return i
-    return 0
-
-
-def _to_square(sq: object) -> Square:
-    """A :class:`Square` from a Square, a ``(file, rank)`` tuple or square text (``"7g"``)."""
-    if isinstance(sq, str):
-        return Square.parse(sq)
-    if isinstance(sq, tuple) and len(sq) == 2 and all(isinstance(v, int) and not isinstance(v, bool) for v in sq):
-        return Square(*sq)
-    raise TypeError(f"a square is 'file rank' text ('7g'), a (file, rank) tuple or a Square, not {sq!r}")
-
-
-_ZEN = " １２３４５６７８９"
-_KAN = " 一二三四五六七八九"
-
-
-class Piece(NamedTuple):
-    """A piece: its kind letter (``"P"``, ``"+R"``, ``"K"``...) and owner."""
-
-    kind: str
-    color: Color
-
-    def symbol(self) -> str:
-        """SFEN symbol: upper case for black, lower case for white (``+p``)."""
-        return self.kind if self.color is Color.BLACK else self.kind.lower()
-
-
-@dataclass(frozen=True, slots=True)
-class Move:
-    """A move, wrapping the kernels' integer encoding.
-
-    A board move has a ``from_square`` and may promote; a drop has ``drop`` (the kind letter)
-    and no ``from_square``.  ``str(move)`` and :meth:`usi` give USI text (``7g7f``, ``2b3c+``,
-    ``P*5e``); :meth:`japanese` gives Japanese text (``７六歩``) in a position.
-
-    Moves that come from a position (``legal_moves``, ``push_usi``, ``pop``, ``peek``,
-    ``move_stack``) also know the piece that moves (:attr:`piece`); two moves are equal when
-    their codes are, whether or not they know it.
-    """
-
-    code: int
-    _piece: int = field(default=0, compare=False, repr=False)
-
-    @classmethod
-    def from_usi(cls, text: str) -> Move:
-        """Parse USI move text (syntax only; legality is checked when it is played)."""
-        t = text.strip()
-        try:
-            if len(t) == 4 and t[1] == "*":
-                kind = KIND_OF_LETTER.get(t[0].upper(), 0) if t[0].isascii() else 0  # not 'ſ' for S
-                if not kind or kind == KING:
-                    raise ValueError
-                return cls(K.make_drop(kind, _parse_square(t[2:4])))
-            if len(t) in (4, 5) and (len(t) == 4 or t[4] == "+"):
-                return cls(K.make_move(_parse_square(t[0:2]), _parse_square(t[2:4]), int(len(t) == 5)))
-        except ValueError:
-            pass
-        raise IllegalMoveError(f"not a USI move: {text!r} (expected e.g. 7g7f, 2b3c+ or P*5e)")
-
-    @classmethod
-    def board_move(cls, frm: Square, to: Square, promotion: bool = False) -> Move:
-        return cls(K.make_move(frm.index, to.index, int(promotion)))
-
-    @classmethod
-    def drop_move(cls, kind: str, to: Square) -> Move:
-        if KIND_OF_LETTER.get(kind, KING) == KING:
-            raise IllegalMoveError(f"{kind!r} cannot be dropped (one of R B G S N L P)")
-        return cls(K.make_drop(KIND_OF_LETTER[kind], to.index))
-
-    @property
-    def to_square(self) -> Square:
-        return Square.from_index(self.code & 0xFF)
-
-    @property
-    def from_square(self) -> Square | None:
-        frm = (self.code >> 8) & 0xFF
-        return Square.from_index(frm) if frm else None
-
-    @property
-    def promotion(self) -> bool:
-        return bool((self.code >> 16) & 1)
-
-    @property
-    def drop(self) -> str | None:
-        kind = (self.code >> 17) & 0xF
-        return LETTERS[kind] if kind else None
-
-    @property
-    def piece(self) -> Piece | None:
-        """The piece that moves (before any promotion): ``Piece("S", Color.BLACK)``.  ``None`` for
-        a move read from text alone (``Move.from_usi``) — then ask the position:
-        ``pos.piece_at(move.from_square)``."""
-        return _piece_of(self._piece) if self._piece else None
-
-    def japanese(self, position: Position, *, style: str = "ki2", marked: bool = False) -> str:
-        """Japanese text of this move about to be played in ``position``: ``７六歩``, ``同銀``,
-        ``５二金直`` (``marked=True``: ``▲７六歩``).  ``style`` is ``"ki2"``, ``"kif"`` (``７六歩(77)``)
-        or ``"origin"`` — see :mod:`komaken.shogi.notation`."""
-        from komaken.shogi.notation import japanese, japanese_marked
-
-        write = japanese_marked if marked else japanese
-        return write(position, self, style=style)  # type: ignore[arg-type]
-
-    def usi(self) -> str:
-        if self.drop:
-            return f"{self.drop}*{self.to_square.usi()}"
-        assert self.from_square is not None
-        return self.from_square.usi() + self.to_square.usi() + ("+" if self.promotion else "")
-
-    def __str__(self) -> str:
-        return self.usi()
-
-    def __repr__(self) -> str:
-        return f"Move.from_usi({self.usi()!r})"
-
-
-def _piece_of(code: int) -> Piece:
-    return Piece(kind_letter(code & 0x0F), Color.BLACK if code & BLACK_BIT else Color.WHITE)
-
-
-def _parse_square(text: str) -> int:
-    f, r = text[0], text[1]
-    if not ("1" <= f <= "9" and "a" <= r <= "i"):
-        raise ValueError(text)
-    return square(int(f), ord(r) - ord("a") + 1)
 
 
 #: built-in variant by number of ranks, as the record readers infer it
