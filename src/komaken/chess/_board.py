@@ -13,7 +13,6 @@ from komaken.chess._tables import (
     EMPTY,
     KING,
     MAX_MOVES,
-    ST_CASTLE,
     ST_EP,
     ST_FULL,
     ST_HALF,
@@ -299,8 +298,9 @@ class Board:
 
     # ---- game end ----------------------------------------------------------------------------
     def outcome(self) -> Outcome | None:
-        """Checkmate, stalemate, insufficient material, the 50-move rule or threefold
-        repetition — checked in that order — or ``None`` while the game goes on."""
+        """Checkmate, insufficient material, stalemate, the 50-move rule or threefold
+        repetition — checked in that order, as python-chess does — or ``None`` while the game
+        goes on.  The draws end the game at once (no claim needed), as in engine matches."""
         code = int(K.status(self._bd, self._st, self._zk, len(self._codes())))
         if code == K.STATUS_NONE:
             return None

@@ -434,10 +434,13 @@ STATUS_NONE, STATUS_CHECKMATE, STATUS_STALEMATE, STATUS_MATERIAL, STATUS_FIFTY, 
 @njit(cache=True)
 def status(bd: np.ndarray, st: np.ndarray, zk: np.ndarray, n_legal: int) -> int:
     """Why the game is over (a ``STATUS_*`` code), in python-chess's order; 0 while it goes on."""
-    if n_legal == 0:
-        return STATUS_CHECKMATE if in_check(bd, st) else STATUS_STALEMATE
+    check = in_check(bd, st)
+    if n_legal == 0 and check:
+        return STATUS_CHECKMATE
     if insufficient_material(bd):
         return STATUS_MATERIAL
+    if n_legal == 0:
+        return STATUS_STALEMATE
     if st[ST_HALF] >= 100:
         return STATUS_FIFTY
     if repetitions(zk, st) >= 2:

@@ -110,5 +110,6 @@ def parse_san(board: Board, text: str) -> Move:
         names = ", ".join(san(board, m) for m in candidates)
         raise IllegalMoveError(f"SAN {text!r} is ambiguous: {names}")
     if unpromoted:
-        raise IllegalMoveError(f"SAN {text!r}: a pawn reaching the last rank must promote (e.g. {san(board, unpromoted[0])})")
+        example = san(board, unpromoted[0])
+        raise IllegalMoveError(f"SAN {text!r}: a pawn reaching the last rank must promote (e.g. {example})")
     raise IllegalMoveError(f"SAN {text!r}: no legal {side} move matches")

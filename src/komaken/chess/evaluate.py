@@ -36,7 +36,8 @@ def _tables() -> np.ndarray:
     for sq in range(64):
         f, r = sq % 8, sq // 8
         centre = max(abs(f - 3.5), abs(r - 3.5)) - 0.5  # 0 in the middle four squares … 3 on the rim
-        pst[1, sq] = 0 if r in (0, 7) else 5 * (r - 1) + (10 if f in (3, 4) and r in (3, 4) else 0) + (20 if r == 6 else 0)
+        centre_pawn = 10 if f in (3, 4) and r in (3, 4) else 0
+        pst[1, sq] = 0 if r in (0, 7) else 5 * (r - 1) + centre_pawn + (20 if r == 6 else 0)
         pst[2, sq] = int(20 - 15 * centre)
         pst[3, sq] = int(10 - 7 * centre)
         pst[4, sq] = (10 if r == 6 else 0) + (5 if f in (3, 4) else 0)
