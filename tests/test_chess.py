@@ -305,8 +305,10 @@ def test_svg_board() -> None:
     board.push_san("e4")
     root = ET.fromstring(board._repr_svg_())
     ns = "{http://www.w3.org/2000/svg}"
-    glyphs = [t.text for t in root.iter(f"{ns}text") if t.text and t.text[0] in "♚♛♜♝♞♟"]
-    assert len(glyphs) == 32
+    solid = [t for t in root.iter(f"{ns}text") if t.text and t.text[0] in "♚♛♜♝♞♟"]
+    outline = [t for t in root.iter(f"{ns}text") if t.text and t.text[0] in "♔♕♖♗♘♙"]
+    assert len(solid) == 32 and len(outline) == 16  # white pieces: a white solid glyph, outlined
+    assert sum(t.get("fill") == "#000000" for t in solid) == 16
     highlighted = [r for r in root.iter(f"{ns}rect") if r.get("fill") == "#cdd26a"]
     assert len(highlighted) == 2  # e2 and e4
     checked = Board("R3k3/8/8/8/8/8/8/4K3 b - - 0 1")

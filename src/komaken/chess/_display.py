@@ -48,20 +48,23 @@ def board_text(board: Board, style: Literal["ascii", "unicode"] = "ascii", coord
 
 
 def _piece_svg(symbol: str, x: float, y: float, cell: float) -> str:
-    white = symbol.isupper()
-    fill, stroke = ("#ffffff", "#000000") if white else ("#000000", "#ffffff")
-    return (
-        f'<text x="{x + cell / 2:.1f}" y="{y + cell * 0.80:.1f}" font-size="{cell * 0.82:.1f}" '
-        f'text-anchor="middle" fill="{fill}" stroke="{stroke}" stroke-width="{cell * 0.02:.2f}" '
-        f'font-family="DejaVu Sans, Segoe UI Symbol, Noto Sans Symbols2, sans-serif">'
-        f"{_GLYPH[symbol.lower()]}{_TEXT_STYLE}</text>"
+    """A piece as font glyphs: black is the solid glyph in black; white is the solid glyph filled
+    white with the outline glyph (``♔``) drawn over it in black, so it reads on any square."""
+    where = (
+        f'x="{x + cell / 2:.1f}" y="{y + cell * 0.80:.1f}" font-size="{cell * 0.82:.1f}" text-anchor="middle" '
+        'font-family="DejaVu Sans, Segoe UI Symbol, Noto Sans Symbols2, sans-serif"'
     )
+    solid = _GLYPH[symbol.lower()] + _TEXT_STYLE
+    if symbol.islower():
+        return f'<text {where} fill="#000000">{solid}</text>'
+    outline = UNICODE_PIECES[symbol] + _TEXT_STYLE
+    return f'<text {where} fill="#ffffff">{solid}</text><text {where} fill="#000000">{outline}</text>'
 
 
 def svg(board: Board, size: int = 360, flipped: bool = False) -> str:
     """An SVG board: light and dark squares, coordinates, the last move tinted, a king in check ringed.
 
-    Pieces are the solid chess glyphs of the font, filled white or black.  ``flipped`` puts
+    Pieces are the chess glyphs of the font (see :func:`_piece_svg`).  ``flipped`` puts
     black at the bottom.
     """
     margin = size / 18
