@@ -85,6 +85,10 @@ def test_en_passant_that_exposes_the_king_is_illegal() -> None:
     with pytest.raises(IllegalMoveError, match="e5d6"):
         board.push_uci("e5d6")
     assert "e5d6" in moves(Board("8/8/8/K2pP3/8/8/8/7k w - d6 0 1"))  # without the rook it is legal
+    played = Board("8/3p4/8/K3P2r/8/8/8/7k b - - 0 1")
+    played.push_san("d5")
+    with pytest.raises(IllegalMoveError, match="e5d6: leaves the white king in check"):
+        played.push_uci("e5d6")
 
 
 def test_en_passant_square_counts_only_when_the_capture_is_legal() -> None:
@@ -362,3 +366,12 @@ def test_a_whole_game_between_generic_players() -> None:
         board.push(move)
     outcome = board.outcome()
     assert outcome is not None and outcome.winner is Color.WHITE  # material greed beats random moves
+
+
+@pytest.mark.parametrize("module", ["komaken.chess", "komaken.chess._board", "komaken.chess._evaluate"])
+def test_docstring_examples_run(module: str) -> None:
+    import doctest
+    import importlib
+
+    result = doctest.testmod(importlib.import_module(module))
+    assert result.attempted > 0 and result.failed == 0

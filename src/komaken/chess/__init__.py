@@ -22,6 +22,7 @@ See ``docs/games.md``.
 """
 
 from komaken.chess._board import Board
+from komaken.chess._evaluate import PIECE_VALUES, best_move, evaluate
 from komaken.chess._fen import STARTING_FEN
 from komaken.chess._move import (
     BISHOP,
@@ -36,7 +37,6 @@ from komaken.chess._move import (
     parse_square,
     square_name,
 )
-from komaken.chess.evaluate import PIECE_VALUES, best_move, evaluate
 
 __all__ = [
     "BISHOP",

@@ -54,9 +54,13 @@ class Board:
     ``Color.WHITE`` at the start, and a white win is ``Outcome(..., winner=Color.WHITE)``.
 
     >>> b = Board()
-    >>> b.push_san("e4"); b.push_san("e5"); b.push_san("Qh5"); b.push_san("Nc6")
-    >>> b.push_san("Bc4"); b.push_san("Nf6"); b.san(Move.from_uci("h5f7"))
+    >>> for san in ("e4", "e5", "Qh5", "Nc6", "Bc4", "Nf6"):
+    ...     _ = b.push_san(san)
+    >>> b.san(Move.from_uci("h5f7"))
     'Qxf7#'
+    >>> _ = b.push_san("Qxf7#")
+    >>> b.outcome(), b.result()
+    (Outcome(termination=<Termination.CHECKMATE: 'checkmate'>, winner=<Color.WHITE: 1>), '1-0')
     """
 
     __slots__ = ("_bd", "_st", "_zk", "_und", "_legal")
@@ -246,9 +250,26 @@ class Board:
             return f"{text}: a pawn reaching the last rank must promote (e.g. {same_path[0].uci()})"
         if same_path or move.promotion is not None:
             return f"{text}: a {name} cannot promote like that (promote a pawn to q, r, b or n on the last rank)"
-        if self._pseudo_legal(move):
+        if self._pseudo_legal(move) or self._exposing_en_passant(move):
             return f"{text}: leaves the {side} king in check"
         return f"{text}: the {side} {name} on {SQUARE_NAMES[move.from_square]} cannot move there"
+
+    def _exposing_en_passant(self, move: Move) -> bool:
+        """Whether ``move`` is an en-passant capture of the pawn that just double-stepped (it
+        was not kept as an en-passant square, so it must expose the king)."""
+        if not self.ply or self._und[self.ply - 1] >> 17 & 3 != 1:
+            return False
+        last = self.peek()
+        assert last is not None
+        piece = self.piece_at(move.from_square)
+        passed = (last.from_square + last.to_square) // 2
+        return (
+            piece is not None
+            and piece.piece_type == 1
+            and move.to_square == passed
+            and abs(move.from_square - last.to_square) == 1
+            and move.from_square // 8 == last.to_square // 8
+        )
 
     def _pseudo_legal(self, move: Move) -> bool:
         out = np.empty(MAX_MOVES, dtype=np.int64)
