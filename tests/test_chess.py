@@ -210,6 +210,8 @@ START = "rnbqkbnr/pppppppp/8/8/8/8/PPPPPPPP/RNBQKBNR w KQkq - 0 1"
         ("rnbqkbnr/pppppppp/8/8/8/8/PPPPPPPP/RNBQKBNR w KQkq z9 0 1", "'z9' is not a square"),
         ("rnbqkbnr/pppppppp/8/8/8/8/PPPPPPPP/RNBQKBNR w KQkq - -1 1", "halfmove clock '-1'"),
         ("rnbqkbnr/pppppppp/8/8/8/8/PPPPPPPP/RNBQKBNR w KQkq - 0 0", "fullmove number '0'"),
+        ("rnbqkbnr/pppppppp/8/8/8/8/PPPPPPPP/RNBQKBNR w KQkq - 0 99999999999999999999", "fullmove number"),
+        ("rnbqkbnr/pppppppp/8/8/8/8/PPPPPPPP/RNBQKBNR w KQkq - ٣ 1", "halfmove clock"),
         ("P3k3/8/8/8/8/8/8/4K3 w - - 0 1", "white pawn on a8"),
         ("4k3/pppppppp/p7/8/8/8/8/4K3 w - - 0 1", "black has 9 pawns"),
         ("4k3/8/8/8/8/8/8/4RK2 w - - 0 1", "black is not to move but its king on e8 is in check"),

@@ -87,3 +87,20 @@ def test_any_move_text_is_a_move_or_an_illegal_move_error(text: str) -> None:
     except IllegalMoveError:
         return
     assert board.is_legal(move)
+
+
+FEN_CHARS = "pnbrqkPNBRQK12345678/ wb-KQkqa3e6x0"
+
+
+@given(st.sampled_from(STARTS), st.integers(0, 200), st.text(alphabet=FEN_CHARS, max_size=3))
+@settings(max_examples=400, deadline=None)
+def test_a_damaged_fen_is_read_or_refused_cleanly(start: str, at: int, insert: str) -> None:
+    """One spot of a good FEN replaced by a few characters: a position or InvalidPositionError."""
+    at %= len(start)
+    text = start[:at] + insert + start[at + 1 :]
+    try:
+        board = Board.from_fen(text)
+    except InvalidPositionError:
+        return
+    assert Board.from_fen(board.fen()) == board
+    board.perft(2)

@@ -127,9 +127,12 @@ def _read_ep(field: str, bd: np.ndarray, side: int) -> int:
     return int(m)
 
 
+_CLOCK_MAX = 1_000_000  # the undo record keeps the halfmove clock in 27 bits
+
+
 def _read_clock(field: str, name: str, minimum: int) -> int:
-    if not field.isdigit() or int(field) < minimum:
-        raise InvalidPositionError(f"FEN {name} {field!r} must be a whole number >= {minimum}")
+    if not field.isascii() or not field.isdigit() or not minimum <= int(field) <= _CLOCK_MAX:
+        raise InvalidPositionError(f"FEN {name} {field!r} must be a whole number in {minimum}..{_CLOCK_MAX}")
     return int(field)
 
 

@@ -273,7 +273,7 @@ def full_key(bd: np.ndarray, st: np.ndarray) -> np.uint64:
         key ^= Z_EP[st[ST_EP]]
     if st[ST_SIDE]:
         key ^= ZS
-    return key
+    return np.uint64(key)
 
 
 @njit(cache=True)
@@ -356,7 +356,7 @@ def unmake(bd: np.ndarray, st: np.ndarray, und: np.ndarray) -> int:
     if side == 1:
         st[ST_FULL] -= 1
     st[ST_PLY] = ply
-    return mv
+    return int(mv)
 
 
 @njit(cache=True)
@@ -391,12 +391,12 @@ def _side_cannot_mate(counts: np.ndarray, side: int) -> bool:
     if own[PAWN] or own[ROOK] or own[QUEEN]:
         return False
     if own[KNIGHT]:
-        return own[KNIGHT] == 1 and own[BISHOP] == 0 and opp[PAWN] + opp[KNIGHT] + opp[BISHOP] + opp[ROOK] == 0
+        return bool(own[KNIGHT] == 1 and own[BISHOP] == 0 and opp[PAWN] + opp[KNIGHT] + opp[BISHOP] + opp[ROOK] == 0)
     if own[BISHOP]:
         light = counts[0, 7] + counts[1, 7]
         dark = counts[0, BISHOP] + counts[1, BISHOP] - light
         no_knights_or_pawns = counts[0, PAWN] + counts[1, PAWN] + counts[0, KNIGHT] + counts[1, KNIGHT] == 0
-        return (light == 0 or dark == 0) and no_knights_or_pawns
+        return bool((light == 0 or dark == 0) and no_knights_or_pawns)
     return True
 
 

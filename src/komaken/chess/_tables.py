@@ -71,21 +71,24 @@ for _step in (1, 9, 10, 11):
         ALIGNED[77 + _k * _step] = ALIGNED[77 - _k * _step] = 1
 
 
+def _random_keys(rng: np.random.Generator, *shape: int) -> np.ndarray:
+    """Uniform 64-bit keys (two draws: numpy's integers stop below 2**63 for uint64 bounds)."""
+    high = rng.integers(0, 2**63, size=shape, dtype=np.uint64) * np.uint64(2)
+    return np.asarray(high + rng.integers(0, 2, size=shape, dtype=np.uint64), dtype=np.uint64)
+
+
 def _zobrist() -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
     """Fixed random keys (a fixed seed, so keys are the same in every run)."""
     rng = np.random.default_rng(20240004)
-    draw = lambda *shape: rng.integers(0, 2**63, size=shape, dtype=np.uint64) * np.uint64(2) + rng.integers(  # noqa: E731
-        0, 2, size=shape, dtype=np.uint64
-    )
-    pieces = draw(16, SIZE)
-    castle_bits = draw(4)
+    pieces = _random_keys(rng, 16, SIZE)
+    castle_bits = _random_keys(rng, 4)
     castle = np.zeros(16, dtype=np.uint64)
     for rights in range(16):
         for bit in range(4):
             if rights >> bit & 1:
                 castle[rights] ^= castle_bits[bit]
-    ep = draw(SIZE)
-    side = draw(1)
+    ep = _random_keys(rng, SIZE)
+    side = _random_keys(rng, 1)
     return pieces, castle, ep, side
 
 
