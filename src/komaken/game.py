@@ -105,6 +105,9 @@ class Termination(enum.Enum):
     ILLEGAL_MOVE = "illegal move"  # 反則
     TIME_FORFEIT = "time forfeit"  # 切れ負け
     GAME_OVER = "game over"  # board games (reversi, tic-tac-toe): nobody can move / line made
+    STALEMATE = "stalemate"  # chess: not in check, no legal move — a draw
+    FIFTY_MOVES = "fifty moves"  # chess: 50 moves each without a capture or pawn move — a draw
+    INSUFFICIENT_MATERIAL = "insufficient material"  # chess: neither side can ever mate — a draw
     ABORTED = "aborted"
 
     @property
@@ -124,6 +127,9 @@ _JAPANESE = {
     Termination.ILLEGAL_MOVE: "反則",
     Termination.TIME_FORFEIT: "切れ負け",
     Termination.GAME_OVER: "終局",
+    Termination.STALEMATE: "ステイルメイト",
+    Termination.FIFTY_MOVES: "50手ルール",
+    Termination.INSUFFICIENT_MATERIAL: "戦力不足",
     Termination.ABORTED: "中断",
 }
 
