@@ -60,7 +60,7 @@ class Board:
     'Qxf7#'
     >>> _ = b.push_san("Qxf7#")
     >>> b.outcome(), b.result()
-    (Outcome(termination=<Termination.CHECKMATE: 'checkmate'>, winner=<Color.WHITE: 1>), '1-0')
+    (Outcome(termination=<Termination.CHECKMATE: 'checkmate'>, winner=Color.WHITE), '1-0')
     """
 
     __slots__ = ("_bd", "_st", "_zk", "_und", "_legal")
