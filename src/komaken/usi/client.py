@@ -23,6 +23,7 @@ import subprocess
 import threading
 import time
 from collections.abc import Sequence
+from typing import IO, Any
 
 from komaken.errors import KomakenError
 
@@ -54,7 +55,7 @@ class UsiProcess:
     false a read that times out leaves the engine running (to count a dropped answer and go on).
     """
 
-    def __init__(self, command: str | Sequence[str], *, stderr: object = None, name: str | None = None,
+    def __init__(self, command: str | Sequence[str], *, stderr: IO[Any] | int | None = None, name: str | None = None,
                  kill_on_timeout: bool = True) -> None:
         self.kill_on_timeout = kill_on_timeout
         self.argv = shlex.split(command) if isinstance(command, str) else list(command)
@@ -137,13 +138,13 @@ class UsiProcess:
 
     def drain(self) -> list[str]:
         """Every line already received, without waiting."""
-        out = []
+        out: list[str] = []
         while True:
             try:
                 _, line = self._lines.get_nowait()
             except queue.Empty:
                 return out
-            if line is _EOF:
+            if line is None:  # _EOF
                 self.closed_output = True
                 return out
             out.append(line)
