@@ -40,6 +40,7 @@ BUILTIN: dict[str, str] = {
     "shogi": "komaken.shogi",
     "reversi": "komaken.reversi",
     "tictactoe": "komaken.tictactoe",
+    "chess": "komaken.chess",
 }
 
 ENTRY_POINT_GROUP = "komaken.games"

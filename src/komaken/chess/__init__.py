@@ -16,7 +16,8 @@ The public surface, for callers that treat every game alike:
 * moves: :meth:`Board.parse_move` reads UCI or SAN, :meth:`Board.move_text` / :meth:`Board.san` /
   :meth:`Move.uci` write them; :meth:`Board.legal_moves`, ``push``, ``pop``, ``outcome``;
 * :meth:`Board.perft`, :meth:`Board.board_text`, :meth:`Board.svg` (``_repr_svg_``);
-* :func:`evaluate` for :mod:`komaken.search.generic`, and :func:`best_move` using it.
+* :func:`evaluate` for :mod:`komaken.search.generic`, and :func:`best_move` using it;
+* :data:`GAME`, its entry in the game registry (:mod:`komaken.chess.game`).
 
 See ``docs/games.md``.
 """
@@ -37,10 +38,12 @@ from komaken.chess._move import (
     parse_square,
     square_name,
 )
+from komaken.chess.game import GAME
 
 __all__ = [
     "BISHOP",
     "Board",
+    "GAME",
     "KING",
     "KNIGHT",
     "Move",
