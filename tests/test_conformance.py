@@ -13,7 +13,7 @@ from typing import Any
 import pytest
 
 from komaken.errors import IllegalMoveError, KomakenError
-from komaken.game import Color, Outcome
+from komaken.game import Outcome, Termination
 from komaken.games import GameSpec, find_game, game_names, game_of
 from komaken.match import GameResult, Observer, play_game
 from komaken.players.random import RandomPlayer
@@ -62,11 +62,20 @@ def test_start_and_text_round_trip(game: GameSpec) -> None:
 
 def test_turn_ply_and_legal_moves(game: GameSpec) -> None:
     pos = _start(game)
-    assert pos.turn is Color.BLACK and pos.ply == 0
+    assert pos.turn is game.first and pos.ply == 0
     moves = list(pos.legal_moves())
     assert moves and pos.outcome() is None
     pos.push(moves[0])
-    assert pos.turn is Color.WHITE and pos.ply == 1
+    assert pos.turn is game.first.other and pos.ply == 1
+
+
+def test_results_name_the_first_mover(game: GameSpec) -> None:
+    first = game.first
+    assert game.result(Outcome(Termination.CHECKMATE, first)) == "1-0"
+    assert game.result(Outcome(Termination.CHECKMATE, first.other)) == "0-1"
+    assert game.result(Outcome(Termination.REPETITION, None)) == "1/2-1/2" and game.result(None) == "*"
+    assert game.winner_text(first) == f"{game.side_names[int(first)]} wins"
+    assert game.winner_text(None) == "draw"
 
 
 def test_push_pop_restores_key_and_equality(game: GameSpec) -> None:

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import base64
+import re
 from pathlib import Path
 
 from komaken.lab import ExperimentDB, GameRow, load_experiment
@@ -38,14 +40,106 @@ def test_report_of_the_published_counts(tmp_path: Path) -> None:
     row4 = doc["pairings"][3]
     assert row4["a_score"] == 0.58 and row4["a_score_ci95"][0] < 0.5 < row4["a_score_ci95"][1]
     md = (tmp_path / "out" / "report.md").read_text(encoding="utf-8")
-    assert "| 角 B | 馬 +B | 飛 R | 龍 +R |" in md and "published W-L-D" in md
-    assert "| row01 | 2500 | 2500 | 2500 | 2500 | 48 | 48 | 4 | 50.0% |" in md
+    assert "| setting | games | 勝 W | 負 L | 分 D | 勝率 score | 95% CI | Elo |" in md and "published W-L-D" in md
+    # rows are named by their setting (a promoted piece only when it differs), the pairing is a reference
+    assert "| 角2500 飛2500 | 100 | 48 | 48 | 4 | 50.0% | 40.4–59.6% |" in md
+    assert "| 角1800 馬2000 飛2000 龍2200 (control: a = b) | 100 | 47 | 51 | 2 | 48.0% |" in md
+    assert "| 角5000 飛5000 (run 2) | 100 | 48 | 38 | 14 |" in md
     names = {f.name for f in files}
-    assert {"score_ci.svg", "score_vs_B.png", "score_vs_promoted_R.svg"} <= names
+    assert {"score_ci.svg", "score_vs_B.png", "score_vs_R.svg"} <= names
+    assert "score_vs_promoted_R.svg" not in names  # 龍 moves with 飛: no figure of its own
     # settings run several times are pooled: rows 7-9 (B 1000, R 1200) give 124-156-20
-    assert "## Pooled by setting" in md
-    assert "| row07, row08, row09 | 1000 | 1000 | 1200 | 1200 | 300 | 124 | 156 | 20 | 44.7% |" in md
+    assert "## Every setting, its runs pooled" in md
+    assert "| 角1000 飛1200 | 3 | 300 | 124 | 156 | 20 | 44.7% |" in md
     assert "p same as published" in md
+
+
+def test_report_reads_like_a_paper(tmp_path: Path) -> None:
+    exp = load_experiment(TABLE6)
+    with ExperimentDB.create(tmp_path / "t6.db", exp) as db:
+        for p in exp.pairings:
+            pub = p.published or {}
+            results = ["a"] * pub["wins"] + ["b"] * pub["losses"] + ["draw"] * pub["draws"]
+            for i, r in enumerate(results):
+                db.insert(GameRow(p.name, i, p.a, p.b, r, "checkmate", "a", "", 0, 0, "", 0.0, i, 0.0))
+        write_report(db, tmp_path / "out")
+    md = (tmp_path / "out" / "report.md").read_text(encoding="utf-8")
+    page = (tmp_path / "out" / "report.html").read_text(encoding="utf-8")
+    headings = re.findall(r"^## (.+)$", md, flags=re.M)
+    assert headings[:3] == ["Summary", "Setup", "Results by setting"]
+    assert "Figures" in headings and "How to read the numbers" in headings
+    assert all(re.fullmatch(r"[A-Z][A-Za-z ,()-]+", h) for h in headings)  # words, not file names
+    assert md.startswith("# Seed 003, Table 6: sente's bishop and rook values (minishogi, depth 4)\n")
+    # the summary: the question, the answer with the key numbers
+    summary = md.split("## Setup")[0]
+    assert "**Question.** How does the score of player a against standard depend on the values" in summary
+    assert ("**Answer.** Best setting **角5000 飛5000**: **56.5%** (95% CI 49.6–63.2%, Elo +45) over 200 games"
+            in summary)
+    assert "Worst **角1000 飛1300**: **40.2%**" in summary
+    assert "ours agree with them (χ² p ≥ 0.05) in **20 of 20** settings" in summary
+    # one file carries everything: every figure is embedded, none is linked
+    figures = re.findall(r"<figure id='(\w+)'><img alt='Figure \d+: [^']+' src='data:image/svg\+xml;base64,([^']+)'",
+                         page)
+    assert [name for name, _ in figures] == ["score_ci", "score_vs_B", "score_vs_R"]
+    for _, data in figures:
+        assert base64.b64decode(data).decode("utf-8").startswith("<svg")
+    assert "src='score" not in page and ".svg'" not in page
+    assert "<h2>Summary</h2><div class='summary'>" in page.replace("\n", "")
+    assert "<td>角1000 飛1200 (run 2)</td>" in page and "<td class='ref'>row08</td>" in page
+    assert "white-space:nowrap" in page  # interval cells never wrap
+
+
+def test_value_figures_vary_one_thing_at_a_time() -> None:
+    from komaken.lab.plots import _series
+    from komaken.lab.report import Setting
+    from komaken.lab.stats import pairing_stats
+
+    exp = load_experiment(TABLE6)
+    letters = ["B", "+B", "R", "+R"]
+    found = []
+    for p in exp.pairings:
+        values = {x: exp.players[p.a].settings["values"][x] for x in letters}
+        stats = pairing_stats(p.name, p.a, p.b, [("a", "a")])
+        found.append(Setting("", "", [p.name], p.a, p.b, p.colors, values, stats, None))
+    for letter, twin in (("B", "+B"), ("R", "+R")):
+        series = _series(found, letter, letters)
+        assert series
+        for pts in series.values():
+            assert len({v for v, _ in pts}) >= 2
+            others = {tuple(s.values[x] for x in letters if x not in (letter, twin)) for _, s in pts}
+            assert len(others) == 1  # everything but the plotted value is the same along a line
+            assert len({s.values[twin] - s.values[letter] for _, s in pts}) == 1
+    assert "R1200" in _series(found, "B", letters)
+
+
+def test_status_and_report_say_the_same_for_a_perfect_score(tmp_path: Path) -> None:
+    from click.testing import CliRunner
+
+    from komaken.cli import main
+
+    exp = load_experiment(TABLE6, games=5)
+    with ExperimentDB.create(tmp_path / "p.db", exp) as db:
+        first = exp.pairings[0]
+        for i in range(5):
+            db.insert(GameRow(first.name, i, first.a, first.b, "a", "checkmate", "a", "", 0, 0, "", 0.0, i, 0.0))
+        write_report(db, tmp_path / "out")
+    status = CliRunner().invoke(main, ["experiment", "status", "--db", str(tmp_path / "p.db")]).output
+    line = next(x for x in status.splitlines() if "[row01]" in x)
+    assert "角2500 飛2500 [row01]: 5/5" in line and "score 100.0% (56.6–100.0%)" in line and "Elo +∞" in line
+    assert "n/a" not in status
+    md = (tmp_path / "out" / "report.md").read_text(encoding="utf-8")
+    assert "| 角2500 飛2500 | 5 | 5 | 0 | 0 | 100.0% | 56.6–100.0% | +∞ | +46 … +∞ |" in md
+    assert "Partial: 5 of 195 games played so far." in md
+
+
+def test_title_is_derived_from_the_name_without_report_title() -> None:
+    from dataclasses import replace
+
+    from komaken.lab.report import title
+
+    exp = load_experiment(TABLE6)
+    assert title(replace(exp, report={})) == "Thesis table 6"
+    assert title(replace(exp, name="piece_values-5x5", report={})) == "Piece values 5x5"
 
 
 def test_same_distribution_test() -> None:
@@ -55,3 +149,25 @@ def test_same_distribution_test() -> None:
     # 2x3 table (60,30,10) vs (30,60,10): chi2 = 20.0 with 2 dof -> p = exp(-10)
     assert abs(same_distribution((60, 30, 10), (30, 60, 10)) - 4.54e-05) < 1e-6
     assert same_distribution((10, 0, 0), (0, 10, 0)) < 0.001
+
+
+def test_per_pairing_api_kept_for_the_web_page(tmp_path: Path) -> None:
+    from komaken.lab import report as R
+
+    exp = load_experiment(TABLE6)
+    with ExperimentDB.create(tmp_path / "t6.db", exp) as db:
+        for p in exp.pairings[:8]:
+            pub = p.published or {}
+            results = ["a"] * pub["wins"] + ["b"] * pub["losses"] + ["draw"] * pub["draws"]
+            for i, r in enumerate(results):
+                db.insert(GameRow(p.name, i, p.a, p.b, r, "checkmate", "a", "", 0, 0, "", 0.0, i, 0.0))
+        exp, stats = R.collect(db)
+        pooled = R.pooled(db, exp)
+    header, rows = R.table_rows(exp, stats)
+    assert header[0] == "setting" and len(rows) == 39 and rows[6][:5] == ["角1000 飛1200", "100", "47", "49", "4"]
+    pheader, prows = R.pooled_rows(exp, pooled)
+    assert pheader[:3] == ["setting", "runs", "games"] and ["角1000 飛1200", "3", "200"] == prows[5][:3]
+    assert "**" not in R.first_move_line(stats, exp) and R._pct(0.5) == "50.0%"
+    assert R._setup_line(exp, 800).endswith("Games: 800 of 3900.")
+    names = R.plot(exp, stats, tmp_path)
+    assert names[0] == "score_ci" and (tmp_path / "score_ci.svg").read_bytes().startswith(b"<?xml")

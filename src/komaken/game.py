@@ -13,9 +13,19 @@ from collections.abc import Hashable, Sequence
 from dataclasses import dataclass
 from typing import Protocol, Self, TypeVar, runtime_checkable
 
+from komaken.errors import KomakenError
+
 
 class Color(enum.IntEnum):
-    """The side to move. In shogi black (sente, ▲) moves first; in reversi black too."""
+    """The side to move. In shogi black (sente, ▲) moves first; in reversi black too.
+
+    An ``int`` (0 and 1, usable as an index) that prints as its name:
+
+    >>> str(Color.BLACK), f"{Color.WHITE} to move", Color.BLACK.mark, Color.WHITE.japanese
+    ('black', 'white to move', '▲', '後手')
+    >>> Color.parse("gote"), Color.parse("先手"), Color.parse(1)
+    (Color.WHITE, Color.BLACK, Color.WHITE)
+    """
 
     BLACK = 0
     WHITE = 1
@@ -26,7 +36,55 @@ class Color(enum.IntEnum):
 
     @property
     def mark(self) -> str:
+        """``▲`` for black (sente), ``△`` for white (gote)."""
         return "▲" if self is Color.BLACK else "△"
+
+    @property
+    def japanese(self) -> str:
+        """``先手`` or ``後手``."""
+        return "先手" if self is Color.BLACK else "後手"
+
+    def __str__(self) -> str:
+        return self.name.lower()
+
+    def __repr__(self) -> str:
+        return f"Color.{self.name}"
+
+    def __format__(self, spec: str) -> str:
+        """``f"{color}"`` and ``f"{color:>6}"`` give the name; numeric formats (``:d``) the number."""
+        if spec and spec[-1] in "bcdoxXneEfFgG%":
+            return int.__format__(int(self), spec)
+        return format(str(self), spec)
+
+    @classmethod
+    def parse(cls, value: object) -> Color:
+        """A colour from ``Color``, ``0``/``1``, or text: ``black``/``white``, ``b``/``w``,
+        ``sente``/``gote``, ``先手``/``後手``, ``▲``/``△`` (case-insensitive).  Anything else raises
+        :class:`~komaken.errors.KomakenError` (``TypeError`` for a value that is not a colour at all)."""
+        if isinstance(value, Color):
+            return value
+        if isinstance(value, bool):
+            raise TypeError(f"a colour is Color.BLACK / Color.WHITE or 'black' / 'white', not {value!r}")
+        if isinstance(value, int):
+            if value in (0, 1):
+                return cls(value)
+            raise _color_error(f"no colour {value} (0 is black, 1 is white)")
+        if isinstance(value, str):
+            found = _COLOR_NAMES.get(value.strip().lower())
+            if found is None:
+                raise _color_error(f"unknown colour {value!r} (black / white, sente / gote, 先手 / 後手)")
+            return cls(found)
+        raise TypeError(f"a colour is Color.BLACK / Color.WHITE or 'black' / 'white', not {type(value).__name__}")
+
+
+_COLOR_NAMES = {
+    **dict.fromkeys(("black", "b", "sente", "先手", "▲", "☗", "x", "黒"), 0),
+    **dict.fromkeys(("white", "w", "gote", "後手", "△", "☖", "o", "白"), 1),
+}
+
+
+def _color_error(message: str) -> Exception:
+    return KomakenError(message)
 
 
 SENTE = Color.BLACK
@@ -47,6 +105,9 @@ class Termination(enum.Enum):
     ILLEGAL_MOVE = "illegal move"  # 反則
     TIME_FORFEIT = "time forfeit"  # 切れ負け
     GAME_OVER = "game over"  # board games (reversi, tic-tac-toe): nobody can move / line made
+    STALEMATE = "stalemate"  # chess: not in check, no legal move — a draw
+    FIFTY_MOVES = "fifty moves"  # chess: 50 moves each without a capture or pawn move — a draw
+    INSUFFICIENT_MATERIAL = "insufficient material"  # chess: neither side can ever mate — a draw
     ABORTED = "aborted"
 
     @property
@@ -66,6 +127,9 @@ _JAPANESE = {
     Termination.ILLEGAL_MOVE: "反則",
     Termination.TIME_FORFEIT: "切れ負け",
     Termination.GAME_OVER: "終局",
+    Termination.STALEMATE: "ステイルメイト",
+    Termination.FIFTY_MOVES: "50手ルール",
+    Termination.INSUFFICIENT_MATERIAL: "戦力不足",
     Termination.ABORTED: "中断",
 }
 

@@ -12,12 +12,12 @@ Callers (the CLI, the lab, the players) never test a game's name: they ask its s
 >>> shogi = find_game("shogi")
 >>> shogi.to_text(shogi.start("minishogi"))
 'rbsgk/4p/5/P4/KGSBR b - 1'
->>> sorted(game_names())[:3]
-['reversi', 'shogi', 'tictactoe']
+>>> {"reversi", "shogi", "tictactoe"} <= set(game_names())
+True
 >>> find_game("go")
 Traceback (most recent call last):
 ...
-komaken.errors.KomakenError: unknown game 'go' (known: reversi, shogi, tictactoe)
+komaken.errors.KomakenError: unknown game 'go' (known: ...reversi, shogi, tictactoe...)
 """
 
 from __future__ import annotations
@@ -30,7 +30,7 @@ from importlib.metadata import entry_points
 from typing import TYPE_CHECKING, Any
 
 from komaken.errors import IllegalMoveError, KomakenError
-from komaken.game import Color, Game
+from komaken.game import Color, Game, Outcome
 
 if TYPE_CHECKING:
     from komaken.players.registry import PlayerType
@@ -40,6 +40,7 @@ BUILTIN: dict[str, str] = {
     "shogi": "komaken.shogi",
     "reversi": "komaken.reversi",
     "tictactoe": "komaken.tictactoe",
+    "chess": "komaken.chess",
 }
 
 ENTRY_POINT_GROUP = "komaken.games"
@@ -86,7 +87,11 @@ class GameSpec:
     * ``players`` — the player types only this game has (``engine``, ``thesis``, ``perfect``);
       generic ones (``human``, ``random``, ``python``) come from :mod:`komaken.players.registry`;
     * ``default_opponent`` — the player spec ``komaken play`` uses for the second side;
-    * ``side_names`` — how results name the sides (``"sente (▲)"``, ``"black"``, ``"X"``);
+    * ``side_names`` — how results name the sides, indexed by :class:`Color` (``side_names[0]``
+      is ``Color.BLACK``'s: ``"sente (▲)"``, ``"black"``, ``"X"``);
+    * ``first`` — the colour that moves first in the start position (``Color.BLACK`` in shogi,
+      reversi and tic-tac-toe; ``Color.WHITE`` in chess): ``komaken play`` seats the human
+      there, the lab's sente is that colour, and :meth:`result` writes its win as ``1-0``;
     * ``record_formats`` — the game-record formats it can be exported to (``kif``, ``csa``);
     * ``can_declare(position)`` — whether the side to move may win by declaring (shogi's 入玉宣言).
     """
@@ -104,6 +109,7 @@ class GameSpec:
     players: Mapping[str, PlayerType] = field(default_factory=dict)
     default_opponent: str = "random"
     side_names: tuple[str, str] = ("black", "white")
+    first: Color = Color.BLACK
     record_formats: tuple[str, ...] = ()
     svg: Callable[[Any], str] | None = None
     can_declare: Callable[[Any], bool] | None = None
@@ -134,6 +140,15 @@ class GameSpec:
     def winner_text(self, winner: Color | None) -> str:
         """``"black wins"``, ``"sente (▲) wins"`` or ``"draw"``."""
         return "draw" if winner is None else f"{self.side_names[int(winner)]} wins"
+
+    def result(self, outcome: Outcome | None) -> str:
+        """``"1-0"`` when the side that moves first (:attr:`first`) won, ``"0-1"``, ``"1/2-1/2"``,
+        or ``"*"`` while the game goes on."""
+        if outcome is None:
+            return "*"
+        if outcome.winner is None:
+            return "1/2-1/2"
+        return "1-0" if outcome.winner is self.first else "0-1"
 
 
 def game_names() -> list[str]:

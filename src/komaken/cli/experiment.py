@@ -10,17 +10,22 @@ from typing import TYPE_CHECKING
 import click
 
 if TYPE_CHECKING:
-    from komaken.lab.progress import RichProgress
+    from komaken.lab.progress import LineProgress, RichProgress
     from komaken.lab.runner import RunSummary
 
 
-def _progress(quiet: bool) -> RichProgress | None:
-    """A rich progress display when stderr is a terminal, else nothing."""
+def _progress(quiet: bool, every: float = 10.0) -> RichProgress | LineProgress | None:
+    """A rich progress display when stderr is a terminal, else a progress line on stderr every
+    ``every`` seconds (under nohup, in CI logs); nothing with ``--quiet``."""
+    if quiet:
+        return None
     from rich.console import Console
 
     console = Console(stderr=True)
-    if quiet or not console.is_terminal:
-        return None
+    if not console.is_terminal:
+        from komaken.lab.progress import LineProgress
+
+        return LineProgress(interval=every)
     from komaken.lab.progress import RichProgress
 
     return RichProgress(console)
@@ -32,10 +37,6 @@ def _echo_summary(summary: RunSummary, db: Path) -> None:
         f"{db}: played {summary.played} games in {summary.wall_seconds:.1f}s{rate}; "
         f"{summary.stored}/{summary.total} stored"
     )
-
-
-def _p(value: float) -> str:
-    return f"{value:.3g}" if value >= 1e-6 else "<1e-6"
 
 
 @click.group()
@@ -51,6 +52,10 @@ db_opt = click.option(
     "--db", "db", type=click.Path(dir_okay=False, path_type=Path), required=True, help="Results database."
 )
 quiet_opt = click.option("--quiet", "-q", is_flag=True, help="No progress display.")
+every_opt = click.option(
+    "--progress-every", "every", type=click.FloatRange(min=0), default=10.0, show_default=True, metavar="SECONDS",
+    help="Off a terminal: print a progress line on stderr at most this often (0: after every game).",
+)
 
 
 @experiment.command("run")
@@ -60,13 +65,15 @@ quiet_opt = click.option("--quiet", "-q", is_flag=True, help="No progress displa
 @dask_opt
 @click.option("--games", type=int, default=None, help="Games per pairing (overrides the file).")
 @quiet_opt
-def run(file: Path, db: Path, workers: int | None, dask: str | None, games: int | None, quiet: bool) -> None:
+@every_opt
+def run(file: Path, db: Path, workers: int | None, dask: str | None, games: int | None, quiet: bool,
+        every: float) -> None:
     """Play the experiment FILE into --db (continues it if the database already holds it)."""
     from komaken.lab.config import load_experiment
     from komaken.lab.runner import run_experiment
 
     exp = load_experiment(file, games=games)
-    summary = run_experiment(exp, db, workers=workers, dask=dask, progress=_progress(quiet))
+    summary = run_experiment(exp, db, workers=workers, dask=dask, progress=_progress(quiet, every))
     _echo_summary(summary, db)
 
 
@@ -75,11 +82,12 @@ def run(file: Path, db: Path, workers: int | None, dask: str | None, games: int 
 @workers_opt
 @dask_opt
 @quiet_opt
-def resume(db: Path, workers: int | None, dask: str | None, quiet: bool) -> None:
+@every_opt
+def resume(db: Path, workers: int | None, dask: str | None, quiet: bool, every: float) -> None:
     """Play the games missing from --db (after a crash, a kill or Ctrl-C)."""
     from komaken.lab.runner import resume_experiment
 
-    summary = resume_experiment(db, workers=workers, dask=dask, progress=_progress(quiet))
+    summary = resume_experiment(db, workers=workers, dask=dask, progress=_progress(quiet, every))
     _echo_summary(summary, db)
 
 
@@ -96,13 +104,16 @@ def status(db: Path, as_json: bool) -> None:
     if as_json:
         click.echo(json.dumps(doc, ensure_ascii=False, indent=2))
         return
-    click.echo(f"{doc['experiment']}: {doc['games']}/{doc['target']} games")
+    from komaken.lab.stats import format_elo, format_interval, format_p, format_pct
+
+    click.echo(f"{doc['title']} ({doc['experiment']}): {doc['games']}/{doc['target']} games")
     for p in doc["pairings"]:
-        lo, hi = p["a_score_ci95"]
-        elo = "n/a" if p["elo"] is None else f"{p['elo']:+.0f}"
+        played = p["games"] > 0
+        score = f"score {format_pct(p['a_score'])} ({format_interval(*p['a_score_ci95'])})" if played else "score –"
         line = (
-            f"  {p['name']}: {p['games']}/{p['target']}  W {p['a_wins']}  L {p['b_wins']}  D {p['draws']}  "
-            f"score {p['a_score']:.1%} [{lo:.1%}, {hi:.1%}]  Elo {elo}  p={_p(p['p_value'])}"
+            f"  {p['setting']} [{p['name']}]: {p['games']}/{p['target']}  W {p['a_wins']}  L {p['b_wins']}  "
+            f"D {p['draws']}  {score}  Elo {format_elo(p['elo'], p['a_score'] if played else None)}  "
+            f"p {format_p(p['p_value'])}"
         )
         if p.get("sprt"):
             line += f"  SPRT {p['sprt']['state']} (LLR {p['sprt']['llr']:.2f})"

@@ -1,4 +1,8 @@
-"""``komaken mate``: solve a tsume (the side to move checks on every move) with df-pn."""
+"""``komaken mate``: solve a tsume (the side to move checks on every move) with df-pn.
+
+The answer is printed in USI and, on a second line, in Japanese (``3手詰: ▲２二金打 △同　玉 ▲…``);
+``--json`` carries both (``pv`` and ``pv_japanese``).
+"""
 
 from __future__ import annotations
 
@@ -23,11 +27,13 @@ def mate(variant: str, sfen: str, max_plies: int, nodes: int, as_json: bool) -> 
     pos = Position.from_sfen(sfen, load(variant))
     r = solve(pos, max_plies=max_plies, nodes=nodes)
     pv = [m.usi() for m in r.pv]
+    japanese = pos.variation_japanese(r.pv) if r.pv else ""
     if as_json:
-        click.echo(json.dumps({"status": r.status, "plies": r.plies, "pv": pv, "nodes": r.nodes,
-                               "seconds": round(r.seconds, 4)}))
+        click.echo(json.dumps({"status": r.status, "plies": r.plies, "pv": pv, "pv_japanese": japanese,
+                               "nodes": r.nodes, "seconds": round(r.seconds, 4)}, ensure_ascii=False))
     elif r.status == "mate":
         click.echo(f"mate in {r.plies}: {' '.join(pv)}  ({r.nodes} nodes, {r.seconds:.2f} s)")
+        click.echo(f"{r.plies}手詰: {japanese}")
     elif r.status == "nomate":
         click.echo(f"no mate within {max_plies} plies ({r.nodes} nodes)")
     else:

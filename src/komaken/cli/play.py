@@ -14,7 +14,7 @@ from typing import Any
 
 import click
 
-from komaken.game import Game, Outcome
+from komaken.game import Color, Game, Outcome
 from komaken.games import GameSpec, find_game, game_names
 from komaken.match import GameResult, Observer
 from komaken.match import play_game as _play_game
@@ -77,9 +77,10 @@ def play_game(pos: Game[Any], players: list[Player], echo: Callable[[str], Any] 
 @click.option("--game", "-g", type=click.Choice(game_names()), default="shogi", show_default=True)
 @click.option("--variant", "-v", default=None, metavar="NAME|FILE",
               help="For games with variants: shogi, minishogi, judkins, or a variant TOML file.")
-@click.option("--sente", "--black", "sente", default="human", show_default=True, help="First player's spec.")
+@click.option("--sente", "--black", "sente", default=None,
+              help="Black's (sente's) spec (default: human if black moves first, else the game's engine).")
 @click.option("--gote", "--white", "gote", default=None,
-              help="Second player's spec (default: the game's engine, e.g. engine:movetime=1).")
+              help="White's (gote's) spec (default: the game's engine, e.g. engine:movetime=1; human in chess).")
 @click.option("--position", "--sfen", "-s", "text", default=None,
               help="Start from this position (SFEN for shogi, the game's board text otherwise).")
 @click.option("--quiet", "-q", is_flag=True, help="Do not print the board after each move.")
@@ -88,13 +89,20 @@ def play(game: str, variant: str | None, sente: str, gote: str | None, text: str
     spec = find_game(game)
     v = spec.variant(variant)
     pos = spec.position(text, v)
-    players = [make_player(s, spec, v) for s in (sente, gote or spec.default_opponent)]
+    players = [make_player(s, spec, v) for s in _sides(spec, sente, gote)]
     try:
         _play_game(pos, players, PrintObserver(spec, show=not quiet), move_text=spec.move_text,
                    can_declare=spec.can_declare)
     finally:
         for p in players:
             p.close()
+
+
+def _sides(spec: GameSpec, black: str | None, white: str | None) -> tuple[str, str]:
+    """Black's and white's specs: a side not given is the human if it moves first, else the
+    game's default opponent."""
+    default = {spec.first: "human", spec.first.other: spec.default_opponent}
+    return black or default[Color.BLACK], white or default[Color.WHITE]
 
 
 def register(main: click.Group) -> None:

@@ -7,6 +7,7 @@ KIF and CSA text comes from :mod:`komaken.records`: the lab replays each game's 
 from __future__ import annotations
 
 import csv
+from datetime import UTC, datetime
 from typing import Any, TextIO
 
 from komaken.games import GameSpec
@@ -30,9 +31,15 @@ def _csv(db: ExperimentDB, out: TextIO) -> int:
     writer.writerow(GAME_COLUMNS)
     n = 0
     for row in db.games():
-        writer.writerow([getattr(row, c) for c in GAME_COLUMNS])
+        writer.writerow([_iso(row.finished_at) if c == "finished_at" else getattr(row, c) for c in GAME_COLUMNS])
         n += 1
     return n
+
+
+def _iso(epoch: float) -> str:
+    """``2026-11-22T05:30:12.345Z``: ISO 8601 in UTC, to the millisecond (the database keeps the
+    epoch seconds)."""
+    return datetime.fromtimestamp(epoch, UTC).isoformat(timespec="milliseconds").replace("+00:00", "Z")
 
 
 def _records(db: ExperimentDB, fmt: str, out: TextIO) -> int:

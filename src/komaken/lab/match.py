@@ -9,7 +9,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 from typing import TYPE_CHECKING, Any
 
-from komaken.game import Game
+from komaken.game import Color, Game
 from komaken.match import GameResult
 from komaken.match import play_game as _play_game
 from komaken.players.base import Player
@@ -30,9 +30,14 @@ def play_game(
     moves_before: Sequence[str] | None = None,
     game: GameSpec | None = None,
 ) -> GameResult:
-    """Play ``position`` to the end, ``sente`` moving for black and ``gote`` for white (see
-    :func:`komaken.match.play_game`; ``game`` supplies move text and the declaration rule)."""
-    return _play_game(position, (sente, gote), max_plies=max_plies, seeds=seeds, moves_before=moves_before or (),
+    """Play ``position`` to the end, ``sente`` moving for the colour that moves first
+    (:attr:`GameSpec.first <komaken.games.GameSpec.first>`: black, white in chess) and ``gote``
+    for the other (see :func:`komaken.match.play_game`; ``game`` also supplies move text and the
+    declaration rule).  ``seeds`` are sente's and gote's."""
+    players, by_color = (sente, gote), seeds
+    if game is not None and game.first is Color.WHITE:
+        players, by_color = (gote, sente), (seeds[1], seeds[0])
+    return _play_game(position, players, max_plies=max_plies, seeds=by_color, moves_before=moves_before or (),
                       move_text=game.move_text if game is not None else str,
                       can_declare=game.can_declare if game is not None else None)
 

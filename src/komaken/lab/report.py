@@ -1,21 +1,24 @@
-"""Status and reports: statistics per pairing as JSON, Markdown and HTML tables, plots.
+"""Status and reports: statistics per pairing as JSON, and a report that reads like a paper.
 
-The tables follow the thesis's Table 6: the piece values that vary, then 勝 / 負 / 分 and 勝率
-(score of player a, a draw counting ½), followed by what the thesis lacked — the 95 % interval,
-the Elo difference and the p-value — and, where the experiment file records them, the published
-numbers side by side.
+``write_report`` writes ``report.md`` and ``report.html`` (one file carrying everything: the
+figures are inline SVG) plus each figure as PNG and SVG.  The report opens with a summary — the
+question, the answer, the key numbers — then the results table in the layout of the thesis's
+Table 6: each row named by its setting (``角1000 飛1200``), 勝 / 負 / 分 and 勝率 (score of
+player a, a draw counting ½), followed by what the thesis lacked — the 95 % interval, the Elo
+difference and the p-value — and, where the experiment file records them, the published numbers
+side by side.  Figures vary one thing at a time.
 """
 
 from __future__ import annotations
 
-import html
 import json
+import re
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
 from komaken.lab.config import Experiment
-from komaken.lab.stats import PairingStats, p_value_half, pairing_stats, wilson_interval
+from komaken.lab.stats import PairingStats, format_pct, pairing_stats
 from komaken.lab.storage import ExperimentDB
 
 PIECE_NAMES = {
@@ -31,35 +34,95 @@ def collect(db: ExperimentDB) -> tuple[Experiment, list[PairingStats]]:
 
 
 @dataclass(frozen=True, slots=True)
-class PooledSetting:
-    """Pairings that play the same two players with the same colours, counted together
+class Setting:
+    """The pairings that play the same two players with the same colours, counted together
     (the thesis ran some settings several times, 100 games each)."""
 
+    label: str  # 角1000 飛1200, or "deep vs shallow"
+    ascii_label: str  # B1000 R1200 (for figures)
     pairings: list[str]
+    a: str
+    b: str
+    colors: str
+    values: dict[str, int | None]  # the varied piece values of player a
     stats: PairingStats
     published: tuple[int, int, int] | None  # summed published W, L, D when every pairing has them
 
 
-def pooled(db: ExperimentDB, exp: Experiment) -> list[PooledSetting]:
-    """One entry per distinct setting, or ``[]`` when no setting was run more than once."""
+#: the old name of :class:`Setting`
+PooledSetting = Setting
+
+
+def settings(db: ExperimentDB, exp: Experiment) -> list[Setting]:
+    """One entry per distinct setting, in the order of the experiment file."""
     groups: dict[str, list[Any]] = {}
     for p in exp.pairings:
         key = json.dumps([dict(exp.players[p.a].settings), dict(exp.players[p.b].settings), p.colors],
                          sort_keys=True, default=str)
         groups.setdefault(key, []).append(p)
-    if all(len(g) == 1 for g in groups.values()):
-        return []
+    letters = varied_letters(exp)
     out = []
     for group in groups.values():
-        results = [r for p in group for r in db.results(p.name)]
         first = group[0]
+        results = [r for p in group for r in db.results(p.name)]
         stats = pairing_stats(first.name, first.a, first.b, results)
         pubs = [p.published for p in group]
         published = None
         if all(pubs):
             published = tuple(sum(int(pb[k]) for pb in pubs) for k in ("wins", "losses", "draws"))  # type: ignore[index]
-        out.append(PooledSetting([p.name for p in group], stats, published))  # type: ignore[arg-type]
+        out.append(Setting(
+            label=setting_label(exp, first.a, first.b), ascii_label=setting_label(exp, first.a, first.b, ascii=True),
+            pairings=[p.name for p in group], a=first.a, b=first.b, colors=first.colors,
+            values={x: _value(exp, first.a, x) for x in letters}, stats=stats,
+            published=published,
+        ))
     return out
+
+
+def pooled(db: ExperimentDB, exp: Experiment) -> list[Setting]:
+    """The settings, or ``[]`` when no setting was run more than once (nothing to pool)."""
+    found = settings(db, exp)
+    return found if any(len(s.pairings) > 1 for s in found) else []
+
+
+def title(exp: Experiment) -> str:
+    """``[report] title`` from the experiment file, else one made from its name:
+    ``thesis-table6`` → ``Thesis table 6``."""
+    if exp.report.get("title"):
+        return str(exp.report["title"])
+    words = re.sub(r"(?<=[A-Za-z]{2})(?=\d)|(?<=\d)(?=[A-Za-z]{2})", " ", exp.name.replace("-", " ").replace("_", " "))
+    words = " ".join(words.split())
+    return words[:1].upper() + words[1:]
+
+
+def setting_label(exp: Experiment, a: str, b: str, *, ascii: bool = False) -> str:
+    """A setting's name from player a's varied piece values: ``角1000 飛1200`` (a promoted piece
+    only when its value differs from the unpromoted one: ``角1800 馬2000 飛2000 龍2200``).
+    Without varied values: the players' labels, ``deep vs shallow``."""
+    letters = varied_letters(exp)
+    if not letters:
+        return f"{exp.players[a].label} vs {exp.players[b].label}"
+    parts = []
+    for x in letters:
+        v = _value(exp, a, x)
+        if v is None or (x.startswith("+") and x[1:] in letters and v == _value(exp, a, x[1:])):
+            continue
+        parts.append(f"{x if ascii else PIECE_NAMES.get(x, x)}{v}")
+    label = " ".join(parts) or exp.players[a].label
+    if dict(exp.players[a].settings) == dict(exp.players[b].settings):
+        label += " (a = b)" if ascii else " (control: a = b)"  # the opponent's own values
+    return label
+
+
+def row_labels(exp: Experiment) -> list[str]:
+    """The setting of each pairing, with ``(run 2)``… when a setting is played again."""
+    seen: dict[str, int] = {}
+    labels = []
+    for p in exp.pairings:
+        label = setting_label(exp, p.a, p.b)
+        seen[label] = seen.get(label, 0) + 1
+        labels.append(label if seen[label] == 1 else f"{label} (run {seen[label]})")
+    return labels
 
 
 def same_distribution(ours: tuple[int, int, int], theirs: tuple[int, int, int]) -> float:
@@ -74,41 +137,13 @@ def same_distribution(ours: tuple[int, int, int], theirs: tuple[int, int, int]) 
     return float(chi2_contingency(table, correction=False).pvalue)
 
 
-def pooled_rows(exp: Experiment, settings: list[PooledSetting]) -> tuple[list[str], list[list[str]]]:
-    """Header and rows of the pooled table (same columns as :func:`table_rows`)."""
-    letters = varied_letters(exp)
-    header = ["pairings"] + [f"{PIECE_NAMES.get(x, x)} {x}" for x in letters]
-    header += ["games", "勝 W", "負 L", "分 D", "勝率 score", "95% CI", "Elo", "p"]
-    with_published = any(ps.published for ps in settings)
-    if with_published:
-        header += ["published W-L-D", "published score", "published 95% CI", "published p", "p same as published"]
-    rows = []
-    for ps in settings:
-        s = ps.stats
-        a = exp.pairing(ps.pairings[0]).a
-        lo, hi = s.a_score_ci95
-        row = [", ".join(ps.pairings)] + [str(_value(exp, a, x) or "") for x in letters]
-        row += [str(s.games), str(s.a_wins), str(s.b_wins), str(s.draws), _pct(s.a_score),
-                f"{_pct(lo)}–{_pct(hi)}", _elo(s.elo, lo_side=s.a_score < 0.5), _p(s.p_value)]
-        if with_published:
-            if ps.published:
-                w, l, d = ps.published
-                n = max(1, w + l + d)
-                plo, phi = wilson_interval(w + d / 2, n)
-                row += [f"{w}-{l}-{d}", _pct((w + d / 2) / n), f"{_pct(plo)}–{_pct(phi)}",
-                        _p(p_value_half(w + d / 2, n)), _p(same_distribution((s.a_wins, s.b_wins, s.draws), (w, l, d)))]
-            else:
-                row += ["", "", "", "", ""]
-        rows.append(row)
-    return header, rows
-
-
 def status_json(db: ExperimentDB) -> dict[str, Any]:
     """The ``status --json`` document: ``{"experiment", "games", "target", "pairings": [...]}``."""
     exp, stats = collect(db)
     pairings = []
-    for p, s in zip(exp.pairings, stats, strict=True):
+    for p, s, label in zip(exp.pairings, stats, row_labels(exp), strict=True):
         d = s.to_json()
+        d["setting"] = label
         d["target"] = p.games
         d["colors"] = p.colors
         if p.published is not None:
@@ -116,6 +151,7 @@ def status_json(db: ExperimentDB) -> dict[str, Any]:
         pairings.append(d)
     return {
         "experiment": exp.name,
+        "title": title(exp),
         "games": sum(s.games for s in stats),
         "target": exp.total_games,
         "seconds": round(db.seconds(), 3),
@@ -148,258 +184,76 @@ def _value(exp: Experiment, player: str, letter: str) -> int | None:
     return exp.players[player].settings.get("values", {}).get(letter)
 
 
-def _pct(x: float) -> str:
-    return f"{100 * x:.1f}%"
-
-
-def _elo(x: float | None, lo_side: bool = False) -> str:
-    if x is None:
-        return "−∞" if lo_side else "+∞"
-    return f"{x:+.0f}"
-
-
-def _p(x: float) -> str:
-    return f"{x:.3f}" if x >= 0.001 else f"{x:.1e}"
-
-
+# ---- per-pairing pieces, as ``komaken.web`` and earlier versions call them ----------------------
 def table_rows(exp: Experiment, stats: list[PairingStats]) -> tuple[list[str], list[list[str]]]:
-    """Header and rows of the Table 6-style results table."""
-    letters = varied_letters(exp)
-    published = any(p.published for p in exp.pairings)
-    header = ["pairing"] + [f"{PIECE_NAMES.get(x, x)} {x}" for x in letters]
-    header += ["勝 W", "負 L", "分 D", "勝率 score", "95% CI", "Elo", "Elo 95% CI", "p"]
-    if published:
-        header += ["published W-L-D", "published 勝率", "published score"]
-    rows = []
-    for p, s in zip(exp.pairings, stats, strict=True):
-        row = [p.name] + [str(_value(exp, p.a, x) if _value(exp, p.a, x) is not None else "") for x in letters]
-        if s.games:
-            lo, hi = s.a_score_ci95
-            elo_lo, elo_hi = s.elo_ci95
-            row += [
-                str(s.a_wins),
-                str(s.b_wins),
-                str(s.draws),
-                _pct(s.a_score),
-                f"{_pct(lo)}–{_pct(hi)}",
-                _elo(s.elo, lo_side=s.a_score < 0.5),
-                f"{_elo(elo_lo, True)} … {_elo(elo_hi)}",
-                _p(s.p_value),
-            ]
-        else:
-            row += ["0", "0", "0", "-", "-", "-", "-", "-"]
-        if published:
-            pub = p.published or {}
-            if pub:
-                w, l, d = pub["wins"], pub["losses"], pub["draws"]
-                row += [f"{w}-{l}-{d}", str(pub.get("rate", "")), _pct((w + d / 2) / max(1, w + l + d))]
-            else:
-                row += ["", "", ""]
-        rows.append(row)
+    """Header and rows of the results table (one row per pairing, named by its setting)."""
+    from komaken.lab.report_text import results_table
+
+    _, _, header, rows = results_table(exp, stats)
+    return header, rows
+
+
+def pooled_rows(exp: Experiment, found: list[Setting]) -> tuple[list[str], list[list[str]]]:
+    """Header and rows of the pooled table (every setting, its runs counted together)."""
+    from komaken.lab.report_text import pooled_table
+
+    _, _, header, rows = pooled_table(found)
     return header, rows
 
 
 def first_move_line(stats: list[PairingStats], exp: Experiment) -> str:
-    """Sente's score pooled over the pairings with alternating colours (the clean estimate)."""
-    alt = [s for p, s in zip(exp.pairings, stats, strict=True) if p.colors == "alternate"]
-    n = sum(s.games for s in alt)
-    if not n:
-        return (
-            "No pairing alternates colours, so the first-move advantage cannot be separated from "
-            "the players' strength (see the per-pairing sente score below)."
-        )
-    points = sum(s.sente_score * s.games for s in alt)
-    lo, hi = wilson_interval(points, n)
-    return (
-        f"Sente (the first player) scored {_pct(points / n)} (95% CI {_pct(lo)}–{_pct(hi)}) "
-        f"over {n} games with alternating colours."
-    )
+    """Sente's score pooled over the pairings with alternating colours, as plain text."""
+    from komaken.lab.report_text import first_move_line as line
 
-
-def markdown(exp: Experiment, stats: list[PairingStats], plots: list[str],
-             settings: list[PooledSetting] | None = None) -> str:
-    """The report as Markdown (``settings``: the pooled table, see :func:`pooled`)."""
-    header, rows = table_rows(exp, stats)
-    done = sum(s.games for s in stats)
-    lines = [
-        f"# {exp.report.get('title', exp.name)}",
-        "",
-        _setup_line(exp, done),
-        "",
-        "勝 / 負 / 分 are player a's wins, losses and draws; 勝率 is a's score (a draw counts ½). "
-        "The 95% interval is Wilson's; p tests a score of 50%.",
-        "",
-        "| " + " | ".join(header) + " |",
-        "|" + "|".join("---" for _ in header) + "|",
-    ]
-    lines += ["| " + " | ".join(c.replace("|", "\\|") for c in row) + " |" for row in rows]
-    if settings:
-        pheader, prows = pooled_rows(exp, settings)
-        lines += ["", "## Pooled by setting", "",
-                  "Pairings that play the same two players with the same colours, counted together.", "",
-                  "| " + " | ".join(pheader) + " |", "|" + "|".join("---" for _ in pheader) + "|"]
-        lines += ["| " + " | ".join(prow) + " |" for prow in prows]
-    lines += ["", "## First-move advantage", "", first_move_line(stats, exp), ""]
-    lines += ["| pairing | a was sente | sente score | 95% CI |", "|---|---|---|---|"]
-    for s in stats:
-        lo, hi = s.sente_score_ci95
-        lines.append(f"| {s.name} | {s.a_sente_games}/{s.games} | {_pct(s.sente_score)} | {_pct(lo)}–{_pct(hi)} |")
-    sprts = [s for s in stats if s.sprt]
-    if sprts:
-        lines += [
-            "",
-            "## SPRT",
-            "",
-            "| pairing | H0 elo | H1 elo | LLR | bounds | state |",
-            "|---|---|---|---|---|---|",
-        ]
-        for s in sprts:
-            t = s.sprt or {}
-            lines.append(
-                f"| {s.name} | {t['elo0']:g} | {t['elo1']:g} | {t['llr']:.3f} | "
-                f"[{t['lower']:.3f}, {t['upper']:.3f}] | {t['state']} |"
-            )
-    if plots:
-        lines += ["", "## Plots", ""] + [f"![{p}]({p}.svg)" for p in plots]
-    return "\n".join(lines) + "\n"
+    return line(stats, exp).replace("**", "")
 
 
 def _setup_line(exp: Experiment, done: int) -> str:
-    parts = [f"game: {exp.game}"]
-    if exp.variant:
-        parts.append(f"variant: {Path(exp.variant).name}")
-    if exp.repetition:
-        parts.append(f"repetition: {exp.repetition}")
-    if exp.max_plies:
-        parts.append(f"max plies: {exp.max_plies}")
-    if exp.openings.random_plies:
-        parts.append(f"openings: {exp.openings.random_plies} random plies")
-    elif exp.openings.sfens:
-        parts.append(f"openings: {len(exp.openings.sfens)} SFEN positions")
-    parts.append(f"seed: {exp.seed}")
-    parts.append(f"games: {done} of {exp.total_games}")
-    return " · ".join(parts)
+    from komaken.lab.report_text import setup_line
+
+    return f"{setup_line(exp)} Games: {done} of {exp.total_games}."
 
 
-def html_page(exp: Experiment, stats: list[PairingStats], plots: list[str],
-              settings: list[PooledSetting] | None = None) -> str:
-    """The report as one self-contained HTML page (plots linked as SVG files)."""
-    header, rows = table_rows(exp, stats)
-    esc = html.escape
-    out = [
-        "<!doctype html><html><head><meta charset='utf-8'>",
-        f"<title>{esc(exp.name)}</title>",
-        "<style>body{font-family:sans-serif;margin:2em}table{border-collapse:collapse}"
-        "th,td{border:1px solid #999;padding:2px 8px;text-align:right}th{background:#eee}"
-        "td:first-child{text-align:left}</style></head><body>",
-        f"<h1>{esc(str(exp.report.get('title', exp.name)))}</h1>",
-        f"<p>{esc(_setup_line(exp, sum(s.games for s in stats)))}</p>",
-        "<table><tr>" + "".join(f"<th>{esc(h)}</th>" for h in header) + "</tr>",
-    ]
-    out += ["<tr>" + "".join(f"<td>{esc(c)}</td>" for c in row) + "</tr>" for row in rows]
-    out.append("</table>")
-    if settings:
-        pheader, prows = pooled_rows(exp, settings)
-        out += ["<h2>Pooled by setting</h2><table><tr>" + "".join(f"<th>{esc(h)}</th>" for h in pheader) + "</tr>"]
-        out += ["<tr>" + "".join(f"<td>{esc(c)}</td>" for c in row) + "</tr>" for row in prows]
-        out.append("</table>")
-    out += [f"<h2>First-move advantage</h2><p>{esc(first_move_line(stats, exp))}</p>"]
-    out += [f"<h2>{esc(p)}</h2><img src='{esc(p)}.svg' alt='{esc(p)}'>" for p in plots]
-    out.append("</body></html>")
-    return "\n".join(out) + "\n"
+def _pct(x: float) -> str:
+    return format_pct(x)
 
 
 def plot(exp: Experiment, stats: list[PairingStats], out: Path) -> list[str]:
-    """Write the PNG and SVG plots into ``out``; return their base names."""
-    import matplotlib
+    """Draw the figures of one row per pairing into ``out`` (PNG and SVG); return their base names."""
+    from komaken.lab.plots import score_figure, value_figures
 
-    matplotlib.use("Agg")
-    import matplotlib.pyplot as plt
-
-    names: list[str] = []
-    played = [(p, s) for p, s in zip(exp.pairings, stats, strict=True) if s.games]
-    if not played:
-        return names
-
-    fig, ax = plt.subplots(figsize=(7, max(2.5, 0.3 * len(played) + 1)))
-    ys = list(range(len(played)))[::-1]
-    x = [s.a_score for _, s in played]
-    err = [
-        [s.a_score - s.a_score_ci95[0] for _, s in played],
-        [s.a_score_ci95[1] - s.a_score for _, s in played],
-    ]
-    ax.errorbar(x, ys, xerr=err, fmt="o", capsize=3, label="score of a, 95% CI")
-    pub = [(y, p.published) for y, (p, _) in zip(ys, played, strict=True) if p.published]
-    if pub:
-        ax.plot(
-            [(d["wins"] + d["draws"] / 2) / max(1, d["wins"] + d["losses"] + d["draws"]) for _, d in pub],
-            [y for y, _ in pub],
-            "x",
-            color="tab:red",
-            label="published",
-        )
-    ax.axvline(0.5, color="gray", lw=1, ls="--")
-    ax.set_yticks(ys, [p.name for p, _ in played], fontsize=7)
-    ax.set_xlim(0, 1)
-    ax.set_xlabel("score of player a")
-    ax.legend(loc="lower right", fontsize=7)
-    ax.set_title(exp.name)
-    fig.tight_layout()
-    _save(fig, out, "score_ci", names)
-    plt.close(fig)
-
-    for letter in varied_letters(exp):
-        pts = [(_value(exp, p.a, letter), s) for p, s in played]
-        pts = [(v, s) for v, s in pts if v is not None]
-        if len({v for v, _ in pts}) < 2:
-            continue
-        fig, ax = plt.subplots(figsize=(6, 4))
-        xs = [v for v, _ in pts]
-        ax.errorbar(
-            xs,
-            [s.a_score for _, s in pts],
-            yerr=[
-                [s.a_score - s.a_score_ci95[0] for _, s in pts],
-                [s.a_score_ci95[1] - s.a_score for _, s in pts],
-            ],
-            fmt="o",
-            capsize=3,
-            alpha=0.8,
-        )
-        ax.axhline(0.5, color="gray", lw=1, ls="--")
-        ax.set_ylim(0, 1)
-        ax.set_xlabel(f"value of {letter} for player a")  # CJK glyphs are not in the default font
-        ax.set_ylabel("score of player a (95% CI)")
-        ax.set_title(f"{exp.name}: score against the value of {letter}")
-        fig.tight_layout()
-        _save(fig, out, f"score_vs_{_safe(letter)}", names)
-        plt.close(fig)
-    return names
+    letters = varied_letters(exp)
+    found = []
+    for p, s, label in zip(exp.pairings, stats, row_labels(exp), strict=True):
+        pub = p.published
+        published = (int(pub["wins"]), int(pub["losses"]), int(pub["draws"])) if pub else None
+        found.append(Setting(label, setting_label(exp, p.a, p.b, ascii=True), [p.name], p.a, p.b, p.colors,
+                             {x: _value(exp, p.a, x) for x in letters}, s, published))
+    figures = [score_figure(found, out)] + value_figures(found, letters, _FIGURE_NAMES, out)
+    return [f.name for f in figures if f is not None]
 
 
-def _safe(letter: str) -> str:
-    return letter.replace("+", "promoted_")
-
-
-def _save(fig: Any, out: Path, name: str, names: list[str]) -> None:
-    fig.savefig(out / f"{name}.png", dpi=120)
-    fig.savefig(out / f"{name}.svg")
-    names.append(name)
+_FIGURE_NAMES = {x: f"{PIECE_NAMES.get(x, x)} {x}" for x in PIECE_NAMES}
 
 
 def write_report(db: ExperimentDB, out: str | Path) -> list[Path]:
-    """Write ``report.md``, ``report.html`` and the plots into directory ``out``."""
+    """Write ``report.md``, ``report.html`` (self-contained) and the figures into ``out``."""
+    from komaken.lab.plots import score_figure, value_figures
+    from komaken.lab.report_text import html_page, markdown
+
     out = Path(out)
     out.mkdir(parents=True, exist_ok=True)
     exp, stats = collect(db)
-    settings = pooled(db, exp)
-    plots = plot(exp, stats, out)
-    (out / "report.md").write_text(markdown(exp, stats, plots, settings), encoding="utf-8")
-    (out / "report.html").write_text(html_page(exp, stats, plots, settings), encoding="utf-8")
+    found = settings(db, exp)
+    figures = [f for f in [score_figure(found, out)] if f is not None]
+    figures += value_figures(found, varied_letters(exp), _FIGURE_NAMES, out)
+    (out / "report.md").write_text(markdown(exp, stats, found, figures, db.seconds()), encoding="utf-8")
+    (out / "report.html").write_text(html_page(exp, stats, found, figures, db.seconds()), encoding="utf-8")
     files = [out / "report.md", out / "report.html"]
-    files += [out / f"{p}.{ext}" for p in plots for ext in ("png", "svg")]
+    files += [out / f"{f.name}.{ext}" for f in figures for ext in ("png", "svg")]
     return files
 
 
-__all__ = ["PooledSetting", "collect", "html_page", "markdown", "plot", "pooled", "pooled_rows", "status_json",
-           "table_rows", "write_report"]
+__all__ = ["PooledSetting", "Setting", "collect", "first_move_line", "plot", "pooled", "pooled_rows", "row_labels",
+           "same_distribution", "setting_label", "settings", "status_json", "table_rows", "title", "varied_letters",
+           "write_report"]

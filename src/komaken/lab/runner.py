@@ -25,7 +25,6 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Protocol
 
-from komaken.game import Color
 from komaken.lab.config import Experiment, experiment_from_dict
 from komaken.lab.errors import RunError
 from komaken.lab.match import play_game
@@ -83,7 +82,7 @@ class _WorkerContext:
             moves_before=before,
             game=exp.spec,
         )
-        a_color = Color.BLACK if a_sente else Color.WHITE
+        a_color = exp.spec.first if a_sente else exp.spec.first.other
         if res.crashed is not None:
             self.drop((pairing.a, "a", pairing.b) if res.crashed is a_color else (pairing.b, "b", pairing.a))
         result = "draw" if res.winner is None else "a" if res.winner is a_color else "b"

@@ -11,7 +11,8 @@ player a is ``(wins + draws/2) / n``.
   Wilson interval inverts, so ``p < 0.05`` exactly when 50 % lies outside the 95 % interval.
 * The **Elo difference** is ``400·log10(s / (1 - s))``; its interval maps the ends of the Wilson
   interval through the same curve (the map is increasing, so the coverage carries over).
-  A score of 75 % is +190.85 Elo; a perfect score has no finite Elo (reported as ``None``).
+  A score of 75 % is +190.85 Elo; a perfect score has no finite Elo: ``None`` in JSON, written
+  ``+∞`` (or ``−∞`` for a score of 0) by ``status`` and the report alike (:func:`format_elo`).
 * The **first-move advantage** is the score of sente (the side that moves first) over all games.
 * The **GSPRT** (generalized sequential probability ratio test, trinomial model) decides between
   H0: ``elo = elo0`` and H1: ``elo = elo1`` with error rates alpha and beta.  With the observed
@@ -195,3 +196,34 @@ def pairing_stats(
 
 def _elo_or_inf(s: float) -> float | None:
     return elo_from_score(s)
+
+
+# ---- wording shared by ``experiment status`` and the report ------------------------------------
+def format_pct(x: float) -> str:
+    """``0.58`` → ``58.0%``."""
+    return f"{100 * x:.1f}%"
+
+
+def format_interval(lo: float, hi: float) -> str:
+    """A score interval: ``48.2–67.2%``."""
+    return f"{100 * lo:.1f}–{100 * hi:.1f}%"
+
+
+def format_elo(elo: float | None, score: float | None = None) -> str:
+    """``+56``; ``+∞`` / ``−∞`` when the score is 100 % / 0 % (no finite Elo); ``–`` with no games
+    (``score`` is ``None``)."""
+    if elo is None:
+        if score is None:
+            return "–"
+        return "+∞" if score >= 0.5 else "−∞"
+    return f"{elo:+.0f}".replace("-", "−")
+
+
+def format_elo_interval(lo: float | None, hi: float | None) -> str:
+    """``−12 … +95``; an end at a score of 0 or 1 is ``−∞`` / ``+∞``."""
+    return f"{format_elo(lo, 0.0)} … {format_elo(hi, 1.0)}"
+
+
+def format_p(p: float) -> str:
+    """``0.034``, or ``1.3e−11`` below 0.001."""
+    return f"{p:.3f}" if p >= 0.001 else f"{p:.1e}".replace("-", "−")

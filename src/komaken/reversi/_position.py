@@ -10,6 +10,7 @@ import numpy as np
 
 from komaken.errors import IllegalMoveError, InvalidPositionError
 from komaken.game import Color, Outcome, Termination
+from komaken.legal import LegalMoves
 from komaken.reversi import _bitboard as bb
 
 FILES = "abcdefgh"
@@ -199,8 +200,15 @@ class Reversi:
             own, opp = opp, own
         return int(bb.legal_moves(np.uint64(own), np.uint64(opp)))
 
-    def legal_moves(self) -> list[ReversiMove]:
-        """Disc moves in square order; ``[PASS]`` if only the opponent can move; ``[]`` at the end."""
+    @property
+    def legal_moves(self) -> LegalMoves[ReversiMove]:
+        """Disc moves in square order; ``[PASS]`` if only the opponent can move; ``[]`` at the end.
+
+        A live sequence (``len(p.legal_moves)``, ``"f5" in p.legal_moves``) that can also be called:
+        ``p.legal_moves()`` returns a new list (see :mod:`komaken.legal`)."""
+        return LegalMoves(self._legal_list, ReversiMove.parse)
+
+    def _legal_list(self) -> list[ReversiMove]:
         own, opp = self._own_opp()
         moves = int(bb.legal_moves(np.uint64(own), np.uint64(opp)))
         if moves:

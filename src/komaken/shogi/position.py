@@ -1,25 +1,30 @@
-"""The friendly Python layer over the kernels: :class:`Position`, :class:`Move`, :class:`Square`.
+"""The friendly Python layer over the kernels: :class:`Position` (with :class:`Move` from
+:mod:`komaken.shogi.move` and :class:`Square`, :class:`Piece` from :mod:`komaken.shogi.square`,
+re-exported here).
 
 >>> from komaken.shogi import Position
 >>> pos = Position.start("minishogi")
->>> len(pos.legal_moves())
-14
+>>> len(pos.legal_moves), pos.turn
+(14, Color.BLACK)
 >>> pos.push_usi("5d5c")
 Move.from_usi('5d5c')
 >>> pos.sfen()
 'rbsgk/4p/P4/5/KGSBR w - 2'
+>>> print(pos.turn)
+white
 """
 
 from __future__ import annotations
 
 from collections.abc import Iterator
-from dataclasses import dataclass, replace
-from typing import TYPE_CHECKING, NamedTuple, Self
+from dataclasses import replace
+from typing import TYPE_CHECKING, Self
 
 import numpy as np
 
 from komaken.errors import IllegalMoveError, InvalidPositionError
 from komaken.game import Color, Outcome, Termination
+from komaken.legal import LegalMoves
 from komaken.shogi import _kernels as K
 from komaken.shogi._board import (
     BLACK_BIT,
@@ -33,7 +38,9 @@ from komaken.shogi._board import (
     kind_letter,
     square,
 )
-from komaken.shogi.sfen import format_sfen, parse_sfen, square_name
+from komaken.shogi.move import Move
+from komaken.shogi.sfen import format_sfen, parse_sfen
+from komaken.shogi.square import Piece, Square, _to_square
 from komaken.shogi.variant import SHOGI, Variant, load_variant
 
 if TYPE_CHECKING:
@@ -42,118 +49,33 @@ if TYPE_CHECKING:
 _INITIAL_CAPACITY = 512
 
 
-class Square(NamedTuple):
-    """A board square by file (1 = rightmost from black's view) and rank (1 = top, ``a``)."""
-
-    file: int
-    rank: int
-
-    @property
-    def index(self) -> int:
-        """Index in the kernels' one-dimensional board (``file * 16 + rank``)."""
-        return square(self.file, self.rank)
-
-    @classmethod
-    def from_index(cls, index: int) -> Square:
-        return cls(index >> 4, index & 15)
-
-    def usi(self) -> str:
-        """``7g``"""
-        return square_name(self.file, self.rank)
-
-    def japanese(self) -> str:
-        """``７七`` (full-width file, kanji rank)"""
-        return _ZEN[self.file] + _KAN[self.rank]
+#: built-in variant by number of ranks, as the record readers infer it
+_VARIANT_BY_RANKS = {5: "minishogi", 6: "judkins", 9: "shogi"}
 
 
-_ZEN = " １２３４５６７８９"
-_KAN = " 一二三四五六七八九"
+def _variant_for_sfen(text: str) -> str:
+    words = text.split()
+    if not words or words[0] == "startpos" or words[:2] == ["sfen", "startpos"]:
+        return "shogi"
+    board = words[1] if words[0] == "sfen" and len(words) > 1 else words[0]
+    ranks = board.count("/") + 1
+    try:
+        return _VARIANT_BY_RANKS[ranks]
+    except KeyError:
+        raise InvalidPositionError(
+            f"SFEN board {board!r} has {ranks} ranks and no built-in variant has {ranks}: pass "
+            "variant= (shogi 9, judkins 6, minishogi 5, or a variant TOML file)"
+        ) from None
 
 
-class Piece(NamedTuple):
-    """A piece: its kind letter (``"P"``, ``"+R"``, ``"K"``...) and owner."""
+def _not_a_move(value: object) -> str:
+    if isinstance(value, str):
+        from komaken.shogi.notation import _MOVE_RE
 
-    kind: str
-    color: Color
-
-    def symbol(self) -> str:
-        """SFEN symbol: upper case for black, lower case for white (``+p``)."""
-        return self.kind if self.color is Color.BLACK else self.kind.lower()
-
-
-@dataclass(frozen=True, slots=True)
-class Move:
-    """A move, wrapping the kernels' integer encoding.
-
-    A board move has a ``from_square`` and may promote; a drop has ``drop`` (the kind letter)
-    and no ``from_square``.  ``str(move)`` and :meth:`usi` give USI text (``7g7f``, ``2b3c+``,
-    ``P*5e``).
-    """
-
-    code: int
-
-    @classmethod
-    def from_usi(cls, text: str) -> Move:
-        """Parse USI move text (syntax only; legality is checked when it is played)."""
-        t = text.strip()
-        try:
-            if len(t) == 4 and t[1] == "*":
-                kind = KIND_OF_LETTER.get(t[0].upper(), 0) if t[0].isascii() else 0  # not 'ſ' for S
-                if not kind or kind == KING:
-                    raise ValueError
-                return cls(K.make_drop(kind, _parse_square(t[2:4])))
-            if len(t) in (4, 5) and (len(t) == 4 or t[4] == "+"):
-                return cls(K.make_move(_parse_square(t[0:2]), _parse_square(t[2:4]), int(len(t) == 5)))
-        except ValueError:
-            pass
-        raise IllegalMoveError(f"not a USI move: {text!r} (expected e.g. 7g7f, 2b3c+ or P*5e)")
-
-    @classmethod
-    def board_move(cls, frm: Square, to: Square, promotion: bool = False) -> Move:
-        return cls(K.make_move(frm.index, to.index, int(promotion)))
-
-    @classmethod
-    def drop_move(cls, kind: str, to: Square) -> Move:
-        if KIND_OF_LETTER.get(kind, KING) == KING:
-            raise IllegalMoveError(f"{kind!r} cannot be dropped (one of R B G S N L P)")
-        return cls(K.make_drop(KIND_OF_LETTER[kind], to.index))
-
-    @property
-    def to_square(self) -> Square:
-        return Square.from_index(self.code & 0xFF)
-
-    @property
-    def from_square(self) -> Square | None:
-        frm = (self.code >> 8) & 0xFF
-        return Square.from_index(frm) if frm else None
-
-    @property
-    def promotion(self) -> bool:
-        return bool((self.code >> 16) & 1)
-
-    @property
-    def drop(self) -> str | None:
-        kind = (self.code >> 17) & 0xF
-        return LETTERS[kind] if kind else None
-
-    def usi(self) -> str:
-        if self.drop:
-            return f"{self.drop}*{self.to_square.usi()}"
-        assert self.from_square is not None
-        return self.from_square.usi() + self.to_square.usi() + ("+" if self.promotion else "")
-
-    def __str__(self) -> str:
-        return self.usi()
-
-    def __repr__(self) -> str:
-        return f"Move.from_usi({self.usi()!r})"
-
-
-def _parse_square(text: str) -> int:
-    f, r = text[0], text[1]
-    if not ("1" <= f <= "9" and "a" <= r <= "i"):
-        raise ValueError(text)
-    return square(int(f), ord(r) - ord("a") + 1)
+        if _MOVE_RE.match(value.strip()):
+            return f"push() takes a Move; for Japanese move text use pos.push_japanese({value!r})"
+        return f"push() takes a Move; for USI text use pos.push_usi({value!r}) (or push(Move.from_usi(...)))"
+    return f"push() takes a Move (from pos.legal_moves or Move.from_usi), not {type(value).__name__}: {value!r}"
 
 
 _TERMINATIONS = {
@@ -170,14 +92,17 @@ class Position:
     """A shogi-family position with its move history, for any :class:`Variant`.
 
     Build one with :meth:`start` or :meth:`from_sfen`; play with :meth:`push` /
-    :meth:`push_usi`, take back with :meth:`pop`.  The state lives in numpy arrays that the
-    numba kernels (move generation, search) work on directly.
+    :meth:`push_usi` / :meth:`push_japanese`, take back with :meth:`pop`.  The state lives in
+    numpy arrays that the numba kernels (move generation, search) work on directly.
+
+    ``variant`` is a :class:`Variant` or its name (``"shogi"``, ``"minishogi"``, ``"judkins"``, a
+    TOML file); ``None`` means shogi (for :meth:`from_sfen`: the variant the SFEN's board size says).
     """
 
     __slots__ = ("variant", "_bd", "_hd", "_st", "_hh", "_hist", "_move0")
 
-    def __init__(self, variant: Variant | str = SHOGI) -> None:
-        self.variant = load_variant(variant)
+    def __init__(self, variant: Variant | str | None = None) -> None:
+        self.variant = load_variant(SHOGI if variant is None else variant)
         self._bd = np.full(BOARD_SIZE, WALL, dtype=np.int8)
         self._bd[self.variant.geo[K.G_BOARD] == 1] = 0
         self._hd = np.zeros((2, 8), dtype=np.int8)
@@ -189,20 +114,27 @@ class Position:
 
     # ---- construction ------------------------------------------------------------------------
     @classmethod
-    def start(cls, variant: Variant | str = SHOGI) -> Position:
+    def start(cls, variant: Variant | str | None = None) -> Position:
         """The variant's start position."""
         return cls(variant)
 
     @classmethod
-    def from_sfen(cls, sfen: str, variant: Variant | str = SHOGI, *, composed: bool = False) -> Position:
+    def from_sfen(cls, sfen: str, variant: Variant | str | None = None, *, composed: bool = False) -> Position:
         """A position from SFEN (``startpos`` is accepted too).  Raises
         :class:`InvalidPositionError` for anything malformed or against the rules.
 
-        ``composed=True`` accepts a composed setup (a tsume or record start, as Kifu for Windows
-        sets them up) with 二歩 or pieces on ranks they can never leave; every move from it still
-        follows the variant's rules."""
-        pos = cls(variant)
+        Without ``variant`` the board size decides, as the record readers do: 5 ranks →
+        minishogi, 6 → judkins, 9 → shogi (other sizes need ``variant=``, e.g. a TOML file).
+        ``composed=True`` accepts a composed setup (a tsume or record start, as Kifu for Windows sets
+        them up) with 二歩 or pieces on ranks they cannot leave; every move still follows the rules.
+
+        >>> Position.from_sfen("4k/5/4P/5/K4 b G 1").variant.name
+        'minishogi'
+        """
+        if not isinstance(sfen, str):
+            raise TypeError(f"from_sfen takes SFEN text, not {type(sfen).__name__}")
         text = sfen.strip()
+        pos = cls(_variant_for_sfen(text) if variant is None else variant)
         if text in ("startpos", "sfen startpos"):
             return pos
         rules = replace(pos.variant, nifu=False, dead_pieces=False) if composed else pos.variant
@@ -250,7 +182,7 @@ class Position:
     # ---- state -------------------------------------------------------------------------------
     @property
     def turn(self) -> Color:
-        """The side to move."""
+        """The side to move: ``Color.BLACK`` (先手, prints as ``black``) or ``Color.WHITE``."""
         return Color(int(self._st[K.ST_SIDE]))
 
     @property
@@ -275,12 +207,15 @@ class Position:
 
     @property
     def move_stack(self) -> list[Move]:
-        """The moves pushed so far."""
-        return [Move(int(m)) for m in self._hist[: self.ply, K.H_MOVE]]
+        """The moves pushed so far (each knowing its :attr:`Move.piece`)."""
+        walker = self.copy()
+        out = [walker.pop() for _ in range(self.ply)]
+        return out[::-1]
 
-    def piece_at(self, sq: Square | tuple[int, int]) -> Piece | None:
-        """The piece on a square, or ``None``."""
-        f, r = sq
+    def piece_at(self, sq: Square | tuple[int, int] | str) -> Piece | None:
+        """The piece on a square, or ``None``.  The square is a :class:`Square`, a
+        ``(file, rank)`` tuple or text: ``pos.piece_at("7g")``, ``pos.piece_at("７七")``."""
+        f, r = _to_square(sq)
         if not (1 <= f <= self.variant.width and 1 <= r <= self.variant.height):
             raise InvalidPositionError(f"square {f},{r} is off the {self.variant.width}x{self.variant.height} board")
         code = int(self._bd[square(f, r)])
@@ -296,12 +231,14 @@ class Position:
                 if p:
                     yield Square(f, r), p
 
-    def hand(self, color: Color) -> dict[str, int]:
-        """Pieces in ``color``'s hand, as ``{"R": 1, "P": 3}`` in R B G S N L P order."""
-        return {LETTERS[k]: int(self._hd[color, k]) for k in HAND_KINDS if self._hd[color, k]}
+    def hand(self, color: Color | str) -> dict[str, int]:
+        """Pieces in ``color``'s hand, as ``{"R": 1, "P": 3}`` in R B G S N L P order.
+        ``color`` is a :class:`Color` or its name: ``pos.hand("black")``, ``pos.hand("gote")``."""
+        c = Color.parse(color)
+        return {LETTERS[k]: int(self._hd[c, k]) for k in HAND_KINDS if self._hd[c, k]}
 
-    def king_square(self, color: Color) -> Square | None:
-        k = int(self._st[K.ST_KING + color])
+    def king_square(self, color: Color | str) -> Square | None:
+        k = int(self._st[K.ST_KING + Color.parse(color)])
         return Square.from_index(k) if k else None
 
     def sfen(self) -> str:
@@ -332,9 +269,20 @@ class Position:
         n = K.gen_legal(self._bd, self._hd, self._st, self.variant.geo, self.variant.rules, out)
         return out[:n]
 
-    def legal_moves(self) -> list[Move]:
-        """All legal moves, in generation order."""
-        return [Move(int(m)) for m in self._legal_codes()]
+    @property
+    def legal_moves(self) -> LegalMoves[Move]:
+        """The legal moves, in generation order: a live sequence (``len(pos.legal_moves)``,
+        ``"7g7f" in pos.legal_moves``, ``for m in pos.legal_moves``) that can also be called —
+        ``pos.legal_moves()`` returns a new ``list`` as it always has.  See :mod:`komaken.legal`."""
+        return LegalMoves(self._legal_list, Move.from_usi)
+
+    def _legal_list(self) -> list[Move]:
+        codes = self._legal_codes()
+        frm = (codes >> 8) & 0xFF
+        drop = (codes >> 17) & 0xF
+        side_bit = BLACK_BIT if self._st[K.ST_SIDE] == 0 else BLACK_BIT << 1
+        pieces = np.where(frm > 0, self._bd[frm].astype(np.int64), drop | side_bit)
+        return [Move(c, p) for c, p in zip(codes.tolist(), pieces.tolist(), strict=True)]
 
     def is_legal(self, move: Move) -> bool:
         return bool(K.is_legal(self._bd, self._hd, self._st, self.variant.geo, self.variant.rules, move.code))
@@ -358,9 +306,10 @@ class Position:
 
     def push(self, move: Move) -> None:
         """Play a legal move; raises :class:`IllegalMoveError` (naming the move and why) if
-        it is not legal here."""
+        it is not legal here.  For move text use :meth:`push_usi` (``7g7f``) or
+        :meth:`push_japanese` (``７六歩``)."""
         if not isinstance(move, Move):
-            raise IllegalMoveError(f"not a Move: {move!r}")
+            raise IllegalMoveError(_not_a_move(move))
         if not self.is_legal(move):
             raise IllegalMoveError(f"illegal move {self._describe_illegal(move)}")
         self._grow()
@@ -368,21 +317,60 @@ class Position:
 
     def push_usi(self, text: str) -> Move:
         """Parse USI text and play it; returns the move."""
-        move = Move.from_usi(text)
+        move = self._with_piece(Move.from_usi(text))
         self.push(move)
+        return move
+
+    def push_japanese(self, text: str) -> Move:
+        """Parse Japanese move text (``７六歩``, ``76歩``, ``同銀``, ``５五角打``) and play it;
+        returns the move.  See :func:`komaken.shogi.notation.parse_japanese`."""
+        from komaken.shogi.notation import parse_japanese
+
+        move = self._with_piece(parse_japanese(self, text))
+        self.push(move)
+        return move
+
+    def variation_japanese(self, moves: list[Move] | list[str], *, style: str = "ki2") -> str:
+        """Japanese text of a line of moves played from here, each with its ▲/△ mark, 同 where a
+        move takes on the square just moved to (like python-chess's ``variation_san``):
+        ``▲２二金打 △同　玉 ▲３二金打``.  ``moves`` are Moves or USI text; raises
+        :class:`IllegalMoveError` at the first illegal one.  The position is left unchanged."""
+        from komaken.shogi.notation import japanese_marked
+
+        walker = self.copy()
+        words = []
+        for item in moves:
+            move = Move.from_usi(item) if isinstance(item, str) else item
+            words.append(japanese_marked(walker, move, style=style))  # type: ignore[arg-type]
+            walker.push(move)
+        return " ".join(words)
+
+    def _with_piece(self, move: Move) -> Move:
+        """``move`` knowing the piece that makes it here (unchanged if nothing can)."""
+        frm = move.from_square
+        if frm is None:
+            return Move(move.code, KIND_OF_LETTER[move.drop] | (BLACK_BIT << int(self.turn)))  # type: ignore[index]
+        if 1 <= frm.file <= self.variant.width and 1 <= frm.rank <= self.variant.height and self._bd[frm.index]:
+            return Move(move.code, int(self._bd[frm.index]))
         return move
 
     def pop(self) -> Move:
         """Take back the last move and return it."""
         if self.ply == 0:
             raise IllegalMoveError("no move to take back")
-        move = Move(int(self._hist[self.ply - 1, K.H_MOVE]))
+        code = int(self._hist[self.ply - 1, K.H_MOVE])
         K.undo_move(self._bd, self._hd, self._st, self._hist)
-        return move
+        return self._with_piece(Move(code))
 
     def peek(self) -> Move | None:
         """The last move played, if any."""
-        return Move(int(self._hist[self.ply - 1, K.H_MOVE])) if self.ply else None
+        if not self.ply:
+            return None
+        move = Move(int(self._hist[self.ply - 1, K.H_MOVE]))
+        moved = int(self._bd[move.to_square.index])
+        if move.promotion:
+            moved -= 8  # PROMOTED: the piece as it was before it promoted
+        return Move(move.code, moved)
 
     def _describe_illegal(self, move: Move) -> str:
         text = move.usi()
@@ -419,11 +407,18 @@ class Position:
         return self.outcome() is not None
 
     def is_checkmate(self) -> bool:
+        """Whether the side to move is in check with no legal move (詰み)."""
         return self.is_check() and len(self._legal_codes()) == 0
 
     def repetition_count(self) -> int:
         """How many times the current position occurred before (4-fold repetition at 3)."""
         return int(K.repetition_count(self._hh, self._st))
+
+    def is_repetition(self, count: int = 4) -> bool:
+        """Whether the current position (board, hands, side to move) has now occurred ``count``
+        times in the moves pushed.  Shogi's 千日手 is the fourth occurrence, hence the default
+        (python-chess's is 3, chess's threefold repetition); :meth:`outcome` says who it favours."""
+        return self.repetition_count() + 1 >= count
 
     def can_declare(self) -> bool:
         """Whether the side to move may win by declaration (27-point rule, variants with
@@ -436,9 +431,10 @@ class Position:
             raise IllegalMoveError("declaration (入玉宣言) is not allowed in this position")
         return Outcome(Termination.DECLARATION, self.turn)
 
-    def impasse_points(self, color: Color) -> int:
+    def impasse_points(self, color: Color | str) -> int:
         """持将棋 points of ``color``: 5 per rook or bishop, 1 per other piece, board and hand."""
-        return int(K.impasse_points(self._bd, self._hd, self.variant.rules, int(color), False, self.variant.geo)[0])
+        c = int(Color.parse(color))
+        return int(K.impasse_points(self._bd, self._hd, self.variant.rules, c, False, self.variant.geo)[0])
 
     # ---- perft -------------------------------------------------------------------------------
     def perft(self, depth: int) -> int:
@@ -489,9 +485,16 @@ class Position:
         return ascii_diagram(self)
 
     def _repr_svg_(self) -> str:
+        """The SVG board (how Jupyter shows a position), the last move pushed shaded."""
         from komaken.shogi.display import svg
 
-        return svg(self)
+        return svg(self, lastmove=self.peek())
+
+    def svg(self, size: int = 40, *, lastmove: Move | None = None) -> str:
+        """An SVG board; see :func:`komaken.shogi.display.svg`."""
+        from komaken.shogi.display import svg
+
+        return svg(self, size, lastmove=lastmove)
 
 
 __all__ = ["Move", "Piece", "Position", "Square"]

@@ -6,6 +6,7 @@ from dataclasses import dataclass
 
 from komaken.errors import IllegalMoveError, InvalidPositionError
 from komaken.game import Color, Outcome, Termination
+from komaken.legal import LegalMoves
 
 #: Squares as on a numeric keypad: 7 8 9 is the top row, 1 2 3 the bottom one.
 ROWS = ((7, 8, 9), (4, 5, 6), (1, 2, 3))
@@ -185,8 +186,15 @@ class TicTacToe:
         return sorted(found)
 
     # ----------------------------------------------------------------------- moves
-    def legal_moves(self) -> list[TicTacToeMove]:
-        """Empty squares in order 1..9; none once someone has a line or the board is full."""
+    @property
+    def legal_moves(self) -> LegalMoves[TicTacToeMove]:
+        """Empty squares in order 1..9; none once someone has a line or the board is full.
+
+        A live sequence (``len(p.legal_moves)``, ``"5" in p.legal_moves``) that can also be called:
+        ``p.legal_moves()`` returns a new list (see :mod:`komaken.legal`)."""
+        return LegalMoves(self._legal_list, TicTacToeMove.parse)
+
+    def _legal_list(self) -> list[TicTacToeMove]:
         if self.winner() is not None:
             return []
         return [TicTacToeMove(sq) for sq in range(1, 10) if self._cells[sq] == 0]

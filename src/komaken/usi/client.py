@@ -144,7 +144,7 @@ class UsiProcess:
                 _, line = self._lines.get_nowait()
             except queue.Empty:
                 return out
-            if line is _EOF:
+            if line is None:  # _EOF
                 self.closed_output = True
                 return out
             out.append(line)

@@ -14,10 +14,13 @@ from __future__ import annotations
 
 from collections.abc import Callable
 from dataclasses import dataclass
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from komaken.errors import KomakenError
 from komaken.game import Color, Outcome
+
+if TYPE_CHECKING:
+    from komaken.games import GameSpec
 
 Info = Callable[[dict[str, Any]], None]
 
@@ -47,8 +50,14 @@ class GameInfo:
                 "formats": list(self.record_formats), "players": player_kinds(self)}
 
 
+#: Registered games without variants that the page has a board for (``board.js``): name → size.
+BOARDS = {"reversi": (8, 8), "tictactoe": (3, 3)}
+
+
 def catalog(variant_files: list[str] | tuple[str, ...] = ()) -> dict[str, GameInfo]:
-    """The games to offer: the built-in shogi variants, each variant file, reversi, tic-tac-toe."""
+    """The games to offer, from the game registry: the built-in shogi variants and each variant
+    file, then every other registered game the page can draw (:data:`BOARDS`)."""
+    from komaken.games import find_game, game_names
     from komaken.shogi import BUILTIN, load_variant
 
     games: dict[str, GameInfo] = {}
@@ -59,8 +68,10 @@ def catalog(variant_files: list[str] | tuple[str, ...] = ()) -> dict[str, GameIn
         while key in games:
             key, n = f"{v.name}-{n}", n + 1
         games[key] = shogi_info(v, key)
-    games["reversi"] = GameInfo("reversi", "reversi (8×8)", "reversi", None, 8, 8)
-    games["tictactoe"] = GameInfo("tictactoe", "tic-tac-toe (3×3)", "tictactoe", None, 3, 3)
+    for name in game_names():
+        if name in BOARDS and not find_game(name).has_variants:
+            w, h = BOARDS[name]
+            games[name] = GameInfo(name, f"{find_game(name).title.split(' (')[0]} ({w}×{h})", name, None, w, h)
     return games
 
 
@@ -73,31 +84,28 @@ def experiment_info(exp: Any) -> GameInfo:
     """The game an experiment plays."""
     if exp.spec.has_variants:
         return shogi_info(exp.load_variant())
-    if exp.game in ("reversi", "tictactoe"):
-        return catalog()[exp.game]
-    return GameInfo(exp.game, exp.game, "other")
+    games = catalog()
+    if exp.game in games:
+        return games[exp.game]
+    return GameInfo(exp.game, exp.spec.title, "other")
 
 
 # ---- positions ---------------------------------------------------------------------------------
 def new_position(info: GameInfo, start: str | None = None) -> Any:
     """The start position, or the one ``start`` describes (SFEN; board text for the others)."""
-    text = (start or "").strip()
+    if info.kind == "other":
+        raise GameInputError(f"{info.id}: positions of this game cannot be shown")
     try:
-        if info.kind == "shogi":
-            from komaken.shogi import Position
-
-            return Position.from_sfen(text, info.variant) if text else Position.start(info.variant)
-        if info.kind == "reversi":
-            from komaken.reversi import Reversi
-
-            return Reversi.from_text(text) if text else Reversi.start()
-        if info.kind == "tictactoe":
-            from komaken.tictactoe import TicTacToe
-
-            return TicTacToe.from_text(text) if text else TicTacToe.start()
+        return game_spec(info).position((start or "").strip(), info.variant)
     except KomakenError as exc:
         raise GameInputError(f"start position: {exc}") from None
-    raise GameInputError(f"{info.id}: positions of this game cannot be shown")
+
+
+def game_spec(info: GameInfo) -> GameSpec:
+    """The registry's description of the game ``info`` shows."""
+    from komaken.games import find_game
+
+    return find_game(info.id if info.kind == "other" else info.kind)
 
 
 def from_record(info: GameInfo, text: str) -> tuple[Any, dict[str, str | None]]:
@@ -184,11 +192,14 @@ def labels(info: GameInfo, start: str, moves: list[str]) -> list[str]:
     return out
 
 
-def outcome_json(outcome: Outcome | None, kind: str = "shogi") -> dict[str, Any] | None:
+def outcome_json(outcome: Outcome | None, info: GameInfo | None = None) -> dict[str, Any] | None:
+    """The end of a game for the page; ``result`` is ``1-0`` when the side that moves first won
+    (:meth:`komaken.games.GameSpec.result`)."""
     if outcome is None:
         return None
     names = ("black", "white")
-    return {"result": outcome.result(), "winner": None if outcome.winner is None else names[int(outcome.winner)],
+    result = outcome.result() if info is None else game_spec(info).result(outcome)
+    return {"result": result, "winner": None if outcome.winner is None else names[int(outcome.winner)],
             "reason": outcome.termination.value, "japanese": outcome.termination.japanese}
 
 

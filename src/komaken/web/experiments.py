@@ -220,7 +220,7 @@ def _replay_doc(exp: Experiment, row: GameRow, gid: int) -> dict[str, Any]:
     except KomakenError as exc:
         doc.update(labels=moves, error=f"cannot replay: {exc}")
         return doc
-    doc.update(labels=labels, frames=frames, outcome=G.outcome_json(pos.outcome()))
+    doc.update(labels=labels, frames=frames, outcome=G.outcome_json(pos.outcome(), info))
     return doc
 
 

@@ -62,7 +62,7 @@ class Session:
             "moves": [{"label": lb, "id": mid} for lb, mid in zip(self.labels, self.ids, strict=True)],
             "legal": G.legal_json(pos, info) if human_turn else [],
             "sides": [{"kind": s.get("kind", "human"), "name": n} for s, n in zip(self.sides, self.names, strict=True)],
-            "side_names": list(G.side_names(info)), "outcome": G.outcome_json(over),
+            "side_names": list(G.side_names(info)), "outcome": G.outcome_json(over, info),
             "thinking": self.thinking, "can_undo": self._can_undo(), "version": self.version,
         }
 

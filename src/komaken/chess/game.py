@@ -1,0 +1,89 @@
+"""Chess in the game registry: ``komaken perft --game chess``, ``komaken play --game chess``,
+``game = "chess"`` in an experiment.
+
+Side names follow :class:`~komaken.game.Color`'s order (``side_names[int(color)]``), so
+``("black", "white")``; ``first=Color.WHITE`` says white moves first, so a white win reads
+``white wins`` and ``1-0``.
+
+>>> board = GAME.start(None)
+>>> move = GAME.parse_move(board, "Nf3")
+>>> GAME.move_text(move), GAME.describe(board, move)
+('g1f3', 'Nf3')
+>>> from komaken.game import Outcome, Termination
+>>> GAME.winner_text(board.turn), GAME.result(Outcome(Termination.CHECKMATE, Color.WHITE))
+('white wins', '1-0')
+"""
+
+from __future__ import annotations
+
+import random
+from typing import Any
+
+from komaken.chess._board import Board
+from komaken.chess._evaluate import best_move
+from komaken.chess._move import Move
+from komaken.errors import KomakenError
+from komaken.game import Color
+from komaken.games import GameSpec
+from komaken.players.base import Player
+from komaken.players.registry import SEED, BuildContext, Option, PlayerType
+from komaken.search.result import SearchResult
+
+
+class ChessEnginePlayer:
+    """The generic α-β negamax (:mod:`komaken.search.generic`) with :func:`komaken.chess.evaluate`,
+    ``depth`` plies deep; a ``seed`` picks reproducibly among equally good moves."""
+
+    def __init__(self, depth: int = 2, seed: int | None = None) -> None:
+        self.depth = depth
+        self.seed = seed
+        self._rng = random.Random(seed)
+        self.name = f"chess-engine(depth={depth})" + ("" if seed is None else f"(seed={seed})")
+        self.last: SearchResult[Move] | None = None
+
+    def new_game(self, seed: int | None = None) -> None:
+        self._rng = random.Random(self.seed if seed is None else seed)
+
+    def choose(self, position: Any) -> Move:
+        if not isinstance(position, Board):
+            raise KomakenError("the chess engine only plays chess")
+        seed = None if self.seed is None else self._rng.randrange(1 << 32)
+        self.last = best_move(position, self.depth, seed=seed)
+        if self.last.move is None:
+            raise KomakenError("no legal move: the game is over")
+        return self.last.move
+
+    def close(self) -> None:
+        pass
+
+
+def _build_engine(ctx: BuildContext, o: dict[str, Any]) -> Player:
+    return ChessEnginePlayer(o.get("depth", 2), o.get("seed"))
+
+
+def _svg(position: Board) -> str:
+    return position.svg()
+
+
+PLAYERS = {
+    "engine": PlayerType("engine", "generic α-β negamax with material and piece-square tables (depth 2)",
+                         _build_engine, (Option("depth", "int", "plies", 1, 8), SEED)),
+}
+
+GAME = GameSpec(
+    name="chess",
+    title="chess",
+    start=lambda variant: Board.start(),
+    from_text=lambda text, variant: Board.from_fen(text),
+    to_text=Board.fen,
+    parse_move=Board.parse_move,  # UCI or SAN → a legal Move, else IllegalMoveError
+    move_text=Move.uci,
+    describe_move=Board.san,
+    players=PLAYERS,
+    default_opponent="engine:depth=2",
+    side_names=("black", "white"),  # indexed by Color
+    first=Color.WHITE,  # white moves first: its win is "1-0", komaken play seats the human there
+    svg=_svg,
+)
+
+__all__ = ["GAME", "PLAYERS", "ChessEnginePlayer"]

@@ -1,0 +1,380 @@
+"""The report's text: one document (summary, setup, tables, figures, methods) rendered as
+Markdown and as a self-contained HTML page.
+
+The document is a list of blocks — ``("h1", text)``, ``("p", text)``, ``("ul", [items])``,
+``("table", caption, header, rows)``, ``("figure", number, Figure)`` — so both renderings say
+exactly the same thing.  ``**bold**`` is the only inline markup.
+"""
+
+from __future__ import annotations
+
+import base64
+import html
+import re
+from collections.abc import Sequence
+from pathlib import Path
+from typing import Any
+
+from komaken.lab.config import Experiment
+from komaken.lab.plots import Figure
+from komaken.lab.report import PIECE_NAMES, Setting, row_labels, same_distribution, title, varied_letters
+from komaken.lab.stats import (
+    PairingStats,
+    format_elo,
+    format_elo_interval,
+    format_interval,
+    format_p,
+    format_pct,
+    p_value_half,
+    wilson_interval,
+)
+
+Block = tuple[Any, ...]
+
+
+def document(exp: Experiment, stats: list[PairingStats], found: list[Setting], figures: Sequence[Figure],
+             seconds: float = 0.0) -> list[Block]:
+    """The report as blocks, in reading order."""
+    blocks: list[Block] = [("h1", title(exp)), ("h2", "Summary")]
+    question, answer, numbers = summary(exp, stats, found, seconds)
+    blocks += [("p", f"**Question.** {question}"), ("p", f"**Answer.** {answer}"), ("ul", numbers)]
+    blocks += [("h2", "Setup"), ("p", setup_line(exp)), ("ul", player_lines(exp))]
+    blocks += [("h2", "Results by setting"), results_table(exp, stats), ("p", TABLE_NOTE)]
+    if any(len(s.pairings) > 1 for s in found):
+        blocks += [("h2", "Every setting, its runs pooled"), pooled_table(found)]
+    if figures:
+        blocks.append(("h2", "Figures"))
+        blocks += [("figure", i, f) for i, f in enumerate(figures, start=1)]
+    blocks += [("h2", "First-move advantage"), ("p", first_move_line(stats, exp)), sente_table(exp, stats)]
+    sprts = [(label, s) for label, s in zip(row_labels(exp), stats, strict=True) if s.sprt]
+    if sprts:
+        blocks += [("h2", "Sequential tests (SPRT)"), sprt_table(sprts)]
+    blocks += [("h2", "How to read the numbers"), ("ul", METHODS)]
+    return blocks
+
+
+TABLE_NOTE = (
+    "勝 / 負 / 分 are player a's wins, losses and draws; 勝率 is a's score (a draw counts ½). A promoted "
+    "piece (馬, 龍…) is named only when its value differs from the unpromoted one."
+)
+METHODS = [
+    "The 95% interval of a score is Wilson's; p is the two-sided test of an even score (50%), so p < 0.05 "
+    "exactly when 50% lies outside the interval.",
+    "Elo is 400·log10(s / (1 − s)) for a score s; a score of 100% or 0% has no finite Elo and is written "
+    "+∞ or −∞ (in `experiment status` too).",
+    "Each setting is tested on its own: with many settings, about 1 in 20 will look significant by chance.",
+    "“p same as published” is the χ² test that our W/L/D and the published W/L/D come from one distribution.",
+]
+
+
+# ---- summary --------------------------------------------------------------------------------
+def summary(exp: Experiment, stats: list[PairingStats], found: list[Setting],
+            seconds: float) -> tuple[str, str, list[str]]:
+    """The question, the answer and the key numbers."""
+    played = [s for s in found if s.stats.games]
+    done = sum(s.games for s in stats)
+    letters = varied_letters(exp)
+    opponents = sorted({s.b for s in found})
+    names = ", ".join(f"{PIECE_NAMES.get(x, x)} ({x})" for x in letters)
+    if letters and len(opponents) == 1:
+        question = (f"How does the score of player a against {exp.players[opponents[0]].label} depend on the "
+                    f"values it gives to {names}?")
+    elif len(found) == 1:
+        question = f"Does {exp.players[found[0].a].label} beat {exp.players[found[0].b].label}?"
+    else:
+        question = "Which setting scores best against its opponent, and by how much?"
+    if not played:
+        answer = "No games have been played yet."
+    elif len(played) == 1:
+        answer = _one_answer(played[0], exp)
+    else:
+        answer = _many_answer(played)
+    if done < exp.total_games:
+        answer += f" (Partial: {done} of {exp.total_games} games played so far.)"
+    numbers = [f"Games: **{done}** of {exp.total_games}, in {len(found)} settings ({len(exp.pairings)} pairings)"
+               + (f"; {seconds / 60:.1f} minutes of play, summed over the games." if seconds else ".")]
+    numbers.append(first_move_line(stats, exp))
+    with_pub = [s for s in played if s.published]
+    if with_pub:
+        agree = sum(1 for s in with_pub if _same_as_published(s) >= 0.05)
+        numbers.append(f"Published counts: ours agree with them (χ² p ≥ 0.05) in **{agree} of {len(with_pub)}** "
+                       "settings.")
+    return question, answer, numbers
+
+
+def _score_text(s: PairingStats) -> str:
+    lo, hi = s.a_score_ci95
+    return (f"**{format_pct(s.a_score)}** (95% CI {format_interval(lo, hi)}, Elo {format_elo(s.elo, s.a_score)}) "
+            f"over {s.games} games")
+
+
+def _one_answer(s: Setting, exp: Experiment) -> str:
+    a, b = exp.players[s.a].label, exp.players[s.b].label
+    if s.label != f"{a} vs {b}":
+        a = f"Setting {s.label}"  # named by its piece values
+    st = s.stats
+    if st.p_value < 0.05:
+        verdict = f"significantly {'stronger' if st.a_score > 0.5 else 'weaker'} (p = {format_p(st.p_value)})"
+    else:
+        verdict = f"not distinguishable from an even score at the 5% level (p = {format_p(st.p_value)})"
+    return f"{a} scored {_score_text(st)} against {b}: {verdict}."
+
+
+def _many_answer(played: list[Setting]) -> str:
+    best = max(played, key=lambda s: s.stats.a_score)
+    worst = min(played, key=lambda s: s.stats.a_score)
+    above = [s for s in played if s.stats.p_value < 0.05 and s.stats.a_score > 0.5]
+    below = [s for s in played if s.stats.p_value < 0.05 and s.stats.a_score < 0.5]
+    m = len(played)
+    text = (f"Best setting **{best.label}**: {_score_text(best.stats)}. "
+            f"Worst **{worst.label}**: {_score_text(worst.stats)}. ")
+    if above or below:
+        text += (f"{len(above)} of {m} settings score significantly above 50% and {len(below)} below (p < 0.05 "
+                 f"each; by chance alone about {0.05 * m:.1f} of {m} would).")
+    else:
+        text += (f"No setting differs significantly from an even score (p < 0.05): with these game counts the "
+                 f"{m} settings cannot be told apart from 50%.")
+    return text
+
+
+def _same_as_published(s: Setting) -> float:
+    assert s.published is not None
+    return same_distribution((s.stats.a_wins, s.stats.b_wins, s.stats.draws), s.published)
+
+
+# ---- setup ----------------------------------------------------------------------------------
+def setup_line(exp: Experiment) -> str:
+    parts = [f"Game: {exp.game}"]
+    if exp.variant:
+        parts.append(f"variant {Path(exp.variant).name}")
+    if exp.repetition:
+        parts.append(f"repetition scored as {exp.repetition}")
+    if exp.max_plies:
+        parts.append(f"a draw after {exp.max_plies} plies")
+    if exp.openings.random_plies:
+        parts.append(f"openings: {exp.openings.random_plies} random plies")
+    elif exp.openings.sfens:
+        parts.append(f"openings: {len(exp.openings.sfens)} SFEN positions")
+    parts.append(f"seed {exp.seed}")
+    colors = sorted({p.colors for p in exp.pairings})
+    parts.append("colours " + " / ".join(colors) + (" (player a always sente)" if colors == ["fixed"] else ""))
+    return "; ".join(parts) + f". Experiment file name: `{exp.name}`."
+
+
+def player_lines(exp: Experiment) -> list[str]:
+    """Player b of each setting in full; player a's shared options (its values are the rows)."""
+    lines = []
+    for b in sorted({p.b for p in exp.pairings}):
+        lines.append(f"Player b, {exp.players[b].label}: {_describe(exp.players[b].settings, exp.players[b].engine)}")
+    a_names = sorted({p.a for p in exp.pairings})
+    skip = ("values", "label")
+    shared = {k: v for k, v in exp.players[a_names[0]].settings.items() if k not in skip}
+    if all({k: v for k, v in exp.players[n].settings.items() if k not in skip} == shared
+           for n in a_names) and len(a_names) > 1:
+        lines.append(f"Player a: {_describe(shared, exp.players[a_names[0]].engine)}, with the piece values named "
+                     "by each setting (the others as player b's).")
+    else:
+        lines += [f"Player a, {exp.players[n].label}: {_describe(exp.players[n].settings, exp.players[n].engine)}"
+                  for n in a_names if n not in {p.b for p in exp.pairings}]
+    return lines
+
+
+def _describe(settings: Any, engine: str) -> str:
+    opts = [f"{k} {_option(v)}" for k, v in settings.items() if k not in ("values", "label", "engine")]
+    values = settings.get("values", {})
+    text = f"{engine} engine" + (f" ({', '.join(opts)})" if opts else "")
+    if values:
+        order = list(PIECE_NAMES)
+        ordered = sorted(values.items(), key=lambda kv: order.index(kv[0]) if kv[0] in order else len(order))
+        text += "; piece values " + " ".join(f"{PIECE_NAMES.get(k, k)}{v}" for k, v in ordered)
+    return text
+
+
+def _option(v: Any) -> str:
+    return str(v).lower() if isinstance(v, bool) else str(v)
+
+
+# ---- tables ---------------------------------------------------------------------------------
+def results_table(exp: Experiment, stats: list[PairingStats]) -> Block:
+    published = any(p.published for p in exp.pairings)
+    header = ["setting", "games", "勝 W", "負 L", "分 D", "勝率 score", "95% CI", "Elo", "Elo 95% CI", "p"]
+    if published:
+        header += ["published W-L-D", "published 勝率", "published score"]
+    header.append("pairing")
+    rows = []
+    for p, s, label in zip(exp.pairings, stats, row_labels(exp), strict=True):
+        row = [label, str(s.games)]
+        if s.games:
+            row += [str(s.a_wins), str(s.b_wins), str(s.draws), format_pct(s.a_score),
+                    format_interval(*s.a_score_ci95), format_elo(s.elo, s.a_score),
+                    format_elo_interval(*s.elo_ci95), format_p(s.p_value)]
+        else:
+            row += ["0", "0", "0", "–", "–", "–", "–", "–"]
+        if published:
+            pub = p.published or {}
+            if pub:
+                w, l, d = pub["wins"], pub["losses"], pub["draws"]
+                row += [f"{w}-{l}-{d}", str(pub.get("rate", "")), format_pct((w + d / 2) / max(1, w + l + d))]
+            else:
+                row += ["", "", ""]
+        rows.append(row + [p.name])
+    return ("table", "Player a's results in each setting, in the order of the experiment file.", header, rows)
+
+
+def pooled_table(found: list[Setting]) -> Block:
+    header = ["setting", "runs", "games", "勝 W", "負 L", "分 D", "勝率 score", "95% CI", "Elo", "p"]
+    with_published = any(s.published for s in found)
+    if with_published:
+        header += ["published W-L-D", "published score", "published 95% CI", "published p", "p same as published"]
+    rows = []
+    for setting in found:
+        s = setting.stats
+        row = [setting.label, str(len(setting.pairings)), str(s.games), str(s.a_wins), str(s.b_wins), str(s.draws),
+               format_pct(s.a_score), format_interval(*s.a_score_ci95), format_elo(s.elo, s.a_score),
+               format_p(s.p_value)]
+        if with_published:
+            if setting.published:
+                w, l, d = setting.published
+                n = max(1, w + l + d)
+                row += [f"{w}-{l}-{d}", format_pct((w + d / 2) / n), format_interval(*wilson_interval(w + d / 2, n)),
+                        format_p(p_value_half(w + d / 2, n)), format_p(_same_as_published(setting))]
+            else:
+                row += ["", "", "", "", ""]
+        rows.append(row)
+    return ("table", "Every distinct setting with all its games counted together.", header, rows)
+
+
+def first_move_line(stats: list[PairingStats], exp: Experiment) -> str:
+    """Sente's score pooled over the pairings with alternating colours (the clean estimate)."""
+    alt = [s for p, s in zip(exp.pairings, stats, strict=True) if p.colors == "alternate"]
+    n = sum(s.games for s in alt)
+    if not n:
+        return ("First-move advantage: no pairing alternates colours, so it cannot be separated from the players' "
+                "strength (sente's score per setting is in the table below).")
+    points = sum(s.sente_score * s.games for s in alt)
+    lo, hi = wilson_interval(points, n)
+    return (f"First-move advantage: sente scored **{format_pct(points / n)}** (95% CI {format_interval(lo, hi)}) "
+            f"over {n} games with alternating colours.")
+
+
+def sente_table(exp: Experiment, stats: list[PairingStats]) -> Block:
+    rows = [[label, f"{s.a_sente_games}/{s.games}", format_pct(s.sente_score), format_interval(*s.sente_score_ci95)]
+            for label, s in zip(row_labels(exp), stats, strict=True)]
+    return ("table", "Sente's score in each setting.", ["setting", "a was sente", "sente score", "95% CI"], rows)
+
+
+def sprt_table(sprts: list[tuple[str, PairingStats]]) -> Block:
+    rows = []
+    for label, s in sprts:
+        t = s.sprt or {}
+        rows.append([label, f"{t['elo0']:g}", f"{t['elo1']:g}", f"{t['llr']:.3f}",
+                     f"[{t['lower']:.3f}, {t['upper']:.3f}]", t["state"]])
+    return ("table", "Generalized SPRT of each pairing that asked for one.",
+            ["setting", "H0 Elo", "H1 Elo", "LLR", "bounds", "decision"], rows)
+
+
+# ---- rendering ------------------------------------------------------------------------------
+def markdown(exp: Experiment, stats: list[PairingStats], found: list[Setting], figures: Sequence[Figure],
+             seconds: float = 0.0) -> str:
+    """The report as Markdown (figures linked as the SVG files beside it)."""
+    out: list[str] = []
+    tables = 0
+    for block in document(exp, stats, found, figures, seconds):
+        kind = block[0]
+        if kind == "h1":
+            out += [f"# {block[1]}", ""]
+        elif kind == "h2":
+            out += [f"## {block[1]}", ""]
+        elif kind == "p":
+            out += [block[1], ""]
+        elif kind == "ul":
+            out += [f"* {item}" for item in block[1]] + [""]
+        elif kind == "table":
+            tables += 1
+            _, caption, header, rows = block
+            out += [f"*Table {tables}. {caption}*", "", "| " + " | ".join(header) + " |",
+                    "|" + "|".join("---" for _ in header) + "|"]
+            out += ["| " + " | ".join(c.replace("|", "\\|") for c in row) + " |" for row in rows] + [""]
+        elif kind == "figure":
+            _, n, fig = block
+            out += [f"![Figure {n}]({fig.name}.svg)", "", f"*Figure {n}. {fig.caption}*", ""]
+    return "\n".join(out).rstrip() + "\n"
+
+
+CSS = """
+body{font-family:Georgia,'Times New Roman','IPAexMincho','IPAMincho','Noto Serif CJK JP',serif;color:#222;
+ margin:2em auto;padding:0 1.5em;line-height:1.5;max-width:110em}
+p,ul,.summary{max-width:62em}
+h1{font-size:1.7em;line-height:1.25;margin-bottom:.2em}
+h2{font-size:1.25em;margin-top:1.8em;border-bottom:1px solid #bbb;padding-bottom:.15em}
+.summary{background:#f7f5ee;border-left:4px solid #7a1f1f;padding:.3em 1.2em;margin:1em 0}
+.wrap{overflow-x:auto;margin:.6em 0 1em}
+table{border-collapse:collapse;font-size:.85em;font-variant-numeric:tabular-nums;border-top:2px solid #333;
+ border-bottom:2px solid #333}
+caption{caption-side:top;text-align:left;padding:.3em 0;font-size:.95em}
+th{border-bottom:1px solid #333;padding:3px 9px;text-align:right;white-space:nowrap;font-weight:600}
+td{padding:2px 9px;text-align:right;white-space:nowrap}
+tr:nth-child(even) td{background:#f6f6f6}
+th:first-child,td:first-child{text-align:left}
+td.ref{color:#888}
+figure{margin:1.2em 0}figure img{max-width:100%;height:auto}
+figcaption{font-size:.95em;max-width:48em}
+code{font-size:.9em;background:#f0f0f0;padding:0 .2em}
+"""
+
+
+def html_page(exp: Experiment, stats: list[PairingStats], found: list[Setting], figures: Sequence[Figure],
+              seconds: float = 0.0) -> str:
+    """The report as one self-contained HTML page: the figures are embedded as SVG data URIs."""
+    blocks = document(exp, stats, found, figures, seconds)
+    out = ["<!doctype html><html lang='en'><head><meta charset='utf-8'>",
+           f"<title>{html.escape(title(exp))}</title><style>{CSS}</style></head><body>"]
+    tables = 0
+    in_summary = False
+    for block in blocks:
+        kind = block[0]
+        if kind == "h2" and in_summary:
+            out.append("</div>")
+            in_summary = False
+        if kind == "h1":
+            out.append(f"<h1>{_inline(block[1])}</h1>")
+        elif kind == "h2":
+            out.append(f"<h2>{_inline(block[1])}</h2>")
+            if block[1] == "Summary":
+                out.append("<div class='summary'>")
+                in_summary = True
+        elif kind == "p":
+            out.append(f"<p>{_inline(block[1])}</p>")
+        elif kind == "ul":
+            out.append("<ul>" + "".join(f"<li>{_inline(i)}</li>" for i in block[1]) + "</ul>")
+        elif kind == "table":
+            tables += 1
+            _, caption, header, rows = block
+            out.append(f"<div class='wrap'><table><caption><b>Table {tables}.</b> {_inline(caption)}</caption><tr>"
+                       + "".join(f"<th>{html.escape(h)}</th>" for h in header) + "</tr>")
+            muted = header[-1] == "pairing"  # the pairing's name: a reference, not a result
+            out += ["<tr>" + "".join(f"<td{_cls(muted and i == len(row) - 1)}>{html.escape(c)}</td>"
+                                     for i, c in enumerate(row)) + "</tr>" for row in rows]
+            out.append("</table></div>")
+        elif kind == "figure":
+            _, n, fig = block
+            data = base64.b64encode(fig.svg.encode("utf-8")).decode("ascii")
+            out.append(f"<figure id='{fig.name}'><img alt='Figure {n}: {html.escape(fig.caption)}' "
+                       f"src='data:image/svg+xml;base64,{data}'><figcaption><b>Figure {n}.</b> "
+                       f"{_inline(fig.caption)}</figcaption></figure>")
+    out.append("</body></html>")
+    return "\n".join(out) + "\n"
+
+
+def _cls(ref: bool) -> str:
+    return " class='ref'" if ref else ""
+
+
+def _inline(text: str) -> str:
+    """Escape, then ``**bold**`` → ``<strong>`` and ```code``` → ``<code>``."""
+    t = html.escape(text)
+    t = re.sub(r"\*\*(.+?)\*\*", r"<strong>\1</strong>", t)
+    return re.sub(r"`(.+?)`", r"<code>\1</code>", t)
+
+
+__all__ = ["document", "html_page", "markdown", "summary"]
