@@ -76,7 +76,7 @@ def move_list_text(spec: GameSpec, position: Game[Any], names: Sequence[str], re
 
 def read_move_list_text(text: str) -> tuple[GameSpec, Game[Any], list[Any]]:
     """A move list back: the game, its start position and the moves (each checked as legal)."""
-    head = {}
+    head: dict[str, str] = {}
     body = []
     for line in text.splitlines():
         if line.startswith("#"):
