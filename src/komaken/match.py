@@ -31,6 +31,15 @@ class UndoRequest(Exception):  # noqa: N818 - a request, not an error
         self.plies = plies
 
 
+class QuitRequest(Exception):  # noqa: N818 - a request, not an error
+    """Raised by a player's ``choose`` to stop the game unfinished (a human typing ``quit`` or
+    closing the input): the game ends ``ABORTED`` (中断) with no winner, nobody resigns."""
+
+    def __init__(self, reason: str = "quit") -> None:
+        super().__init__(reason)
+        self.reason = reason
+
+
 @dataclass(slots=True)
 class GameResult:
     """How a game went.
@@ -75,6 +84,9 @@ class Observer:
 
     def start(self, position: Game[Any]) -> None:
         """The game begins from ``position``."""
+
+    def thinking(self, position: Game[Any], player: Player) -> None:
+        """``player`` is about to be asked for a move in ``position``."""
 
     def move(self, position: Game[Any], move: Any, player: Player, seconds: float) -> None:
         """``player`` chose ``move`` in ``position`` after thinking ``seconds``."""
@@ -159,12 +171,15 @@ class _Loop:
         if not legal:
             return self.finish(Termination.NO_LEGAL_MOVES, turn.other)
         player = self.players[turn]
+        self.observer.thinking(position, player)
         t = time.perf_counter()
         try:
             answer = player.choose(position.copy())
         except UndoRequest as req:
             self.take_back(req.plies)
             return None
+        except QuitRequest as req:
+            return self.finish(Termination.ABORTED, None, req.reason)
         except Exception as exc:  # noqa: BLE001
             return self.finish(Termination.ABORTED, turn.other, f"crash: {_describe(exc)}", turn)
         spent = time.perf_counter() - t
@@ -205,4 +220,4 @@ def _short(value: Any, limit: int = 120) -> str:
     return text if len(text) <= limit else text[: limit - 1] + "…"
 
 
-__all__ = ["GameResult", "Observer", "UndoRequest", "play_game"]
+__all__ = ["GameResult", "Observer", "QuitRequest", "UndoRequest", "play_game"]

@@ -10,6 +10,7 @@ Move.from_usi('5d5c')
 from __future__ import annotations
 
 import math
+import re
 from collections.abc import Mapping
 from typing import Any
 
@@ -37,7 +38,36 @@ def parse_move(position: Position, text: str) -> Move:
     try:
         return parse_japanese(position, t)
     except KomakenError as exc:
+        if str(exc).startswith(f"move {t!r} is not Japanese move text"):
+            raise IllegalMoveError(_not_a_move(position, t)) from None
         raise IllegalMoveError(f"{exc} (type p for the legal moves)") from None
+
+
+_CHESS_LIKE = re.compile(r"[a-z][1-9][a-z][1-9][a-z+=]?", re.IGNORECASE)
+
+
+def _not_a_move(position: Position, text: str) -> str:
+    """Why ``text`` is no move at all, with squares and an example taken from this board.
+
+    >>> pos = Position.start("minishogi")
+    >>> print(_not_a_move(pos, "e2e3"))
+    'e2e3' looks like a chess move: a shogi square is its file number, then its rank letter ... ranks a-e ...
+    >>> print(_not_a_move(pos, "asdf"))
+    'asdf' is not a move: write it in USI or in Japanese, e.g. 1e1d or １四飛; type p for the legal moves
+    """
+    v = position.variant
+    legal = list(position.legal_moves())
+    example = ""
+    if legal:
+        move = legal[0]
+        example = f", e.g. {move.usi()} ({move.japanese(position)})"
+    if _CHESS_LIKE.fullmatch(text):
+        return (f"{text!r} looks like a chess move: a shogi square is its file number, then its rank letter "
+                f"(files 1-{v.width} from the right, ranks a-{chr(96 + v.height)} from the top on this "
+                f"{v.width}x{v.height} board){example}; type p for the legal moves")
+    if legal:
+        example = f", e.g. {legal[0].usi()} or {legal[0].japanese(position)}"
+    return f"{text!r} is not a move: write it in USI or in Japanese{example}; type p for the legal moves"
 
 
 def describe_move(position: Position, move: Move) -> str:
