@@ -31,6 +31,7 @@ from komaken.lab.errors import RunError
 from komaken.lab.match import play_game
 from komaken.lab.openings import derive_seed, opening, start_factory
 from komaken.lab.players import build_player, check_players
+from komaken.lab.pentanomial import pentanomial_counts
 from komaken.lab.stats import sprt_state
 from komaken.lab.storage import ExperimentDB, GameRow
 from komaken.players.base import Player
@@ -227,12 +228,15 @@ class PairingCounts:
     b_wins: int = 0
     draws: int = 0
     sprt: str | None = None
+    by_index: dict[int, str] = field(default_factory=dict)  # for pairing games into pentanomial pairs
 
     @property
     def games(self) -> int:
         return self.a_wins + self.b_wins + self.draws
 
-    def add(self, result: str) -> None:
+    def add(self, result: str, index: int | None = None) -> None:
+        if index is not None:
+            self.by_index[index] = result
         if result == "a":
             self.a_wins += 1
         elif result == "b":
@@ -336,8 +340,8 @@ def _plan(db: ExperimentDB, exp: Experiment) -> tuple[dict[str, PairingCounts], 
     counts = {p.name: PairingCounts(p.name, p.a, p.b, p.games) for p in exp.pairings}
     missing: dict[str, list[int]] = {}
     for p in exp.pairings:
-        for result, _ in db.results(p.name):
-            counts[p.name].add(result)
+        for (result, _), index in zip(db.results(p.name), db.game_indexes(p.name), strict=True):
+            counts[p.name].add(result, index)
         done = db.done_indexes(p.name)
         missing[p.name] = [i for i in range(p.games) if i not in done]
     decided = {name for name in counts if _sprt_decided(exp, counts[name])}
@@ -382,7 +386,7 @@ def _schedule(db: ExperimentDB, exp: Experiment, backend: _Backend, queue: list[
                     ) from exc
                 if db.insert(row):
                     summary.played += 1
-                    counts[name].add(row.result)
+                    counts[name].add(row.result, row.game_index)
                     if _sprt_decided(exp, counts[name]):
                         decided.add(name)
                 if progress is not None:
@@ -396,7 +400,8 @@ def _sprt_decided(exp: Experiment, c: PairingCounts) -> bool:
     test = exp.pairing(c.name).sprt
     if test is None:
         return False
-    state = sprt_state(c.a_wins, c.b_wins, c.draws, test)["state"]
+    penta = pentanomial_counts(c.by_index.items()) if test.model == "pentanomial" else None
+    state = sprt_state(c.a_wins, c.b_wins, c.draws, test, penta)["state"]
     c.sprt = state
     return state != "continue"
 
