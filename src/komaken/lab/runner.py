@@ -30,8 +30,8 @@ from komaken.lab.config import Experiment, experiment_from_dict
 from komaken.lab.errors import RunError
 from komaken.lab.match import play_game
 from komaken.lab.openings import derive_seed, opening, start_factory
-from komaken.lab.players import build_player, check_players
 from komaken.lab.pentanomial import pentanomial_counts
+from komaken.lab.players import build_player, check_players
 from komaken.lab.stats import sprt_state
 from komaken.lab.storage import ExperimentDB, GameRow
 from komaken.players.base import Player

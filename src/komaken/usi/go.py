@@ -19,8 +19,8 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass
 
-from komaken.shogi.engine.search import Limits
 from komaken.errors import KomakenError
+from komaken.shogi.engine.search import Limits
 
 MAX_MS = 2**31 - 1
 MAX_DEPTH = 100

@@ -17,8 +17,8 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass
 
-from komaken.shogi.engine.values import HAND_LETTERS, SEED_TABLE
 from komaken.errors import KomakenError
+from komaken.shogi.engine.values import HAND_LETTERS, SEED_TABLE
 from komaken.shogi.variant import BUILTIN
 
 #: names GUIs and Fairy-Stockfish use for the built-in variants

@@ -22,10 +22,10 @@ import time
 from collections.abc import Callable
 from typing import TextIO
 
-from komaken.shogi.engine.search import Alarm, Engine, Limits, SearchResult
 from komaken.errors import KomakenError
 from komaken.players.base import RESIGN
 from komaken.players.thesis import ThesisPlayer
+from komaken.shogi.engine.search import Alarm, Engine, Limits, SearchResult
 from komaken.shogi.position import Position
 from komaken.shogi.variant import Variant, load_variant
 from komaken.usi.go import Go, parse_go
