@@ -96,7 +96,8 @@ class Skill:
     def probabilities(self, scores: list[float]) -> list[float]:
         """The chance of playing each line (``scores`` best first)."""
         top = max(scores)
-        weights = [math.exp(max(-700.0, (s - top) / self.temperature)) for s in scores]
+        gaps = [(s - top) / self.temperature for s in scores]
+        weights = [math.exp(g) if g > -700.0 else 0.0 for g in gaps]  # a mate against us: never
         total = sum(weights)
         return [w / total for w in weights]
 
