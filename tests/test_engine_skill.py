@@ -5,11 +5,11 @@ from __future__ import annotations
 import pytest
 
 from komaken.errors import KomakenError
+from komaken.game import Color
 from komaken.games import find_game
 from komaken.match import play_game
 from komaken.players.engine import EnginePlayer
 from komaken.players.registry import PlayerSpec, PlayerSpecError
-from komaken.game import Color
 from komaken.shogi import Position
 from komaken.shogi.engine import Engine, Limits, Skill
 
