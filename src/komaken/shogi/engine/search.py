@@ -28,12 +28,13 @@ from komaken.shogi import _kernels as K
 from komaken.shogi.engine import _search as S
 from komaken.shogi.engine._evaluate import TERMS, weights
 from komaken.shogi.engine.skill import Skill
+from komaken.shogi.engine.timeman import MIN_SECONDS as _MIN_S
+from komaken.shogi.engine.timeman import clock_budget
 from komaken.shogi.engine.values import PieceValues
 from komaken.shogi.position import Move, Position
 from komaken.shogi.variant import Variant, load_variant
 
 MATE = S.MATE
-_MIN_S = 0.001  # the shortest budget: one millisecond
 MAX_DEPTH = S.MAX_PLY - 8
 DEFAULT_TERMS: dict[str, float] = {"mobility": 0.0, "king_safety": 1.0, "psq": 1.0, "noise": 0.0}
 
@@ -60,6 +61,7 @@ class Limits:
     def budget(self, side: int, overhead: float = 0.03) -> tuple[float, float] | None:
         """``(soft, hard)`` seconds for ``side`` to move: no new iteration starts after
         ``soft``; the search is stopped at ``hard``.  ``None`` when there is no time limit.
+        A clock is read by :func:`komaken.shogi.engine.timeman.clock_budget` (the rules are there).
 
         >>> [round(t, 3) for t in Limits(movetime=1.0).budget(0)]
         [0.679, 0.97]
@@ -74,11 +76,7 @@ class Limits:
         byo = self.byoyomi or 0.0
         if remaining is None and not byo and not inc:
             return None
-        remaining = remaining or 0.0
-        avail = max(_MIN_S, remaining + byo + inc - overhead)
-        target = min(avail, max(_MIN_S, remaining / 30.0 + inc + byo - overhead))
-        hard = min(avail, target * 2.0) if remaining > 0 else target
-        return 0.7 * target, hard
+        return clock_budget(remaining or 0.0, inc, byo, overhead)
 
 
 def _mate(score: int) -> int | None:
