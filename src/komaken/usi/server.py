@@ -229,7 +229,8 @@ class UsiServer:
     def _think(self, s: _Search, engine: Engine, pos: Position, limits: Limits, t_go: float,
                multipv: int = 1) -> None:
         def info(r: SearchResult) -> None:
-            self.send(r.usi_info())
+            if r.rank <= multipv:  # a skill level searches more lines than were asked for
+                self.send(r.usi_info())
             if s.halted.is_set():  # a stop that came before the search began: say it again
                 engine.stop()
 
