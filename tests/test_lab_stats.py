@@ -213,3 +213,17 @@ def test_sprt_state_pentanomial_reports_model_and_pairs() -> None:
     assert state["llr"] == pytest.approx(pentanomial_llr([10, 40, 80, 50, 20], 0, 10), abs=1e-4)
     stats = pairing_stats("p", "x", "y", [("a", "a"), ("a", "b"), ("b", "a"), ("draw", "b")], test, [0, 1, 2, 3])
     assert stats.sprt is not None and stats.sprt["pentanomial"] == [0, 1, 0, 0, 1]  # pair 1: loss + draw
+
+
+def test_live_pair_counts_match_the_stored_ones() -> None:
+    import random
+
+    from komaken.lab.runner import PairingCounts
+
+    rng = random.Random(5)
+    games = [(i, rng.choice(["a", "b", "draw"])) for i in range(301)]
+    rng.shuffle(games)  # games finish in any order
+    live = PairingCounts("p", "x", "y", 301)
+    for index, result in games:
+        live.add(result, index)
+    assert live.penta == pentanomial_counts(games) and sum(live.penta) == 150

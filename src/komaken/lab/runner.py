@@ -30,7 +30,6 @@ from komaken.lab.config import Experiment, experiment_from_dict
 from komaken.lab.errors import RunError
 from komaken.lab.match import play_game
 from komaken.lab.openings import derive_seed, opening, start_factory
-from komaken.lab.pentanomial import pentanomial_counts
 from komaken.lab.players import build_player, check_players
 from komaken.lab.stats import sprt_state
 from komaken.lab.storage import ExperimentDB, GameRow
@@ -216,6 +215,9 @@ class _Dask:
 # Scheduler
 
 
+_HALF_POINTS = {"a": 2, "draw": 1, "b": 0}
+
+
 @dataclass
 class PairingCounts:
     """Live W/L/D of one pairing, for progress displays."""
@@ -229,14 +231,18 @@ class PairingCounts:
     draws: int = 0
     sprt: str | None = None
     by_index: dict[int, str] = field(default_factory=dict)  # for pairing games into pentanomial pairs
+    penta: list[int] = field(default_factory=lambda: [0] * 5)  # complete pairs scoring 0, ½, 1, 1½, 2
 
     @property
     def games(self) -> int:
         return self.a_wins + self.b_wins + self.draws
 
     def add(self, result: str, index: int | None = None) -> None:
-        if index is not None:
+        if index is not None and index not in self.by_index:
             self.by_index[index] = result
+            partner = self.by_index.get(index ^ 1)  # games 2k and 2k+1 share opening k
+            if partner is not None:
+                self.penta[_HALF_POINTS[result] + _HALF_POINTS[partner]] += 1
         if result == "a":
             self.a_wins += 1
         elif result == "b":
@@ -400,8 +406,7 @@ def _sprt_decided(exp: Experiment, c: PairingCounts) -> bool:
     test = exp.pairing(c.name).sprt
     if test is None:
         return False
-    penta = pentanomial_counts(c.by_index.items()) if test.model == "pentanomial" else None
-    state = sprt_state(c.a_wins, c.b_wins, c.draws, test, penta)["state"]
+    state = sprt_state(c.a_wins, c.b_wins, c.draws, test, c.penta)["state"]
     c.sprt = state
     return state != "continue"
 
