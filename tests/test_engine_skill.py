@@ -57,7 +57,8 @@ def test_play_specs_take_skill_and_elo() -> None:
     assert isinstance(player, EnginePlayer) and player.engine.skill == Skill(3) and "skill=3" in player.name
     player = PlayerSpec.parse("engine:elo=900", game).build(game, game.variant("minishogi"))
     assert player.engine.skill == Skill(4)
-    for text, says in (("engine:skill=21", "0..20"), ("engine:elo=3000", "500..2500"), ("engine:skill=x", "skill needs an integer")):
+    bad = (("engine:skill=21", "0..20"), ("engine:elo=3000", "500..2500"), ("engine:skill=x", "skill needs an integer"))
+    for text, says in bad:
         with pytest.raises(PlayerSpecError, match=says):
             PlayerSpec.parse(text, game)
     with pytest.raises(KomakenError, match="not both"):

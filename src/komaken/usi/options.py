@@ -18,7 +18,7 @@ import re
 from dataclasses import dataclass
 
 from komaken.errors import KomakenError
-from komaken.shogi._kernels import MAX_MOVES
+from komaken.shogi.engine.search import MAX_MULTIPV
 from komaken.shogi.engine.skill import ELO_MAX, ELO_MIN, MAX_LEVEL, Skill
 from komaken.shogi.engine.values import HAND_LETTERS, SEED_TABLE
 from komaken.shogi.variant import BUILTIN
@@ -95,7 +95,7 @@ def _build() -> dict[str, Option]:
         Option("EvalMobility", "spin", "0", 0, 1000),
         Option("EvalKingSafety", "spin", "100", 0, 1000),
         Option("EvalPsq", "spin", "100", 0, 1000),
-        Option("MultiPV", "spin", "1", 1, MAX_MOVES),
+        Option("MultiPV", "spin", "1", 1, MAX_MULTIPV),
         Option("Skill Level", "spin", str(MAX_LEVEL), 0, MAX_LEVEL),
         Option("UCI_LimitStrength", "check", "false"),
         Option("UCI_Elo", "spin", str(ELO_MAX), ELO_MIN, ELO_MAX),

@@ -36,6 +36,7 @@ from komaken.shogi.variant import Variant, load_variant
 
 MATE = S.MATE
 MAX_DEPTH = S.MAX_PLY - 8
+MAX_MULTIPV = K.MAX_MOVES  # more lines than any position has moves
 DEFAULT_TERMS: dict[str, float] = {"mobility": 0.0, "king_safety": 1.0, "psq": 1.0, "noise": 0.0}
 
 
