@@ -27,8 +27,8 @@ won.  ``s0``/``s1`` come from Elo in one of two units:
   measures a difference against the noise of the match, which makes ``[0, 2]`` mean the same
   test at any draw rate.
 
->>> round(pentanomial_llr([0, 5, 10, 5, 0], 0.0, 20.0), 4)  # perfectly even pairs: favours H0
--0.6862
+>>> round(pentanomial_llr([0, 5, 10, 5, 0], 0.0, 20.0), 4)  # even pairs; normal approx.: -0.2647
+-0.2644
 >>> pentanomial_llr([0, 0, 0, 0, 0], 0.0, 5.0)
 0.0
 """
