@@ -266,9 +266,10 @@ class Engine:
             ctl[S.C_EXCL_N] = j
             for i, line in enumerate(found):
                 ctl[S.C_EXCL + i] = line.move.code  # type: ignore[union-attr]
-            v = S.search_depth(*state, self._bval, self._hval, self._w, self._tt_key, self._tt_data, self._killers,
-                               self._history, self._pv, self._pvlen, self._mbuf, self._sbuf, ctl, depth, -S.INF,
-                               S.INF)
+            bd, hd, st, hh, hist, geo, rules = state
+            v = S.search_depth(bd, hd, st, hh, hist, geo, rules, self._bval, self._hval, self._w, self._tt_key,
+                               self._tt_data, self._killers, self._history, self._pv, self._pvlen, self._mbuf,
+                               self._sbuf, ctl, depth, -S.INF, S.INF)
             if ctl[S.C_ABORT]:
                 root = int(ctl[S.C_ROOT_MOVE])
                 if j == 0 and root and (not previous or root != previous[0].move.code):  # type: ignore[union-attr]
