@@ -128,6 +128,9 @@ class UsiServer:
             if self._thesis is not None:
                 ThesisPlayer(self.variant, depth=1).choose(start)
             self._warm.add(key)
+        # one tiny search with the engine that will play: the first touches of its tables' pages
+        # would otherwise cost the first move some 40 ms
+        self.engine.search(Position.start(self.variant), Limits(depth=1))
         self.send("readyok")
 
     # ---- options ---------------------------------------------------------------------------
