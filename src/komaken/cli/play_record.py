@@ -132,30 +132,27 @@ class Recorder:
         kind = record_kind(self.spec, target)
         if path is None and self.path is None:
             self.path = target
-        utf8 = kind == "moves" or Path(target).suffix.lower() not in (".kif", ".ki2")
-        _replace(Path(target), self._text(kind, outcome, result, utf8), utf8)
+        shift_jis = Path(target).suffix.lower() in (".kif", ".ki2")
+        _replace(Path(target), self._bytes(kind, outcome, result, shift_jis))
         return f"saved {self.position.ply} moves to {target}"
 
-    def _text(self, kind: str, outcome: Outcome | None, result: str | None, utf8: bool) -> str:
+    def _bytes(self, kind: str, outcome: Outcome | None, result: str | None, shift_jis: bool) -> bytes:
+        """The file's bytes: a move list in UTF-8, or a record as :func:`komaken.records.encode`
+        writes it (``.kif``/``.ki2`` in Shift_JIS when every character fits, else UTF-8)."""
         assert self.position is not None
         if kind == "moves":
-            return move_list_text(self.spec, self.position, self.names, result)
-        from komaken.records import GameRecord, dumps, kif
+            return move_list_text(self.spec, self.position, self.names, result).encode("utf-8")
+        from komaken.records import GameRecord, encode
 
         rec = GameRecord.from_position(self.position, black=self.names[0], white=self.names[1],  # type: ignore[arg-type]
                                        result=outcome, start_time=self.started)
         if len(self.times) == len(rec.moves):
             rec.times = list(self.times)  # type: ignore[arg-type]
-        return kif.dumps(rec, encoding_line=utf8) if kind == "kif" else dumps(rec, kind)  # type: ignore[arg-type]
+        return encode(rec, kind, shift_jis=shift_jis)  # type: ignore[arg-type]
 
 
-def _replace(path: Path, text: str, utf8: bool) -> None:
-    """Write ``text`` next to ``path`` and rename it over: a save cut short never spoils the last one."""
-    try:
-        data = text.encode("utf-8" if utf8 else "cp932")
-    except UnicodeEncodeError as exc:
-        raise KomakenError(f"{path.name}: {text[exc.start:exc.end]!r} cannot be written in Shift_JIS "
-                           "(use .kifu / .ki2u for UTF-8)") from None
+def _replace(path: Path, data: bytes) -> None:
+    """Write ``data`` next to ``path`` and rename it over: a save cut short never spoils the last one."""
     tmp = path.with_name(f".{path.name}.saving")
     tmp.write_bytes(data)
     os.replace(tmp, path)

@@ -214,6 +214,9 @@ class _Dask:
 # Scheduler
 
 
+_HALF_POINTS = {"a": 2, "draw": 1, "b": 0}
+
+
 @dataclass
 class PairingCounts:
     """Live W/L/D of one pairing, for progress displays."""
@@ -226,12 +229,19 @@ class PairingCounts:
     b_wins: int = 0
     draws: int = 0
     sprt: str | None = None
+    by_index: dict[int, str] = field(default_factory=dict)  # for pairing games into pentanomial pairs
+    penta: list[int] = field(default_factory=lambda: [0] * 5)  # complete pairs scoring 0, ½, 1, 1½, 2
 
     @property
     def games(self) -> int:
         return self.a_wins + self.b_wins + self.draws
 
-    def add(self, result: str) -> None:
+    def add(self, result: str, index: int | None = None) -> None:
+        if index is not None and index not in self.by_index:
+            self.by_index[index] = result
+            partner = self.by_index.get(index ^ 1)  # games 2k and 2k+1 share opening k
+            if partner is not None:
+                self.penta[_HALF_POINTS[result] + _HALF_POINTS[partner]] += 1
         if result == "a":
             self.a_wins += 1
         elif result == "b":
@@ -335,8 +345,8 @@ def _plan(db: ExperimentDB, exp: Experiment) -> tuple[dict[str, PairingCounts], 
     counts = {p.name: PairingCounts(p.name, p.a, p.b, p.games) for p in exp.pairings}
     missing: dict[str, list[int]] = {}
     for p in exp.pairings:
-        for result, _ in db.results(p.name):
-            counts[p.name].add(result)
+        for (result, _), index in zip(db.results(p.name), db.game_indexes(p.name), strict=True):
+            counts[p.name].add(result, index)
         done = db.done_indexes(p.name)
         missing[p.name] = [i for i in range(p.games) if i not in done]
     decided = {name for name in counts if _sprt_decided(exp, counts[name])}
@@ -381,7 +391,7 @@ def _schedule(db: ExperimentDB, exp: Experiment, backend: _Backend, queue: list[
                     ) from exc
                 if db.insert(row):
                     summary.played += 1
-                    counts[name].add(row.result)
+                    counts[name].add(row.result, row.game_index)
                     if _sprt_decided(exp, counts[name]):
                         decided.add(name)
                 if progress is not None:
@@ -395,7 +405,7 @@ def _sprt_decided(exp: Experiment, c: PairingCounts) -> bool:
     test = exp.pairing(c.name).sprt
     if test is None:
         return False
-    state = sprt_state(c.a_wins, c.b_wins, c.draws, test)["state"]
+    state = sprt_state(c.a_wins, c.b_wins, c.draws, test, c.penta)["state"]
     c.sprt = state
     return state != "continue"
 

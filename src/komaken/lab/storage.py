@@ -255,6 +255,11 @@ class ExperimentDB:
         rows = self._conn.execute("SELECT result, sente FROM games WHERE pairing=? ORDER BY game_index", (pairing,))
         return [(r[0], r[1]) for r in rows]
 
+    def game_indexes(self, pairing: str) -> list[int]:
+        """The game index of every stored game of ``pairing``, in the order of :meth:`results`."""
+        rows = self._conn.execute("SELECT game_index FROM games WHERE pairing=? ORDER BY game_index", (pairing,))
+        return [r[0] for r in rows]
+
     def count(self, pairing: str | None = None) -> int:
         if pairing is None:
             return int(self._conn.execute("SELECT COUNT(*) FROM games").fetchone()[0])

@@ -125,7 +125,7 @@ def _build_engine(ctx: BuildContext, o: dict[str, Any]) -> Player:
 
     return EnginePlayer(ctx.variant, depth=o.get("depth"), nodes=o.get("nodes"), movetime=o.get("movetime"),
                         values=o.get("values"), seed=o.get("seed", 0), hash_mb=o.get("hash", 16),
-                        **o.get("eval", {}))
+                        skill=o.get("skill"), elo=o.get("elo"), **o.get("eval", {}))
 
 
 def _build_thesis(ctx: BuildContext, o: dict[str, Any]) -> Player:
@@ -156,7 +156,9 @@ PLAYERS = {
         (DEPTH, Option("nodes", "int", "nodes", 1, 10**12), Option("movetime", "seconds", "seconds a move", 0.001,
                                                                      86400.0),
          SEED, VALUES, Option("eval", "table", "evaluation term weights", check=_terms),
-         Option("hash", "int", "hash table MiB", 1, 4096)),
+         Option("hash", "int", "hash table MiB", 1, 4096),
+         Option("skill", "int", "strength 0 (weakest) .. 20 (full); see docs/engine.md", 0, 20),
+         Option("elo", "int", "strength as an (uncalibrated) Elo 500..2500, 100 a skill level", 500, 2500)),
         extra="eval"),
     "thesis": PlayerType(
         "thesis", "the replica of the thesis's 5五将棋 AI", _build_thesis,
