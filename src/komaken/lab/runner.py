@@ -35,6 +35,7 @@ from komaken.lab.errors import RunError
 from komaken.lab.match import play_game
 from komaken.lab.openings import derive_seed, opening, start_factory
 from komaken.lab.players import build_player, check_players
+from komaken.lab.runlock import run_lock
 from komaken.lab.stats import sprt_state
 from komaken.lab.storage import ExperimentDB, GameRow
 from komaken.players.base import Player
@@ -297,9 +298,10 @@ def run_experiment(
     """Play every missing game of ``experiment`` into the database at ``db_path``.
 
     The database is created if missing; an existing one must hold the same experiment (it is
-    then continued).  ``workers`` defaults to all cores; ``dask`` is a scheduler address.
+    then continued).  A second run on the same database while this one runs is refused
+    (:mod:`komaken.lab.runlock`).  ``workers`` defaults to all cores; ``dask`` is a scheduler address.
     """
-    with ExperimentDB.create(db_path, experiment) as db:
+    with run_lock(Path(db_path), create=True), ExperimentDB.create(db_path, experiment) as db:
         return _execute(db, experiment, workers, dask, progress)
 
 
@@ -311,7 +313,7 @@ def resume_experiment(
     progress: Progress | None = None,
 ) -> RunSummary:
     """Continue the experiment stored in ``db_path``: play exactly the missing games."""
-    with ExperimentDB.open(db_path) as db:
+    with run_lock(Path(db_path), create=False), ExperimentDB.open(db_path) as db:
         return _execute(db, db.experiment(), workers, dask, progress)
 
 
