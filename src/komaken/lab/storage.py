@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import contextlib
 import json
+import os
 import sqlite3
 import time
 from collections.abc import Callable, Iterator
@@ -165,7 +166,7 @@ class ExperimentDB:
             raise ExperimentDBError(f"{path}: no such results database")
         # Check read-only first: a refused file must be left exactly as it was.
         try:
-            ro = sqlite3.connect(_uri(path, "ro"), uri=True)
+            ro = _read_only(path)
             try:
                 tables = {r[0] for r in ro.execute("SELECT name FROM sqlite_master WHERE type='table'")}
                 if not {"meta", "games"} <= tables:
@@ -183,7 +184,14 @@ class ExperimentDB:
                 f"{path}: written by a newer komaken (schema {version}, this one reads {SCHEMA_VERSION}); "
                 "upgrade komaken"
             )
-        db = cls(path, _connect(path, create=False))
+        try:
+            conn = _connect(path, create=False)
+        except ExperimentDBError:
+            if _writable(path):
+                raise
+            # Read-only file or file system: status, report and export still work.
+            return cls(path, _read_only(path))
+        db = cls(path, conn)
         if upgrade:
             db._add_termination_column()
         return db
@@ -320,6 +328,32 @@ def _connect(path: Path, create: bool) -> sqlite3.Connection:
         conn.close()
         raise
     return conn
+
+
+def _writable(path: Path) -> bool:
+    return os.access(path, os.W_OK) and os.access(path.parent, os.W_OK) and not _read_only_fs(path)
+
+
+def _read_only_fs(path: Path) -> bool:
+    try:
+        return bool(os.statvfs(path).f_flag & os.ST_RDONLY)
+    except (OSError, AttributeError):
+        return False
+
+
+def _read_only(path: Path) -> sqlite3.Connection:
+    """A read-only connection.  On read-only media SQLite cannot create the WAL index of a
+    database closed cleanly (no ``-wal`` file left); nothing can change it there, so it is then
+    opened as immutable."""
+    try:
+        conn = sqlite3.connect(_uri(path, "ro"), uri=True)
+        conn.execute("SELECT 1 FROM sqlite_master LIMIT 1").fetchall()
+        return conn
+    except sqlite3.OperationalError:
+        wal = path.with_name(path.name + "-wal")
+        if _writable(path) or (wal.exists() and wal.stat().st_size > 0):
+            raise
+    return sqlite3.connect(_uri(path, "ro") + "&immutable=1", uri=True)
 
 
 def _create_schema(conn: sqlite3.Connection, experiment: Experiment) -> bool:
