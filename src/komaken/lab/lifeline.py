@@ -9,7 +9,9 @@ watches its parent itself:
   process group (session), so each child's whole group is killed — and leaves with
   :func:`os._exit`;
 * on Linux, ``prctl(PR_SET_PDEATHSIG, SIGTERM)`` also makes the kernel signal the worker the
-  moment its parent dies, and the SIGTERM handler does the same clean-up.
+  moment its parent dies, and the SIGTERM handler does the same clean-up.  (The kernel ties
+  this to the parent *thread* that started the worker: the pool starts its workers from the
+  thread that calls :func:`~komaken.lab.runner.run_experiment`, which outlives the pool.)
 
 The search kernels release the GIL (``nogil=True``), so the watchdog runs even while the
 worker is deep in a search.
