@@ -76,7 +76,7 @@ def kill_children() -> list[int]:
 
 def _children(pid: int) -> list[int]:
     """The live children of ``pid`` (read from ``/proc``; none where there is no ``/proc``)."""
-    out = []
+    out: list[int] = []
     proc = Path("/proc")
     if not proc.is_dir():
         return out

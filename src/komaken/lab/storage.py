@@ -110,6 +110,14 @@ def _legacy(reason: str) -> Termination:
     return Termination.ABORTED  # a crashed player
 
 
+class DatabaseFault(ExperimentDBError, sqlite3.DatabaseError):
+    """SQLite failed on an open database (disk full, read-only, damaged pages, not created yet).
+
+    An :class:`ExperimentDBError` (the CLI prints one line) that is still an
+    :class:`sqlite3.DatabaseError` for callers that handle those (the web viewer reads databases
+    while a run is creating them)."""
+
+
 class ExperimentDB:
     """An open results database.  Use :meth:`create` (for ``run``) or :meth:`open`."""
 
@@ -226,7 +234,7 @@ class ExperimentDB:
         except sqlite3.IntegrityError:
             raise
         except sqlite3.Error as exc:
-            raise ExperimentDBError(f"{self.path}: {action}: {_explain(exc)}") from None
+            raise DatabaseFault(f"{self.path}: {action}: {_explain(exc)}") from None
 
     def __enter__(self) -> ExperimentDB:
         return self
