@@ -91,8 +91,9 @@ def test_sigkill_of_the_run_leaves_no_process_behind(tmp_path: Path) -> None:
         deadline = time.monotonic() + STARTUP
         # Both workers' engines hang after two resignations each: wait for games, then for engines.
         while time.monotonic() < deadline and proc.poll() is None:
-            engines = [c for c in marked(marker).values() if "lab_fake_usi" in c]
-            if _stored(db) >= 2 and len(engines) >= 2:
+            now = marked(marker).values()
+            engines = sum("lab_fake_usi" in c for c in now)
+            if _stored(db) >= 2 and engines >= 2 and sum(c.startswith("sleep") for c in now) >= 2:
                 break
             time.sleep(0.1)
         before = marked(marker)
