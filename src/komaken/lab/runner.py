@@ -4,7 +4,10 @@
   derived from the experiment seed and that identity only, so results do not depend on which
   worker played it, in what order, or whether the run was interrupted and resumed.
 * Workers build each player once (engine compilation, external processes) and reuse it for
-  every game; a player that crashed is rebuilt before its next game.
+  every game; a player that crashed is rebuilt before its next game, an external engine that
+  timed out (killed, the game lost on time) is restarted at once.
+* Workers watch their parent (:mod:`komaken.lab.lifeline`): when the run is killed, even with
+  SIGKILL, they kill their engines and exit.
 * Only the parent process writes to the database, one transaction per finished game, so a
   SIGKILL at any moment loses at most the games that were still being played; ``resume`` plays
   exactly the missing game indexes.
@@ -25,11 +28,13 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Protocol
 
+from komaken.lab import lifeline
 from komaken.lab.config import Experiment, experiment_from_dict
 from komaken.lab.errors import RunError
 from komaken.lab.match import play_game
 from komaken.lab.openings import derive_seed, opening, start_factory
 from komaken.lab.players import build_player, check_players
+from komaken.lab.runlock import run_lock
 from komaken.lab.stats import sprt_state
 from komaken.lab.storage import ExperimentDB, GameRow
 from komaken.players.base import Player
@@ -65,6 +70,20 @@ class _WorkerContext:
             except Exception:  # noqa: BLE001 - it already failed; rebuild it next time
                 pass
 
+    def recover(self, key: tuple[str, str, str]) -> None:
+        """After a crash or a timeout: restart an external engine in place (it was killed), or
+        drop any other player so the next game builds a fresh one."""
+        from komaken.players.usi import UsiPlayer
+
+        player = self.players.get(key)
+        if isinstance(player, UsiPlayer):
+            try:
+                player.restart()
+                return
+            except Exception:  # noqa: BLE001 - it will be built again (and fail loudly) next game
+                pass
+        self.drop(key)
+
     def play(self, pairing_name: str, game_index: int) -> GameRow:
         exp = self.experiment
         pairing = exp.pairing(pairing_name)
@@ -84,7 +103,7 @@ class _WorkerContext:
         )
         a_color = exp.spec.first if a_sente else exp.spec.first.other
         if res.crashed is not None:
-            self.drop((pairing.a, "a", pairing.b) if res.crashed is a_color else (pairing.b, "b", pairing.a))
+            self.recover((pairing.a, "a", pairing.b) if res.crashed is a_color else (pairing.b, "b", pairing.a))
         result = "draw" if res.winner is None else "a" if res.winner is a_color else "b"
         return GameRow(
             pairing=pairing.name,
@@ -123,9 +142,10 @@ def play_task(config_json: str, pairing: str, game_index: int) -> dict[str, Any]
     return dataclasses.asdict(ctx.play(pairing, game_index))
 
 
-def _init_worker() -> None:
+def _init_worker(parent: int) -> None:
     # Ctrl-C goes to the whole process group; let the parent decide what to do.
     signal.signal(signal.SIGINT, signal.SIG_IGN)
+    lifeline.install(parent)
 
 
 # --------------------------------------------------------------------------------------------
@@ -168,7 +188,8 @@ class _Pool:
     def __init__(self, workers: int) -> None:
         self.window = 2 * workers
         self._pool = cf.ProcessPoolExecutor(
-            max_workers=workers, mp_context=multiprocessing.get_context("spawn"), initializer=_init_worker
+            max_workers=workers, mp_context=multiprocessing.get_context("spawn"), initializer=_init_worker,
+            initargs=(os.getpid(),),
         )
 
     def submit(self, config_json: str, pairing: str, game_index: int) -> Any:
@@ -286,9 +307,10 @@ def run_experiment(
     """Play every missing game of ``experiment`` into the database at ``db_path``.
 
     The database is created if missing; an existing one must hold the same experiment (it is
-    then continued).  ``workers`` defaults to all cores; ``dask`` is a scheduler address.
+    then continued).  A second run on the same database while this one runs is refused
+    (:mod:`komaken.lab.runlock`).  ``workers`` defaults to all cores; ``dask`` is a scheduler address.
     """
-    with ExperimentDB.create(db_path, experiment) as db:
+    with run_lock(Path(db_path), create=True), ExperimentDB.create(db_path, experiment) as db:
         return _execute(db, experiment, workers, dask, progress)
 
 
@@ -300,7 +322,7 @@ def resume_experiment(
     progress: Progress | None = None,
 ) -> RunSummary:
     """Continue the experiment stored in ``db_path``: play exactly the missing games."""
-    with ExperimentDB.open(db_path) as db:
+    with run_lock(Path(db_path), create=False), ExperimentDB.open(db_path) as db:
         return _execute(db, db.experiment(), workers, dask, progress)
 
 
@@ -328,7 +350,7 @@ def _execute(
             progress.stop()
         return summary
 
-    backend = _backend(workers, dask, len(queue))
+    backend = _backend(workers, dask, len(queue), _external(exp))
     try:
         _schedule(db, exp, backend, queue, counts, decided, summary, progress)
     finally:
@@ -354,13 +376,21 @@ def _plan(db: ExperimentDB, exp: Experiment) -> tuple[dict[str, PairingCounts], 
     return counts, queue, decided
 
 
-def _backend(workers: int | None, dask: str | None, jobs: int) -> _Backend:
+def _backend(workers: int | None, dask: str | None, jobs: int, external: bool = False) -> _Backend:
+    """``external``: some player runs an external engine.  Even with one worker it then runs in a
+    worker process, which kills its engines when the run is killed (this process cannot)."""
     n_workers = max(1, min(workers or os.cpu_count() or 1, jobs))
     if dask is not None:
         return _Dask(dask)
-    if n_workers == 1:
+    if n_workers == 1 and not external:
         return _Inline()
     return _Pool(n_workers)
+
+
+def _external(exp: Experiment) -> bool:
+    """Whether a player of ``exp`` starts an external process (a USI engine)."""
+    used = {p.a for p in exp.pairings} | {p.b for p in exp.pairings}
+    return any(exp.players[name].kind == "usi" for name in used)
 
 
 def _schedule(db: ExperimentDB, exp: Experiment, backend: _Backend, queue: list[tuple[str, int]],

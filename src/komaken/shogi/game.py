@@ -144,7 +144,8 @@ def _build_usi(ctx: BuildContext, o: dict[str, Any]) -> Player:
     options = dict(o.get("options", {}))
     if ctx.variant is not None and ctx.variant.name != "shogi":
         options.setdefault("UCI_Variant", ctx.variant.name)
-    return UsiPlayer(o["command"], options)
+    return UsiPlayer(o["command"], options, timeout=o.get("timeout", 30.0), grace=o.get("grace", 1.0),
+                     move_timeout=o.get("move_timeout"))
 
 
 DEPTH = Option("depth", "int", "plies", 1, 112)
@@ -167,7 +168,11 @@ PLAYERS = {
     "usi": PlayerType(
         "usi", "an external USI engine: usi:/path/to/engine [args]", _build_usi,
         (Option("command", "str", "the engine's command line"),
-         Option("options", "table", "USI options to set", check=_usi_options)),
+         Option("options", "table", "USI options to set", check=_usi_options),
+         Option("move_timeout", "seconds", "seconds a move may take before the engine loses on time "
+                "(default: the go time control + grace)", 0.001, 86400.0),
+         Option("grace", "seconds", "seconds added to the go time control for the deadline", 0.0, 3600.0),
+         Option("timeout", "seconds", "seconds for usi/isready answers", 0.001, 86400.0)),
         positional="command"),
 }
 
