@@ -331,3 +331,40 @@ def test_cli_bad_variant_is_one_line_exit_2(tmp_path: Path) -> None:
                                     str(tmp_path / "x.db")])
     assert res.exit_code == 2 and res.output.startswith("komaken: error: unknown variant 'nosuch'")
     assert not (tmp_path / "x.db").exists()
+
+
+def test_fitted_table_is_accepted_by_play_specs_experiments_and_usi(tmp_path: Path) -> None:
+    import tomllib
+
+    from komaken.cli.play import make_shogi_player
+    from komaken.lab import experiment_from_dict
+
+    db = tmp_path / "s.db"
+    _synthetic_db(db, 300, np.random.default_rng(5))
+    out = write_values_toml(fit_study(db, bootstrap=20, min_games=100), tmp_path / "v.toml")
+    table = PieceValues.from_toml(out, "minishogi")
+    player = make_shogi_player(f"engine:nodes=100,values={out}", resolve_variant("minishogi"))
+    assert player.engine.values == table
+    text = out.read_text(encoding="utf-8")
+    inline = next(line for line in text.splitlines() if line.startswith("# experiment files: "))
+    values = tomllib.loads(inline.removeprefix("# experiment files: "))["values"]
+    exp = experiment_from_dict({"experiment": {"name": "x", "variant": "minishogi"},
+                                "players": {"fit": {"engine": "komaken", "nodes": 100, "values": values}},
+                                "pairings": [{"a": "fit", "b": "fit"}]})
+    assert exp.players["fit"].settings["values"]["B"] == table.board["B"]
+    usi = next(line for line in text.splitlines() if line.startswith("# komaken usi: "))
+    assert f"setoption name Value_R value {table.board['R']}" in usi
+
+
+def test_report_writes_tables_plots_and_hypotheses(tmp_path: Path) -> None:
+    from komaken.lab.valuestudy.report import write_report
+
+    db = tmp_path / "mini.db"
+    _synthetic_db(db, 300, np.random.default_rng(6))
+    paths = write_report([db], tmp_path / "rep", bootstrap=20)
+    assert {p.name for p in paths} == {"report.md", "report.html", "report.json", "values_vs_n.png",
+                                       "values_vs_n.svg"}
+    md = (tmp_path / "rep" / "report.md").read_text(encoding="utf-8")
+    assert "| minishogi | 5 | 1000 nodes | 300 |" in md
+    assert "H1: not tested" in md or "not tested: no ctrl9" in md
+    assert "data:image/png;base64," in (tmp_path / "rep" / "report.html").read_text(encoding="utf-8")

@@ -1,6 +1,7 @@
 """``komaken play``: a game at the terminal between any two players.
 
 Player specs: ``human``, ``engine`` (``engine:movetime=1`` seconds, ``engine:depth=6``,
+``engine:nodes=1000,values=fitted.toml`` with a piece-value TOML,
 ``engine:nodes=100000,seed=3,king_safety=0``), ``thesis`` (``thesis:depth=4,seed=1,hand_quirk=1``),
 ``usi:/path/to/engine [args]``, ``random``; for ``--game reversi|tictactoe`` the specs of
 :func:`komaken.players.boardgames.make_player`.
@@ -52,6 +53,7 @@ def make_shogi_player(spec: str, variant: Any) -> Any:
         return RandomPlayer(int(_kv(rest).get("seed", 0)))
     opts = _kv(rest)
     if kind == "engine":
+        from komaken.engine.values import PieceValues
         from komaken.players.engine import EnginePlayer
 
         mt = opts.pop("movetime", None)
@@ -61,8 +63,10 @@ def make_shogi_player(spec: str, variant: Any) -> Any:
         depth = int(_num(opts.pop("depth"))) if "depth" in opts else None
         nodes = int(_num(opts.pop("nodes"))) if "nodes" in opts else None
         seed = int(_num(opts.pop("seed", "0")))
+        values_file = opts.pop("values", None)  # a PieceValues TOML, e.g. from `komaken values fit`
+        values = PieceValues.from_toml(values_file, variant).as_dict() if values_file else None
         terms = {k: _num(v) for k, v in opts.items()}
-        return EnginePlayer(variant, depth=depth, nodes=nodes, movetime=movetime, seed=seed, **terms)
+        return EnginePlayer(variant, depth=depth, nodes=nodes, movetime=movetime, seed=seed, values=values, **terms)
     if kind == "thesis":
         from komaken.players.thesis import ThesisPlayer
 

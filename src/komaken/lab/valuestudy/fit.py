@@ -222,6 +222,11 @@ def write_values_toml(r: FitResult, path: str | Path, gold: int = 1200) -> Path:
         est, lo, hi = r.value(x, "G")
         key = f'"{x}"' if x.startswith("+") else x
         lines.append(f"{key} = {max(1, round(est * gold))}  # {est:.3f} ({lo:.3f} … {hi:.3f})")
+    table = {x: max(1, round(r.value(x, "G")[0] * gold)) for x in r.letters}
+    inline = ", ".join(f'"{x}" = {v}' if x.startswith("+") else f"{x} = {v}" for x, v in table.items())
+    lines += ["", "# Use: komaken play --sente engine:nodes=1000,values=THIS_FILE ...",
+              f"# experiment files: values = {{ {inline} }}",
+              "# komaken usi: " + "; ".join(f"setoption name Value_{x} value {v}" for x, v in table.items())]
     path.parent.mkdir(parents=True, exist_ok=True)
     path.write_text("\n".join(lines) + "\n", encoding="utf-8")
     return path
