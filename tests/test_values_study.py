@@ -148,14 +148,14 @@ def test_fit_recovers_known_values() -> None:
 
 def test_whole_game_bootstrap_covers_the_truth_at_about_the_nominal_rate() -> None:
     covered = 0
-    reps = 40
+    reps = 30
     for rep in range(reps):
         p = _synthetic(600, np.random.default_rng(100 + rep))
-        coef, boot, _ = fit_positions(p, bootstrap=150, seed=rep)
+        coef, boot, _ = fit_positions(p, bootstrap=100, seed=rep)
         ratio = boot[:, LETTERS.index("B")] / boot[:, LETTERS.index("G")]
         lo, hi = np.nanquantile(ratio, [0.025, 0.975])
         covered += lo <= TRUE["B"] <= hi
-    assert 0.82 <= covered / reps <= 1.0  # 95 % nominal; 40 repetitions
+    assert 0.8 <= covered / reps <= 1.0  # 95 % nominal; P(below 0.8) < 0.5 % with 30 repetitions
 
 
 def _synthetic_db(path: Path, games: int, rng: np.random.Generator) -> None:

@@ -188,7 +188,8 @@ class OddsPiece:
     elo: float  # deficit (positive: the handicap hurts)
     value: float  # in gold units (nan when saturated)
     value_ci: tuple[float, float]
-    saturated: bool
+    saturated: bool  # no value: its own score too near 0 or 1, or no usable gold scale
+    note: str = ""
 
 
 @dataclass
@@ -218,16 +219,28 @@ def analyse_odds(db: str | Path, bootstrap: int = 2000, seed: int = 0) -> OddsRe
         _, vname, letters_text = exp.name.split(":")
         letters = letters_text.split(",")
         scores: dict[str, list[float]] = {x: [] for x in letters}
+        pairs: dict[str, dict[int, list[float]]] = {x: {} for x in letters}
         for row in edb.games():
             k = row.game_index // 2
             letter, color = letters[(k // 2) % len(letters)], k % 2
             winner = None if row.result == "draw" else (0 if row.result == row.sente else 1)
-            scores[letter].append(0.5 if winner is None else float(winner == color))
+            score = 0.5 if winner is None else float(winner == color)
+            scores[letter].append(score)
+            pairs[letter].setdefault(k, []).append(score)
         width = exp.load_variant().width
         nodes = exp.players["engine"].settings.get("nodes")
+    # the two games of one start are not independent (same position, same engine): resample starts
     rng = np.random.default_rng(seed)
-    boot = {x: np.array([rng.choice(v, len(v)).mean() for _ in range(bootstrap)]) if v else np.full(bootstrap, np.nan)
-            for x, v in scores.items()}
+    boot = {}
+    for x in letters:
+        groups = list(pairs[x].values())
+        if not groups:
+            boot[x] = np.full(bootstrap, np.nan)
+            continue
+        sums = np.array([sum(g) for g in groups])
+        sizes = np.array([len(g) for g in groups])
+        idx = rng.integers(0, len(groups), size=(bootstrap, len(groups)))
+        boot[x] = sums[idx].sum(axis=1) / sizes[idx].sum(axis=1)
     g_ok = _usable(scores["G"]) and not _gold_is_null(scores["G"])
     g_mean = float(np.mean(scores["G"])) if scores["G"] else 0.5
     out = []
@@ -237,6 +250,7 @@ def analyse_odds(db: str | Path, bootstrap: int = 2000, seed: int = 0) -> OddsRe
         s = float(v.mean()) if n else float("nan")
         lo, hi = wilson_interval(float(v.sum()), n) if n else (float("nan"), float("nan"))
         sat = not _usable(scores[x]) or not g_ok
+        note = "score saturated" if not _usable(scores[x]) else ("gold deficit ≈ 0" if not g_ok else "")
         value, ci = float("nan"), (float("nan"), float("nan"))
         if not sat:
             value = float(_deficit(np.array([s]))[0] / _deficit(np.array([g_mean]))[0])
@@ -244,7 +258,7 @@ def analyse_odds(db: str | Path, bootstrap: int = 2000, seed: int = 0) -> OddsRe
             q = np.nanquantile(ratio, [0.025, 0.975])
             ci = (float(q[0]), float(q[1]))
         elo = float(_deficit(np.array([s]))[0]) if n else float("nan")
-        out.append(OddsPiece(x, n, s, (lo, hi), elo, value, ci, sat))
+        out.append(OddsPiece(x, n, s, (lo, hi), elo, value, ci, sat, note))
     return OddsResult(vname, width, nodes, out)
 
 
@@ -268,7 +282,7 @@ def format_odds(r: OddsResult) -> str:
              "value in gold units (deficit / gold's deficit)",
              f"{'piece':>5} {'games':>6} {'score (95% CI)':>22} {'Elo':>7} {'gold units (95% CI)':>26}"]
     for p in r.pieces:
-        val = "saturated" if p.saturated else f"{p.value:7.3f} ({p.value_ci[0]:6.3f} … {p.value_ci[1]:6.3f})"
+        val = p.note if p.saturated else f"{p.value:7.3f} ({p.value_ci[0]:6.3f} … {p.value_ci[1]:6.3f})"
         lines.append(f"{p.letter:>5} {p.games:6d} {p.score:7.3f} ({p.score_ci[0]:5.3f} … {p.score_ci[1]:5.3f}) "
                      f"{p.elo:7.0f} {val:>26}")
     return "\n".join(lines)

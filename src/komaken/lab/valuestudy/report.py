@@ -82,7 +82,7 @@ def odds_table(odds: list[OddsResult]) -> list[str]:
             "|---|---|---|---|---|---|---|---|"]
     for r in sorted(odds, key=lambda r: r.width):
         for p in r.pieces:
-            val = "saturated / undefined" if p.saturated else f"{p.value:.3f} ({p.value_ci[0]:.3f}–{p.value_ci[1]:.3f})"
+            val = p.note if p.saturated else f"{p.value:.3f} ({p.value_ci[0]:.3f}–{p.value_ci[1]:.3f})"
             rows.append(f"| {r.variant} | {r.width} | {r.nodes} | {p.letter} | {p.games} | {p.score:.3f} "
                         f"({p.score_ci[0]:.3f}–{p.score_ci[1]:.3f}) | {p.elo:.0f} | {val} |")
     return rows
