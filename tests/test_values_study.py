@@ -368,3 +368,15 @@ def test_report_writes_tables_plots_and_hypotheses(tmp_path: Path) -> None:
     assert "| minishogi | 5 | 1000 nodes | 300 |" in md
     assert "H1: not tested" in md or "not tested: no ctrl9" in md
     assert "data:image/png;base64," in (tmp_path / "rep" / "report.html").read_text(encoding="utf-8")
+
+
+def test_bootstrap_refits_equal_statsmodels() -> None:
+    from komaken.lab.valuestudy.fit import _glm, newton
+
+    p = _synthetic(800, np.random.default_rng(9))
+    rng = np.random.default_rng(2)
+    w = rng.multinomial(p.games, np.full(p.games, 1 / p.games))[p.game].astype(float)
+    x, y = p.x.astype(float), p.y
+    want = _glm(x, y, w)
+    got = newton(x, y, w, _glm(x, y, np.ones(len(y))))
+    assert np.allclose(got, want, atol=1e-6)
