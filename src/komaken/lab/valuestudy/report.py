@@ -150,6 +150,7 @@ def plot(loaded: Loaded, out: Path) -> list[Path]:
         ax.set_title(f"{letter} in gold units")
         ax.set_xlabel("board size n")
         ax.set_xticks(range(5, 10))
+        ax.set_xlim(4.6, 9.4)
     axes[0, 0].legend(fontsize=7)
     fig.tight_layout()
     paths = [out / "values_vs_n.png", out / "values_vs_n.svg"]
