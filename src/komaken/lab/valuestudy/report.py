@@ -5,7 +5,7 @@ fits each study, sorts them into the standard variants and the controlled family
 and writes ``report.md``, ``report.html`` (plots embedded), ``report.json`` and
 ``values_vs_n.png`` / ``.svg``: the value of each piece in gold units against the board size n,
 with 95 % intervals, both methods, Fairy-Stockfish's (n+3)/12 slider law overlaid (anchored at
-our own 9×9 value) and a fitted straight line per piece and family.  The hypotheses of the
+our own 9×9 value) and fitted laws (a + b·n, a + b/n) per piece and family.  The hypotheses of the
 pre-registration (docs/piece-values-by-board-size.md §1.7) are evaluated where the data exist.
 """
 
@@ -88,12 +88,12 @@ def odds_table(odds: list[OddsResult]) -> list[str]:
     return rows
 
 
-def linear_law(points: list[tuple[int, float, float, float]]) -> dict[str, float] | None:
-    """Weighted least squares v = a + b·n (weights from the interval widths): a, b, their
-    standard errors, and χ² per degree of freedom as the goodness of fit."""
+def linear_law(points: list[tuple[int, float, float, float]], inverse: bool = False) -> dict[str, float] | None:
+    """Weighted least squares v = a + b·n (``inverse``: v = a + b/n), weights from the interval
+    widths: a, b, their standard errors, and χ² per degree of freedom as the goodness of fit."""
     if len({p[0] for p in points}) < 2:
         return None
-    n = np.array([p[0] for p in points], float)
+    n = np.array([1.0 / p[0] if inverse else p[0] for p in points], float)
     v = np.array([p[1] for p in points])
     se = np.maximum(np.array([(p[3] - p[2]) / 3.92 for p in points]), 1e-6)
     w = 1 / se**2
@@ -129,10 +129,10 @@ def plot(loaded: Loaded, out: Path) -> list[Path]:
             v = np.array([p[1] for p in pts])
             err = np.array([[p[1] - p[2] for p in pts], [p[3] - p[1] for p in pts]])
             ax.errorbar(n, v, yerr=err, fmt=marker, color=color, capsize=3, label=f"A: {fam}")
-            law = linear_law(pts)
+            law = linear_law(pts, inverse=True)
             if law:
                 xs = np.linspace(5, 9, 20)
-                ax.plot(xs, law["a"] + law["b"] * xs, "-", color=color, alpha=0.4, lw=1)
+                ax.plot(xs, law["a"] + law["b"] / xs, "-", color=color, alpha=0.4, lw=1)
             nine = [p for p in pts if p[0] == 9]
             if nine and letter in ("B", "R", "+B", "+R"):
                 xs = np.arange(5, 10)
@@ -161,13 +161,14 @@ def plot(loaded: Loaded, out: Path) -> list[Path]:
 
 
 def laws_table(fits: list[FitResult]) -> list[str]:
-    rows = ["| piece | family | a | b (per size) | χ²/dof | sizes |", "|---|---|---|---|---|---|"]
+    rows = ["| piece | family | law | a | b | χ²/dof | sizes |", "|---|---|---|---|---|---|---|"]
     for letter in ("B", "R", "S", "+B", "+R"):
         for fam in ("standard", "controlled"):
-            law = linear_law(series(fits, fam, letter))
-            if law:
-                rows.append(f"| {letter} | {fam} | {law['a']:.3f} ± {law['se_a']:.3f} | {law['b']:+.4f} ± "
-                            f"{law['se_b']:.4f} | {law['chi2_dof']:.2f} | {law['points']} |")
+            for inverse, name in ((False, "a + b·n"), (True, "a + b/n")):
+                law = linear_law(series(fits, fam, letter), inverse)
+                if law:
+                    rows.append(f"| {letter} | {fam} | {name} | {law['a']:.3f} ± {law['se_a']:.3f} | {law['b']:+.4f} ± "
+                                f"{law['se_b']:.4f} | {law['chi2_dof']:.2f} | {law['points']} |")
     return rows
 
 
@@ -182,7 +183,8 @@ def markdown(loaded: Loaded) -> str:
         parts += ["", "Method B (material odds; value = Elo deficit / gold-odds deficit):", ""]
         parts += odds_table(loaded.odds)
     parts += ["", "![value against board size](values_vs_n.png)", "",
-              "Fitted law v(n) = a + b·n per piece and family (weighted least squares, 1000 nodes):", ""]
+              "Fitted laws v(n) = a + b·n and a + b/n per piece and family (weighted least squares, 1000 nodes; "
+              "the plot draws a + b/n):", ""]
     parts += laws_table(fits)
     parts += ["", "Precision of B and R and the games a ≤ 0.05-gold half-width needs (scaling as 1/√games):", ""]
     parts += H.precision(fits)
