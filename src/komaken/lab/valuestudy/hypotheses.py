@@ -112,3 +112,29 @@ def precision(fits: list[FitResult], target: float = 0.05) -> list[str]:
         out.append(f"| {f.variant} | {f.config.get('nodes') or 'd' + str(f.config.get('depth'))} | {f.games} | "
                    f"{cells[0]} | {cells[1]} | {need} |")
     return out
+
+
+def agreement(fits: list[FitResult], odds: list) -> list[str]:
+    """Methods agree for X on a variant if the 95 % interval of v_X(A) − v_X(B) contains 0
+    (independent bootstraps, samples paired by index)."""
+    out = ["**Methods A and B (agree when the 95 % interval of A − B contains 0)**", ""]
+    rows = 0
+    for r in odds:
+        f = _main(fits, r.variant)
+        if f is None:
+            out.append(f"- {r.variant}: no method-A study at 1000 nodes")
+            continue
+        for p in r.pieces:
+            if p.letter == "G" or p.letter not in f.letters:
+                continue
+            if p.samples is None:
+                out.append(f"- {r.variant} {p.letter}: method B gave no value ({p.note})")
+                continue
+            k = min(len(f.boot), len(p.samples))
+            diff = f.samples(p.letter)[:k] - p.samples[:k]
+            lo, hi = np.nanquantile(diff, [0.025, 0.975])
+            est = f.value(p.letter)[0] - p.value
+            out.append(f"- {r.variant} {p.letter}: A − B = {est:+.3f} ({lo:+.3f}…{hi:+.3f}) → "
+                       f"{'agree' if lo <= 0 <= hi else '**disagree**'}")
+            rows += 1
+    return out if rows or len(out) > 2 else out + ["not tested: no odds database"]

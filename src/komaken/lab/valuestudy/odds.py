@@ -190,6 +190,7 @@ class OddsPiece:
     value_ci: tuple[float, float]
     saturated: bool  # no value: its own score too near 0 or 1, or no usable gold scale
     note: str = ""
+    samples: np.ndarray | None = None  # bootstrap samples of the value (gold units)
 
 
 @dataclass
@@ -252,13 +253,14 @@ def analyse_odds(db: str | Path, bootstrap: int = 2000, seed: int = 0) -> OddsRe
         sat = not _usable(scores[x]) or not g_ok
         note = "score saturated" if not _usable(scores[x]) else ("gold deficit ≈ 0" if not g_ok else "")
         value, ci = float("nan"), (float("nan"), float("nan"))
+        ratio = None
         if not sat:
             value = float(_deficit(np.array([s]))[0] / _deficit(np.array([g_mean]))[0])
             ratio = _deficit(boot[x]) / _deficit(boot["G"])
             q = np.nanquantile(ratio, [0.025, 0.975])
             ci = (float(q[0]), float(q[1]))
         elo = float(_deficit(np.array([s]))[0]) if n else float("nan")
-        out.append(OddsPiece(x, n, s, (lo, hi), elo, value, ci, sat, note))
+        out.append(OddsPiece(x, n, s, (lo, hi), elo, value, ci, sat, note, ratio))
     return OddsResult(vname, width, nodes, out)
 
 

@@ -191,6 +191,7 @@ def markdown(loaded: Loaded) -> str:
     parts += ["", "## Hypotheses (pre-registered decision rules)", ""]
     for rule in (H.h1, H.h2, H.h3):
         parts += rule(fits) + [""]
+    parts += H.agreement(fits, loaded.odds) + [""]
     return "\n".join(parts) + "\n"
 
 
@@ -211,6 +212,7 @@ def write_report(dbs: list[Path], out: Path, bootstrap: int = 500) -> list[Path]
     (out / "report.html").write_text(page, encoding="utf-8")
     data: dict[str, Any] = {"fits": [f.as_dict() for f in loaded.fits],
                             "odds": [{"variant": r.variant, "width": r.width, "nodes": r.nodes,
-                                      "pieces": [p.__dict__ for p in r.pieces]} for r in loaded.odds]}
+                                      "pieces": [{k: v for k, v in p.__dict__.items() if k != "samples"}
+                                                 for p in r.pieces]} for r in loaded.odds]}
     (out / "report.json").write_text(json.dumps(data, indent=1, default=float), encoding="utf-8")
     return [out / "report.md", out / "report.html", out / "report.json", *images]
