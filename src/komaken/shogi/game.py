@@ -88,7 +88,11 @@ def _svg(position: Position) -> str:
 
 # ---- player types ---------------------------------------------------------------------------
 
-def _values(value: Any, variant: Variant | None) -> dict[str, int]:
+def _values(value: Any, variant: Variant | None) -> dict[str, Any]:
+    if isinstance(value, str):  # a value table file, e.g. written by `komaken values fit`
+        from komaken.shogi.engine.values import PieceValues
+
+        return PieceValues.from_toml(value, variant).as_dict()
     letters = tuple(getattr(variant, "piece_letters", ()))
     out = {}
     for letter, v in value.items():
@@ -149,7 +153,8 @@ def _build_usi(ctx: BuildContext, o: dict[str, Any]) -> Player:
 
 
 DEPTH = Option("depth", "int", "plies", 1, 112)
-VALUES = Option("values", "table", "piece values such as { P = 100, R = 2000 }", check=_values)
+VALUES = Option("values", "table", "piece values such as { P = 100, R = 2000 }, or a value TOML file", check=_values,
+                file_ok=True)
 
 PLAYERS = {
     "engine": PlayerType(
