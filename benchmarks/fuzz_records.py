@@ -127,6 +127,7 @@ def worker(args: tuple[str, int, int, float]) -> tuple[Counter[str], list[str]]:
     signal.signal(signal.SIGALRM, _alarm)
     rng = random.Random(seed)
     pool = seeds(fmt)
+    one(fmt, *pool[0])  # warm-up: the first parse loads or compiles the numba kernels, not a hang
     counts: Counter[str] = Counter()
     examples: list[str] = []
     for _ in range(count):
