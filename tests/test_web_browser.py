@@ -106,7 +106,7 @@ def test_shogi_promotion_drop_undo_and_kif_download(page, folder) -> None:  # ty
     assert page.locator("#board .target").count() >= 3  # legal destinations are marked
     page.click("#board [data-sq='3a']")
     page.wait_for_selector("#promo:not([hidden])")
-    page.click("#promo-yes")
+    page.click("#promo [data-choice='成']")
     first = wait_moves(page, 2)
     assert first[0] == "▲３一銀成"
     # a drop from the hand: select the silver, then an empty square the drop may go to

@@ -61,23 +61,23 @@ async function initPlay() {
   $("#resign-btn").addEventListener("click", () => act("resign"));
   $("#pass-btn").addEventListener("click", () => sendMove("pass"));
   $("#copy-position").addEventListener("click", () => copy($("#position-text").textContent));
-  $("#promo-yes").addEventListener("click", () => promoChoice(true));
-  $("#promo-no").addEventListener("click", () => promoChoice(false));
+  $("#promo-cancel").addEventListener("click", () => { play.pendingPromo = null; $("#promo").hidden = true; render(); });
 }
 
 function gameInfo() { return play.games.find(g => g.id === $("#game-select").value); }
 
 function setupSides() {
   const g = gameInfo();
-  const names = {shogi: ["▲ Sente (black)", "△ Gote (white)"], reversi: ["● Black", "○ White"],
-                 tictactoe: ["× X", "○ O"]}[g.kind] || ["Black", "White"];
-  $("#black-legend").textContent = names[0];
-  $("#white-legend").textContent = names[1];
-  for (const side of ["black", "white"]) {
+  $("#black-legend").textContent = g.side_names[0];
+  $("#white-legend").textContent = g.side_names[1];
+  // the side that moves first is listed first and played by the human
+  $("#black-side").style.order = g.first === 0 ? 1 : 2;
+  $("#white-side").style.order = g.first === 1 ? 1 : 2;
+  ["black", "white"].forEach((side, i) => {
     const s = $(`#${side}-kind`);
     s.replaceChildren(...g.players.map(p => el("option", {value: p.kind}, p.kind)));
-    s.value = side === "black" ? "human" : "engine";
-  }
+    s.value = i === g.first ? "human" : "engine";
+  });
   showOptions();
 }
 
@@ -107,7 +107,8 @@ async function newGame() {
       white: sideSpec("white"), start: $("#start-text").value, record: $("#record-text").value});
     play.state = null;
     play.selected = null;
-    play.flip = st.sides[0].kind !== "human" && st.sides[1].kind === "human";
+    const human = st.sides.map(s => s.kind === "human"), down = st.game.bottom;
+    play.flip = !human[down] && human[1 - down];  // the human's side at the bottom
     setState(st);
     $("#play-area").hidden = false;
     listen(st.id);
@@ -163,18 +164,22 @@ function onSquare(id, how) {
   render();
 }
 
+// moves with the same from and to differ by their choice (成 / 不成, Q R B N): ask which
 function chooseMove(cands) {
   if (cands.length === 1) return sendMove(cands[0].id);
   play.pendingPromo = cands;
+  $("#promo-choices").replaceChildren(...cands.map(m => el("button", {type: "button", "data-choice": m.choice,
+    class: "choice", onclick: () => pickChoice(m)}, choiceLabel(m))));
   $("#promo").hidden = false;
 }
 
-function promoChoice(yes) {
-  const c = play.pendingPromo || [];
+const CHOICE_WORDS = {"成": "成 promote", "不成": "不成 keep", Q: "♛ queen", R: "♜ rook", B: "♝ bishop", N: "♞ knight"};
+const choiceLabel = (m) => CHOICE_WORDS[m.choice] || m.choice || m.id;
+
+function pickChoice(m) {
   play.pendingPromo = null;
   $("#promo").hidden = true;
-  const m = c.find(x => x.promo === yes);
-  if (m) sendMove(m.id);
+  sendMove(m.id);
 }
 
 function onHand(kind) {
@@ -187,7 +192,7 @@ function render() {
   if (!st) return;
   const b = st.board;
   const targets = new Set(movesFrom(play.selected).map(m => m.to));
-  if (b.style !== "shogi" && !st.outcome) for (const m of st.legal) if (m.to) targets.add(m.to);
+  if (!st.outcome) for (const m of st.legal) if (m.to && !m.from && !m.drop) targets.add(m.to);  // one-click moves
   drawBoard($("#board"), b, {flip: play.flip, selected: play.selected, targets, onSquare,
                              dragFrom: (id) => st.legal.some(m => m.from === id)});
   const humanTurn = st.legal.length > 0;
@@ -216,7 +221,7 @@ function renderStatus() {
     const who = o.winner === null ? "draw" : `${st.side_names[o.winner === "black" ? 0 : 1]} wins`;
     text = `${o.japanese} (${o.reason}): ${who} after ${st.ply} moves`;
   } else {
-    text = `${st.side_names[st.turn]} to move (${st.sides[st.turn].name})` + (st.board.check ? " — 王手 check" : "");
+    text = `${st.side_names[st.turn]} to move (${st.sides[st.turn].name})` + (st.board.check ? ` — ${st.board.check_label || "check"}` : "");
   }
   if (st.board.score) text += ` · discs ${st.board.score[0]}–${st.board.score[1]}`;
   $("#status").textContent = text;
