@@ -199,18 +199,20 @@ def test_replay_a_stored_game_to_its_last_ply(page, folder) -> None:  # type: ig
     assert page.inner_text("#r-position") == Position.start("minishogi").sfen()
 
 
-def test_reports_page_shows_the_tables(page) -> None:  # type: ignore[no-untyped-def]
+def test_reports_page_shows_the_report_summary_first(page) -> None:  # type: ignore[no-untyped-def]
     page.goto(page.base + "/#reports/0")
-    page.wait_for_selector("#report table.report")
-    assert page.inner_text("#report h1") == "web-small"
-    assert page.locator("#report table.report").count() >= 2
+    page.wait_for_selector("#report[data-ready] table.report")
+    assert page.inner_text("#report h1") == "Web small"
+    heads = page.eval_on_selector_all("#report h2", "els => els.map(e => e.textContent)")
+    assert heads[:3] == ["Summary", "Setup", "Results by setting"] and "Figures" in heads
+    first_p = page.locator("#report .report-doc > p").first
+    assert first_p.inner_text().startswith("Question.") and first_p.locator("strong").count() == 1
+    assert "**" not in page.inner_text("#report")
     rows = page.locator("#report table.report").first.locator("tbody tr")
     assert rows.count() == 2
-    plots = page.locator("#report figure img")
-    if plots.count():  # drawn unless matplotlib refused an interval (then a note says so)
-        page.wait_for_function("[...document.querySelectorAll('#report figure img')].every(i => i.naturalWidth > 0)")
-    else:
-        assert "could not be drawn" in page.inner_text("#report")
+    page.wait_for_function("[...document.querySelectorAll('#report figure img')].length > 0 && "
+                           "[...document.querySelectorAll('#report figure img')].every(i => i.naturalWidth > 0)")
+    assert page.inner_text("#report figcaption").startswith("Figure 1.")
 
 
 def test_reversi_by_clicking_against_the_engine(page) -> None:  # type: ignore[no-untyped-def]

@@ -57,11 +57,13 @@ class GameInfo:
 
     def to_json(self) -> dict[str, Any]:
         """``first``: the side (0 black, 1 white) that moves first; ``bottom``: the side drawn at
-        the bottom of an unflipped board; ``side_names`` indexed the same way."""
+        the bottom of an unflipped board; ``side_names`` indexed the same way; ``numbered``: the
+        move labels carry their own move numbers (``1. e4``, ``1… e5``)."""
         first = 0 if self.kind == "other" else int(game_spec(self).first)
         return {"id": self.id, "title": self.title, "kind": self.kind, "width": self.width, "height": self.height,
                 "formats": list(self.record_formats), "players": player_kinds(self), "first": first,
-                "bottom": 1 if self.kind == "chess" else 0, "side_names": list(side_names(self))}
+                "bottom": 1 if self.kind == "chess" else 0, "side_names": list(side_names(self)),
+                "numbered": self.kind == "chess"}
 
 
 #: Registered games without variants that the page has a board for (``board.js``): name → size.

@@ -202,6 +202,7 @@ function render() {
       canDrop: humanTurn && side === st.turn, onHand});
   }
   $("#moves").replaceChildren(...st.moves.map((m, i) => el("li", {"data-ply": i + 1}, m.label)));
+  $("#moves").classList.toggle("numbered", !!st.game.numbered);  // labels carry their own move numbers
   $("#moves").scrollTop = 1e9;
   $("#position-text").textContent = st.position;
   $("#pass-btn").hidden = !st.legal.some(m => m.pass);
@@ -402,16 +403,42 @@ pages.reports = async () => {
 async function loadReport() {
   const db = $("#reports-db").value;
   const box = $("#report");
-  box.textContent = "drawing the report…";
+  delete box.dataset.ready;
+  box.replaceChildren(el("p", {class: "loading"}, "drawing the report…"));
   try {
     const r = await api(`/api/dbs/${db}/report`);
-    box.replaceChildren(el("h1", {}, r.title), el("p", {}, r.setup), ...r.notes.map(n => el("p", {}, n)),
-      ...r.tables.flatMap(t => [el("h2", {}, t.title), el("table", {class: "report"},
-        el("thead", {}, el("tr", {}, ...t.header.map(h => el("th", {}, h)))),
-        el("tbody", {}, ...t.rows.map(row => el("tr", {}, ...row.map(c => el("td", {}, c))))))]),
-      ...r.plots.map(p => el("figure", {}, el("img", {src: `/api/dbs/${db}/plots/${p}.svg?v=${Date.now()}`, alt: p}),
-        el("figcaption", {}, p))));
+    const kids = r.blocks.map(b => reportBlock(b, db));
+    box.replaceChildren(el("div", {class: "report-doc", "data-kind": r.kind}, ...kids));
+    box.dataset.ready = "1";
   } catch (e) { box.textContent = e.message; }
+}
+
+// **bold** and `code` become elements; everything else stays text (never parsed as HTML)
+function inline(text) {
+  const out = [];
+  for (const part of String(text).split(/(\*\*[^*]+\*\*|`[^`]+`)/)) {
+    if (part.startsWith("**") && part.endsWith("**") && part.length > 4) out.push(el("strong", {}, part.slice(2, -2)));
+    else if (part.startsWith("`") && part.endsWith("`") && part.length > 2) out.push(el("code", {}, part.slice(1, -1)));
+    else if (part) out.push(part);
+  }
+  return out;
+}
+
+function reportBlock(b, db) {
+  if (b.kind === "h1" || b.kind === "h2" || b.kind === "h3" || b.kind === "p") return el(b.kind, {}, ...inline(b.text));
+  if (b.kind === "ul") return el("ul", {}, ...b.items.map(i => el("li", {}, ...inline(i))));
+  if (b.kind === "table") {
+    return el("div", {class: "wrap"}, el("table", {class: "report"},
+      el("caption", {}, el("b", {}, `Table ${b.number}. `), ...inline(b.caption)),
+      el("thead", {}, el("tr", {}, ...b.header.map(h => el("th", {}, h)))),
+      el("tbody", {}, ...b.rows.map(row => el("tr", {}, ...row.map(c => el("td", {}, c)))))));
+  }
+  if (b.kind === "figure") {
+    return el("figure", {id: "fig-" + b.name},
+      el("img", {src: `/api/dbs/${db}/plots/${b.name}.svg?v=${Date.now()}`, alt: `Figure ${b.number}: ${b.caption}`}),
+      el("figcaption", {}, el("b", {}, `Figure ${b.number}. `), ...inline(b.caption)));
+  }
+  return el("p", {}, JSON.stringify(b));
 }
 
 route();
