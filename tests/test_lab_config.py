@@ -74,6 +74,12 @@ def test_games_override_and_identity(tmp_path: Path) -> None:
         ('repetition = "draw"', 'repetition = "replay"', "experiment.repetition", "'draw' or 'sente_loses'"),
         ("max_plies = 400", "max_plies = 0", "experiment.max_plies", "at least 1"),
         ('colors = "fixed"', 'sprt = { elo0 = 10, elo1 = 0 }', "pairings[0].sprt.elo1", "greater than elo0"),
+        ('colors = "fixed"', 'sprt = { elo0 = 0, elo1 = 5, model = "quadrinomial" }', "pairings[0].sprt.model",
+         "'trinomial', 'pentanomial'"),
+        ('colors = "fixed"', 'sprt = { elo0 = 0, elo1 = 5, units = "bayes" }', "pairings[0].sprt.units",
+         "'logistic', 'normalized'"),
+        ('colors = "fixed"', 'colors = "fixed"\nsprt = { elo0 = 0, elo1 = 5, model = "pentanomial" }',
+         "pairings[0].sprt.model", "needs colors = 'alternate'"),
     ],
 )  # fmt: skip
 def test_config_errors_name_file_key_problem(tmp_path: Path, old: str, new: str, key: str, problem: str) -> None:

@@ -246,6 +246,23 @@ def test_sprt_stops_a_pairing_early(tmp_path: Path) -> None:
         assert db.count("r1-vs-r2") == 2000
 
 
+def test_pentanomial_sprt_stops_on_pairs(tmp_path: Path, cli: click.Group) -> None:
+    # r1 and r2 both play at random: a pentanomial test of 0 against +200 Elo accepts H0 early.
+    text = TOY.format(games=2000, delay=0).replace(
+        'colors = "alternate"', 'colors = "alternate"\nsprt = { elo0 = 0, elo1 = 200, model = "pentanomial" }'
+    )
+    (tmp_path / "p.toml").write_text(text, encoding="utf-8")
+    summary = run_experiment(load_experiment(tmp_path / "p.toml"), tmp_path / "p.db", workers=1)
+    alt = next(c for c in summary.counts if c.name == "r1-vs-r2")
+    assert alt.sprt == "H0" and alt.games < 2000
+    res = CliRunner().invoke(cli, ["experiment", "status", "--db", str(tmp_path / "p.db")])
+    assert res.exit_code == 0, res.output
+    assert "SPRT pentanomial H0" in res.output and "pairs [" in res.output
+    res = CliRunner().invoke(cli, ["experiment", "status", "--db", str(tmp_path / "p.db"), "--json"])
+    t = next(p for p in json.loads(res.output)["pairings"] if p["name"] == "r1-vs-r2")["sprt"]
+    assert t["model"] == "pentanomial" and sum(t["pentanomial"]) == t["pairs"] >= alt.games // 2 - 1
+
+
 def test_bad_database_is_one_line_error(tmp_path: Path, cli: click.Group) -> None:
     (tmp_path / "x.db").write_text("not sqlite" * 50)
     proc = subprocess.run(

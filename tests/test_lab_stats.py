@@ -123,3 +123,119 @@ def test_pairing_stats_counts_and_first_move() -> None:
     assert s.a_sente_games == 40
     doc = s.to_json()
     assert doc["a_score_ci95"] == [round(x, 6) for x in s.a_score_ci95]
+
+
+# ---- pentanomial GSPRT ------------------------------------------------------------------------
+from komaken.lab.pentanomial import pentanomial_counts, pentanomial_llr, score_bounds  # noqa: E402
+
+
+def _slsqp_penta_llr(counts: list[int], s0: float, s1: float) -> float:
+    """Reference by a different route: maximise the multinomial likelihood of the (regularised)
+    counts over all five-point distributions with mean s, numerically (SLSQP), at s0 and s1."""
+    xs = [0.0, 0.25, 0.5, 0.75, 1.0]
+    filled = [c if c > 0 else 1e-3 for c in counts]
+    total = sum(filled)
+    phat = [c / total for c in filled]
+
+    def best(s: float) -> float:
+        cons = [{"type": "eq", "fun": lambda p: sum(p) - 1},
+                {"type": "eq", "fun": lambda p: sum(pi * x for pi, x in zip(p, xs, strict=True)) - s}]
+        res = optimize.minimize(lambda p: -sum(q * math.log(max(pi, 1e-300)) for q, pi in zip(phat, p, strict=True)),
+                                phat, method="SLSQP", bounds=[(1e-12, 1)] * 5, constraints=cons,
+                                options={"ftol": 1e-15, "maxiter": 500})
+        return -float(res.fun)
+
+    return sum(counts) * (best(s1) - best(s0))
+
+
+@pytest.mark.parametrize("counts", [[10, 40, 80, 50, 20], [3, 20, 55, 18, 4], [0, 12, 30, 25, 9], [1, 5, 9, 4, 0]])
+def test_pentanomial_llr_matches_numerical_mle(counts: list[int]) -> None:
+    s0, s1 = score_from_elo(0), score_from_elo(10)
+    assert pentanomial_llr(counts, 0, 10) == pytest.approx(_slsqp_penta_llr(counts, s0, s1), rel=1e-4, abs=1e-5)
+
+
+def test_pentanomial_llr_by_hand_normal_approximation() -> None:
+    # Near the hypotheses the GLR is ≈ N (s1-s0)(2μ - s0 - s1) / (2σ²) with the pair mean μ and
+    # the variance σ² of a pair's per-game score: counts [100, 400, 900, 450, 150], N = 2000:
+    # μ = (400·.25 + 900·.5 + 450·.75 + 150)/2000 = 0.51875,
+    # σ² = (100·.51875² + 400·.26875² + 900·.01875² + 450·.23125² + 150·.48125²)/2000 = 0.0574609375.
+    counts = [100, 400, 900, 450, 150]
+    mu, var = 0.51875, 0.0574609375
+    s0, s1 = 0.5, score_from_elo(5)
+    approx = 2000 * (s1 - s0) * (2 * mu - s0 - s1) / (2 * var)
+    assert approx == pytest.approx(3.7947, abs=1e-3)
+    assert pentanomial_llr(counts, 0, 5) == pytest.approx(approx, rel=0.01)
+
+
+def test_pentanomial_counts_pair_games_by_index() -> None:
+    # pair 0: a wins both (2 points); pair 1: split (1 point); pair 2: draw + loss (½); game 6 alone
+    games = [(0, "a"), (1, "a"), (2, "a"), (3, "b"), (4, "draw"), (5, "b"), (6, "a")]
+    assert pentanomial_counts(games) == [0, 1, 1, 0, 1]
+    assert pentanomial_counts(reversed(games)) == [0, 1, 1, 0, 1]
+
+
+def test_pentanomial_normalized_units() -> None:
+    counts = [10, 40, 80, 50, 20]
+    n = sum(counts)
+    xs = [0, 0.25, 0.5, 0.75, 1]
+    mu = sum(c * x for c, x in zip(counts, xs, strict=True)) / n
+    sigma = math.sqrt(sum(c * (x - mu) ** 2 for c, x in zip(counts, xs, strict=True)) / n)
+    s0, s1 = score_bounds(counts, 0, 5, "normalized")
+    assert s0 == 0.5 and s1 == pytest.approx(0.5 + 5 * math.sqrt(2) * sigma * math.log(10) / 800)
+    assert pentanomial_llr(counts, 0, 5, "normalized") == pytest.approx(_slsqp_penta_llr(counts, s0, s1), rel=1e-4)
+
+
+def test_pentanomial_bad_counts() -> None:
+    with pytest.raises(ValueError, match="five non-negative"):
+        pentanomial_llr([1, 2, 3], 0, 5)
+    assert pentanomial_llr([0] * 5, 0, 5) == 0.0
+
+
+@given(st.floats(0.46, 0.56), st.floats(0.0, 0.6), st.integers(0, 2**32 - 1))
+def test_pentanomial_and_trinomial_agree_on_iid_pairs(true_score: float, p_draw: float, seed: int) -> None:
+    """With independent games (no pair correlation) both models see the same information:
+    where an SPRT [0, 10] operates (true scores around its hypotheses) the LLRs agree in sign
+    and are of the same size once the evidence is clear."""
+    import random
+
+    rng = random.Random(seed)
+    p_win = true_score - p_draw / 2
+    if p_win < 0:
+        p_draw, p_win = 2 * true_score, 0.0
+    games = []
+    for i in range(2000):
+        u = rng.random()
+        games.append((i, "a" if u < p_win else "draw" if u < p_win + p_draw else "b"))
+    w = sum(1 for _, r in games if r == "a")
+    d = sum(1 for _, r in games if r == "draw")
+    l_ = len(games) - w - d
+    tri = gsprt_llr(w, l_, d, 0, 10)
+    penta = pentanomial_llr(pentanomial_counts(games), 0, 10)
+    if abs(tri) > 3:
+        assert math.copysign(1, tri) == math.copysign(1, penta)
+        assert 0.5 < penta / tri < 2.0
+    else:
+        assert abs(penta - tri) < 3
+
+
+def test_sprt_state_pentanomial_reports_model_and_pairs() -> None:
+    test = SPRT(elo0=0, elo1=10, model="pentanomial")
+    state = sprt_state(0, 0, 0, test, [10, 40, 80, 50, 20])
+    assert state["model"] == "pentanomial" and state["pentanomial"] == [10, 40, 80, 50, 20] and state["pairs"] == 200
+    assert state["llr"] == pytest.approx(pentanomial_llr([10, 40, 80, 50, 20], 0, 10), abs=1e-4)
+    stats = pairing_stats("p", "x", "y", [("a", "a"), ("a", "b"), ("b", "a"), ("draw", "b")], test, [0, 1, 2, 3])
+    assert stats.sprt is not None and stats.sprt["pentanomial"] == [0, 1, 0, 0, 1]  # pair 1: loss + draw
+
+
+def test_live_pair_counts_match_the_stored_ones() -> None:
+    import random
+
+    from komaken.lab.runner import PairingCounts
+
+    rng = random.Random(5)
+    games = [(i, rng.choice(["a", "b", "draw"])) for i in range(301)]
+    rng.shuffle(games)  # games finish in any order
+    live = PairingCounts("p", "x", "y", 301)
+    for index, result in games:
+        live.add(result, index)
+    assert live.penta == pentanomial_counts(games) and sum(live.penta) == 150

@@ -74,3 +74,60 @@ def test_play_command_runs_the_board_games() -> None:
                               capture_output=True, text=True, timeout=300)
         assert proc.returncode == 0, proc.stderr
         assert "終局 (game over)" in proc.stdout
+
+
+def _play(args: list[str], text: str, cwd: str) -> tuple[int, str]:
+    import os
+
+    old = os.getcwd()
+    os.chdir(cwd)
+    try:
+        r = CliRunner().invoke(main, ["play", *args], input=text)
+    finally:
+        os.chdir(old)
+    return r.exit_code, r.output
+
+
+def test_board_once_per_move_pair_and_compact(tmp_path) -> None:
+    code, out = _play(["-v", "minishogi", "--gote", "engine:depth=2", "-o", "g.kifu"], "5d5c\nresign\n", str(tmp_path))
+    assert code == 0 and out.count("手番") == 2  # the start, then once after the reply
+    assert "gote (△): engine(depth=2) thinking…" in out
+    assert "cp for you (win " in out and " · depth 2 · PV △" in out
+    code, out = _play(["-v", "minishogi", "--gote", "engine:depth=2", "--compact"], "5d5c\nb\nresign\n", str(tmp_path))
+    assert code == 0 and out.count("手番") == 3  # the start, b, the end
+
+
+def test_record_extension_is_checked_before_the_game(tmp_path) -> None:
+    code, out = _play(["--game", "reversi", "-o", "game.kif"], "", str(tmp_path))
+    assert code == 2 and "game.kif: reversi games are saved as a move list: use a .txt file name" in out
+    code, out = _play(["-v", "minishogi", "-o", "game.pgn"], "", str(tmp_path))
+    assert code == 2 and "cannot save a shogi game as .pgn (use .kif .kifu .ki2 .ki2u .csa .usi" in out
+    assert not list(tmp_path.iterdir())
+
+
+def test_save_and_end_of_input_keep_the_game(tmp_path) -> None:
+    from komaken import records
+
+    typed = "5d5c\nsave mid.csa\nsave /nonexistent/x.kif\n"
+    code, out = _play(["-v", "minishogi", "--gote", "engine:depth=1", "-q"], typed, str(tmp_path))
+    assert code == 0 and "saved 2 moves to mid.csa" in out and "save: " in out
+    assert "中断 (aborted): no result after 2 moves" in out and "resign" not in out.split("中断")[1]
+    [auto] = [p for p in tmp_path.iterdir() if p.name.startswith("shogi-")]
+    for path in (tmp_path / "mid.csa", auto):
+        rec = records.read(path)
+        assert [m.usi() for m in rec.moves][0] == "5d5c" and len(rec.moves) == 2
+    assert records.read(auto).result.termination is Termination.ABORTED
+
+
+def test_score_text_views() -> None:
+    from komaken.cli.play import score_text, win_rate
+    from komaken.game import Color
+    from komaken.search.result import SearchResult
+
+    text = score_text(SearchResult("x", 300), Color.WHITE, Color.WHITE, "you", True)
+    assert text == "score +300 cp for you (win 62%)"
+    assert score_text(SearchResult("x", 4, exact=True), Color.WHITE, Color.BLACK, "black", False) == \
+        "score -4 (exact: the final margin) for black (win 0%)"
+    assert score_text(SearchResult("x", 9, mate=3), Color.BLACK, Color.BLACK, "you", True).startswith(
+        "score mate +3 for you: you mate in 3")
+    assert win_rate(10**9) == 1.0 and win_rate(-(10**9)) < 1e-20

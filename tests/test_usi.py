@@ -76,6 +76,14 @@ def test_bad_input_keeps_the_engine_alive(usi: UsiProcess) -> None:
     ("setoption name Thesis value maybe", "option Thesis: expected true or false"),
     ("setoption name Value_Q value 5", "unknown option 'Value_Q'"),
     ("setoption name MoveOverhead value -1", "option MoveOverhead: -1 is out of range"),
+    ("setoption name MultiPV value 0", "option MultiPV: 0 is out of range 1..1024"),
+    ("setoption name MultiPV value 1025", "option MultiPV: 1025 is out of range"),
+    ("setoption name Skill Level value 21", "option Skill Level: 21 is out of range 0..20"),
+    ("setoption name Skill Level value -1", "option Skill Level: -1 is out of range"),
+    ("setoption name Skill Level value 3.5", "option Skill Level: '3.5' is not an integer"),
+    ("setoption name UCI_Elo value 499", "option UCI_Elo: 499 is out of range 500..2500"),
+    ("setoption name UCI_Elo value 2501", "option UCI_Elo: 2501 is out of range"),
+    ("setoption name UCI_LimitStrength value yes", "option UCI_LimitStrength: expected true or false"),
 ])
 def test_junk_is_answered_and_changes_nothing(usi: UsiProcess, line: str, says: str) -> None:
     usi.send(line)
@@ -102,6 +110,32 @@ def test_options_are_case_insensitive_and_checked_before_use(usi: UsiProcess) ->
     lines = ask(usi, "position startpos", "go depth 2")
     assert not any(x.startswith("info string error") for x in lines)
     ask(usi, "setoption name Value_P value 100", "setoption name USI_Hash value 16", "isready", until="readyok")
+
+
+def test_multipv_gives_one_info_line_per_rank(usi: UsiProcess) -> None:
+    ask(usi, "setoption name MultiPV value 3", "isready", until="readyok")
+    try:
+        lines = ask(usi, "position startpos moves 7g7f", "go depth 3")
+        for k in (1, 2, 3):
+            assert any(x.startswith("info depth 3 ") and f" multipv {k} " in x and " pv " in x for x in lines)
+        last = [x for x in lines if x.startswith("info depth 3 ")]
+        assert last[0].split(" pv ")[1].split()[0] == lines[-1].split()[1]  # bestmove is line 1
+        assert len({x.split(" pv ")[1].split()[0] for x in last}) == 3
+    finally:
+        ask(usi, "setoption name MultiPV value 1", "isready", until="readyok")
+
+
+def test_skill_level_and_elo_are_accepted_and_play_legal_moves(usi: UsiProcess) -> None:
+    try:
+        for setting in ("name Skill Level value 0", "name UCI_Elo value 800", "name UCI_LimitStrength value true"):
+            lines = ask(usi, f"setoption {setting}", "position startpos moves 2g2f", "go depth 8")
+            assert not any(x.startswith("info string error") for x in lines)
+            assert is_legal_answer(position_after("shogi", None, ["2g2f"]), lines[-1].split()[1])
+            # level 0 caps the search at depth 1; Elo 800 is level 3: depth 2
+            assert not any(x.startswith("info depth 3") for x in lines)
+    finally:
+        ask(usi, "setoption name Skill Level value 20", "setoption name UCI_LimitStrength value false",
+            "isready", until="readyok")
 
 
 def test_variant_mate_and_resign(usi: UsiProcess) -> None:

@@ -3,7 +3,9 @@
 :func:`play_game` is used by ``komaken play`` (an observer prints the board and each move) and by
 the experiment lab (no observer; the result is stored).  A player that raises, answers something
 that is not a legal move, resigns or declares wrongly loses the game, and the reason is kept —
-an experiment never stops because one engine misbehaved.
+an experiment never stops because one engine misbehaved.  An external engine that does not
+answer in time (:class:`~komaken.usi.client.EngineTimeoutError`: it has been killed) loses on
+time (``TIME_FORFEIT``, reason ``timeout: …``); ``crashed`` names it so a referee can rebuild it.
 
 >>> from komaken.tictactoe import TicTacToe
 >>> from komaken.players.boardgames import PerfectPlayer
@@ -21,6 +23,7 @@ from typing import Any
 
 from komaken.game import Color, Game, Outcome, Termination
 from komaken.players.base import DECLARE, RESIGN, Player
+from komaken.usi.client import EngineTimeoutError
 
 
 class UndoRequest(Exception):  # noqa: N818 - a request, not an error
@@ -31,6 +34,15 @@ class UndoRequest(Exception):  # noqa: N818 - a request, not an error
         self.plies = plies
 
 
+class QuitRequest(Exception):  # noqa: N818 - a request, not an error
+    """Raised by a player's ``choose`` to stop the game unfinished (a human typing ``quit`` or
+    closing the input): the game ends ``ABORTED`` (中断) with no winner, nobody resigns."""
+
+    def __init__(self, reason: str = "quit") -> None:
+        super().__init__(reason)
+        self.reason = reason
+
+
 @dataclass(slots=True)
 class GameResult:
     """How a game went.
@@ -38,7 +50,8 @@ class GameResult:
     ``outcome`` holds the termination and the winner (``None``: a draw); ``detail`` adds what
     the termination alone does not say (``"illegal move: 5e5d"``, ``"crash: ValueError: …"``).
     ``moves`` are the moves' texts (opening included), ``times`` the seconds each player took
-    for its moves (opening moves excluded), ``crashed`` the side whose player raised.
+    for its moves (opening moves excluded), ``crashed`` the side whose player raised (or timed
+    out: its engine was killed and needs a restart).
     """
 
     outcome: Outcome
@@ -75,6 +88,9 @@ class Observer:
 
     def start(self, position: Game[Any]) -> None:
         """The game begins from ``position``."""
+
+    def thinking(self, position: Game[Any], player: Player) -> None:
+        """``player`` is about to be asked for a move in ``position``."""
 
     def move(self, position: Game[Any], move: Any, player: Player, seconds: float) -> None:
         """``player`` chose ``move`` in ``position`` after thinking ``seconds``."""
@@ -120,6 +136,8 @@ def play_game(
     for color, seed in zip((Color.BLACK, Color.WHITE), seeds, strict=True):
         try:
             players[color].new_game(seed=seed)
+        except EngineTimeoutError as exc:
+            return loop.finish(Termination.TIME_FORFEIT, color.other, f"timeout: {_short(exc)}", color)
         except Exception as exc:  # noqa: BLE001 - a broken player loses, the run goes on
             return loop.finish(Termination.ABORTED, color.other, f"crash: {_describe(exc)}", color)
     watch.start(start)
@@ -159,12 +177,17 @@ class _Loop:
         if not legal:
             return self.finish(Termination.NO_LEGAL_MOVES, turn.other)
         player = self.players[turn]
+        self.observer.thinking(position, player)
         t = time.perf_counter()
         try:
             answer = player.choose(position.copy())
         except UndoRequest as req:
             self.take_back(req.plies)
             return None
+        except QuitRequest as req:
+            return self.finish(Termination.ABORTED, None, req.reason)
+        except EngineTimeoutError as exc:
+            return self.finish(Termination.TIME_FORFEIT, turn.other, f"timeout: {_short(exc)}", turn)
         except Exception as exc:  # noqa: BLE001
             return self.finish(Termination.ABORTED, turn.other, f"crash: {_describe(exc)}", turn)
         spent = time.perf_counter() - t
@@ -205,4 +228,4 @@ def _short(value: Any, limit: int = 120) -> str:
     return text if len(text) <= limit else text[: limit - 1] + "…"
 
 
-__all__ = ["GameResult", "Observer", "UndoRequest", "play_game"]
+__all__ = ["GameResult", "Observer", "QuitRequest", "UndoRequest", "play_game"]

@@ -116,7 +116,10 @@ def status(db: Path, as_json: bool) -> None:
             f"p {format_p(p['p_value'])}"
         )
         if p.get("sprt"):
-            line += f"  SPRT {p['sprt']['state']} (LLR {p['sprt']['llr']:.2f})"
+            t = p["sprt"]
+            model = t.get("model", "trinomial")
+            pairs = f", pairs {t['pentanomial']}" if model == "pentanomial" else ""
+            line += f"  SPRT {model} {t['state']} (LLR {t['llr']:.2f}{pairs})"
         click.echo(line)
 
 

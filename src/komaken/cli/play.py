@@ -5,49 +5,152 @@ Player specs (see ``docs/architecture.md`` and :mod:`komaken.players.registry`):
 ``engine:depth=6``, ``engine:nodes=100000,seed=3,king_safety=0``), ``thesis``
 (``thesis:depth=4,seed=1,hand_quirk=1``), ``usi:/path/to/engine [args]``; for reversi
 ``engine[:depth=D,empties=E,movetime=S]``; for tic-tac-toe ``perfect``.
+
+The engine's report after its move (:func:`score_text`) gives the score from the human's view
+(sente's when no human or two play): centipawns or a mate distance, and a win percentage from
+the logistic ``1 / (1 + exp(-cp / 600))`` (:func:`win_rate`, the mapping shogi programs commonly
+use); then the depth and the principal variation in the game's words.
 """
 
 from __future__ import annotations
 
-from collections.abc import Callable
+import math
+from collections.abc import Callable, Sequence
 from typing import Any
 
 import click
 
-from komaken.game import Color, Game, Outcome
+from komaken.cli.play_record import Recorder
+from komaken.game import Color, Game, Outcome, Termination
 from komaken.games import GameSpec, find_game, game_names
 from komaken.match import GameResult, Observer
 from komaken.match import play_game as _play_game
 from komaken.players.base import Player
+from komaken.players.human import HumanPlayer
+from komaken.search.result import SearchResult
+
+#: cp → win probability: 1 / (1 + exp(-cp / WIN_RATE_SCALE)).
+WIN_RATE_SCALE = 600.0
+
+
+def win_rate(cp: float) -> float:
+    """The win probability a centipawn score stands for (logistic, scale 600).
+
+    >>> round(win_rate(0), 2), round(win_rate(600), 2), round(win_rate(-1200), 2)
+    (0.5, 0.73, 0.12)
+    """
+    return 1.0 / (1.0 + math.exp(max(-50.0, min(50.0, -cp / WIN_RATE_SCALE))))
+
+
+def score_text(result: SearchResult[Any], mover: Color, view: Color, who: str, cp_units: bool) -> str:
+    """The score of ``result`` (searched by ``mover``) as ``view`` sees it.
+
+    >>> r = SearchResult("5d5c", -150, depth=7)
+    >>> score_text(r, Color.WHITE, Color.BLACK, "you", True)
+    'score +150 cp for you (win 56%)'
+    >>> score_text(SearchResult("G*1b", 30000, mate=1), Color.WHITE, Color.BLACK, "you", True)
+    'score mate -1 for you: you are mated in 1 (win 0%)'
+    """
+    sign = 1 if mover == view else -1
+    if result.mate is not None:
+        plies = sign * result.mate
+        fate = f"you mate in {plies}" if plies > 0 else f"you are mated in {-plies}"
+        fate = fate if who == "you" else f"{who} {'mates in' if plies > 0 else 'is mated in'} {abs(plies)}"
+        return f"score mate {plies:+d} for {who}: {fate} (win {100 if plies > 0 else 0}%)"
+    value = sign * result.score
+    if result.exact:
+        rate = 100 if value > 0 else 0 if value < 0 else 50
+        return f"score {value:+g} (exact: the final margin) for {who} (win {rate}%)"
+    if cp_units:
+        return f"score {value:+g} cp for {who} (win {win_rate(value):.0%})"
+    return f"score {value:+g} (evaluation units) for {who}"
 
 
 class PrintObserver(Observer):
-    """Prints the board after each move, each move in the game's notation, and the end."""
+    """Prints the board, each move in the game's notation, the engine's thinking and the end.
 
-    def __init__(self, game: GameSpec, echo: Callable[[str], Any] = click.echo, show: bool = True) -> None:
+    ``humans`` are the colours a person plays: the board is then drawn only when one of them is
+    to move (once per move pair), and scores are given from their side.  ``compact`` draws no
+    board while playing (``b`` at the prompt shows it) — for 9×9 at a small terminal.
+    """
+
+    def __init__(self, game: GameSpec, echo: Callable[[str], Any] = click.echo, show: bool = True,
+                 humans: Sequence[Color] = (), compact: bool = False, recorder: Recorder | None = None) -> None:
         self.game, self.echo, self.show = game, echo, show
+        self.humans, self.compact, self.recorder = tuple(humans), compact, recorder
 
     def start(self, position: Game[Any]) -> None:
+        if self.recorder is not None:
+            self.recorder.position = position
         if self.show:
             self.echo(str(position))
+
+    def thinking(self, position: Game[Any], player: Player) -> None:
+        if not isinstance(player, HumanPlayer) and self.humans:
+            self.echo(f"{self.side(position.turn)}: {player.name} thinking…")
 
     def move(self, position: Game[Any], move: Any, player: Player, seconds: float) -> None:
-        self.echo(f"{position.ply + 1}. {self.game.describe(position, move)}  [{player.name}]")
+        self.echo(f"{position.ply + 1}. {self.game.describe(position, move)}  [{player.name}, {seconds:.1f} s]")
+        last = getattr(player, "last", None)
+        if isinstance(last, SearchResult) and last.move == move and not isinstance(player, HumanPlayer):
+            self.echo("   " + self.report(position, last, player))
+        if self.recorder is not None:
+            self.recorder.times.append(seconds)
+
+    def report(self, position: Game[Any], result: SearchResult[Any], player: Player) -> str:
+        """``score +35 cp for you (win 51%) · depth 8 · PV △同　飛 ▲４四角``."""
+        view = self.humans[0] if len(self.humans) == 1 else Color.BLACK
+        who = "you" if len(self.humans) == 1 else self.side(view)
+        from komaken.players.engine import EnginePlayer
+
+        parts = [score_text(result, position.turn, view, who, isinstance(player, EnginePlayer))]
+        if result.depth:
+            parts.append(f"depth {result.depth}")
+        if result.pv:
+            parts.append("PV " + self.line(position, result.pv))
+        return " · ".join(parts)
+
+    def line(self, position: Game[Any], pv: Sequence[Any]) -> str:
+        """The moves of ``pv`` in the game's words (``▲５三歩 △同　飛``), as far as they are legal."""
+        walker, words = position.copy(), []
+        for move in pv[:12]:
+            if move not in walker.legal_moves():
+                break
+            text = self.game.move_text(move)
+            words.append(self.game.describe(walker, move).removesuffix(f" ({text})"))
+            walker.push(move)
+        return " ".join(words)
 
     def played(self, position: Game[Any]) -> None:
-        if self.show:
-            self.echo(str(position))
+        if not self.show or self.compact:
+            return
+        if self.humans and position.turn not in self.humans and position.outcome() is None:
+            return  # the reply comes next: draw the board once per move pair
+        self.echo(str(position))
 
     def undo(self, position: Game[Any], plies: int) -> None:
         self.echo(f"took back {plies} move(s)")
+        if self.recorder is not None:
+            del self.recorder.times[len(self.recorder.times) - plies:]
         if self.show:
             self.echo(str(position))
 
     def end(self, position: Game[Any], result: GameResult) -> None:
+        if self.compact and self.show:
+            self.echo(str(position))
         if result.detail:
             self.echo(result.detail)
-        t = result.termination
-        self.echo(f"{t.japanese} ({t.value}): {self.game.winner_text(result.winner)} after {position.ply} moves")
+        self.echo(end_line(self.game, position, result))
+
+    def side(self, color: Color) -> str:
+        return self.game.side_names[int(color)]
+
+
+def end_line(game: GameSpec, position: Game[Any], result: GameResult) -> str:
+    """``投了 (resignation): gote (△) wins after 2 moves``."""
+    t = result.termination
+    who = "no result" if t is Termination.ABORTED and result.winner is None else game.winner_text(result.winner)
+    return f"{t.japanese} ({t.value}): {who} after {position.ply} moves"
 
 
 def make_player(spec: str, game: GameSpec, variant: Any = None) -> Player:
@@ -68,9 +171,22 @@ def play_game(pos: Game[Any], players: list[Player], echo: Callable[[str], Any] 
     from komaken.games import game_of
 
     game = game_of(pos)
-    result = _play_game(pos, players, PrintObserver(game, echo, show), move_text=game.move_text,
+    humans = [c for c in (Color.BLACK, Color.WHITE) if isinstance(players[c], HumanPlayer)]
+    result = _play_game(pos, players, PrintObserver(game, echo, show, humans), move_text=game.move_text,
                         can_declare=game.can_declare)
     return result.outcome
+
+
+def _finish(recorder: Recorder, spec: GameSpec, position: Game[Any], result: GameResult) -> None:
+    """Save at the end: to ``-o``, to an earlier ``save``'s file, or — a game stopped with
+    ``quit`` or Ctrl-D with moves on the board — to a new file, so quitting never loses a game."""
+    stopped = isinstance(result.detail, str) and result.detail.startswith(("quit", "input closed"))
+    if recorder.path is None and not (stopped and position.ply):
+        return
+    try:
+        click.echo(recorder.save(outcome=result.outcome, result=end_line(spec, position, result)))
+    except (OSError, ValueError) as exc:
+        click.echo(f"komaken: error: could not save the game: {exc}", err=True)
 
 
 @click.command()
@@ -83,16 +199,32 @@ def play_game(pos: Game[Any], players: list[Player], echo: Callable[[str], Any] 
               help="White's (gote's) spec (default: the game's engine, e.g. engine:movetime=1; human in chess).")
 @click.option("--position", "--sfen", "-s", "text", default=None,
               help="Start from this position (SFEN for shogi, the game's board text otherwise).")
+@click.option("--record", "-o", "record", default=None, metavar="FILE",
+              help="Save the game here after every move; the extension picks the format (.kif .kifu .ki2 .csa "
+                   ".usi for shogi, .txt: a move list for any game).")
+@click.option("--compact", "-c", is_flag=True, help="Print moves only, no board (type b at the prompt to see it).")
 @click.option("--quiet", "-q", is_flag=True, help="Do not print the board after each move.")
-def play(game: str, variant: str | None, sente: str, gote: str | None, text: str | None, quiet: bool) -> None:
-    """Play a game: human, engine, thesis replica, USI engine (type p for moves, undo, resign)."""
+def play(game: str, variant: str | None, sente: str, gote: str | None, text: str | None, record: str | None,
+         compact: bool, quiet: bool) -> None:
+    """Play a game: human, engine, thesis replica, USI engine.
+
+    At the prompt: a move, p (legal moves), b (board), undo, save [FILE], quit (or Ctrl-D: the
+    game stops unfinished and is saved), resign, help.
+    """
     spec = find_game(game)
     v = spec.variant(variant)
     pos = spec.position(text, v)
     players = [make_player(s, spec, v) for s in _sides(spec, sente, gote)]
+    recorder = Recorder(spec, [p.name for p in players], record)
+    humans = []
+    for color, p in zip((Color.BLACK, Color.WHITE), players, strict=True):
+        if isinstance(p, HumanPlayer):
+            p.save, p.name = recorder.save, f"{spec.side_names[color]} {p.name}"
+            humans.append(color)
+    observer = _Saving(spec, show=not quiet, humans=humans, compact=compact, recorder=recorder)
     try:
-        _play_game(pos, players, PrintObserver(spec, show=not quiet), move_text=spec.move_text,
-                   can_declare=spec.can_declare)
+        result = _play_game(pos, players, observer, move_text=spec.move_text, can_declare=spec.can_declare)
+        _finish(recorder, spec, pos, result)
     finally:
         for p in players:
             p.close()
@@ -103,6 +235,15 @@ def _sides(spec: GameSpec, black: str | None, white: str | None) -> tuple[str, s
     game's default opponent."""
     default = {spec.first: "human", spec.first.other: spec.default_opponent}
     return black or default[Color.BLACK], white or default[Color.WHITE]
+
+
+class _Saving(PrintObserver):
+    """:class:`PrintObserver` that also rewrites the ``-o`` file after every move."""
+
+    def played(self, position: Game[Any]) -> None:
+        super().played(position)
+        if self.recorder is not None and self.recorder.path is not None and position.outcome() is None:
+            self.recorder.save()
 
 
 def register(main: click.Group) -> None:

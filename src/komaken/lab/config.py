@@ -21,7 +21,8 @@ from typing import Any
 from komaken.errors import KomakenError
 from komaken.games import GameSpec, find_game
 from komaken.lab.errors import ConfigError
-from komaken.lab.stats import SPRT
+from komaken.lab.pentanomial import ELO_UNITS
+from komaken.lab.stats import SPRT, SPRT_MODELS
 from komaken.players.registry import PlayerSpec
 
 COLORS = ("fixed", "alternate")
@@ -31,7 +32,7 @@ _TOP_KEYS = {"experiment", "players", "pairings", "openings", "report"}
 #: The lab's default variant when an experiment names none (its first studies were on 5×5).
 _LAB_DEFAULT_VARIANT = {"shogi": "minishogi"}
 _PAIRING_KEYS = {"name", "a", "b", "colors", "sprt", "games", "published"}
-_SPRT_KEYS = {"elo0", "elo1", "alpha", "beta"}
+_SPRT_KEYS = {"elo0", "elo1", "alpha", "beta", "model", "units"}
 _PUBLISHED_KEYS = {"wins", "losses", "draws", "rate", "note"}
 _OPENING_KEYS = {"random_plies", "file", "sfens"}
 
@@ -286,6 +287,8 @@ def _pairing(where: str, table: Any, players: Mapping[str, PlayerSpec], default_
         raise err(f"{where}.colors", f"must be 'fixed' or 'alternate', not {colors!r}")
     n = _int(table.get("games", default_games), f"{where}.games", err, minimum=1)
     sprt = _sprt(table["sprt"], f"{where}.sprt", err) if "sprt" in table else None
+    if sprt is not None and sprt.model == "pentanomial" and colors != "alternate":
+        raise err(f"{where}.sprt.model", "'pentanomial' counts game pairs: it needs colors = 'alternate'")
     published = table.get("published")
     if published is not None:
         if not isinstance(published, dict):
@@ -334,9 +337,17 @@ def _load_variant(source: str, game: GameSpec, name: str, repetition: str | None
 
 def _sprt(table: Any, where: str, err: Any) -> SPRT:
     if not isinstance(table, dict):
-        raise err(where, "must be a table { elo0, elo1, alpha, beta }")
+        raise err(where, "must be a table { elo0, elo1, alpha, beta, model, units }")
     _unknown(table, _SPRT_KEYS, where, err)
-    values = {k: _number(v, f"{where}.{k}", err) for k, v in table.items()}
+    words = {"model": SPRT_MODELS, "units": ELO_UNITS}
+    values: dict[str, Any] = {}
+    for k, v in table.items():
+        if k in words:
+            if v not in words[k]:
+                raise err(f"{where}.{k}", f"must be one of {', '.join(map(repr, words[k]))}, not {v!r}")
+            values[k] = v
+        else:
+            values[k] = _number(v, f"{where}.{k}", err)
     test = SPRT(**values)
     if test.elo1 <= test.elo0:
         raise err(f"{where}.elo1", f"must be greater than elo0 ({test.elo0})")

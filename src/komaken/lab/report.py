@@ -30,7 +30,8 @@ PIECE_NAMES = {
 def collect(db: ExperimentDB) -> tuple[Experiment, list[PairingStats]]:
     """The stored experiment and the statistics of each of its pairings."""
     exp = db.experiment()
-    return exp, [pairing_stats(p.name, p.a, p.b, db.results(p.name), p.sprt) for p in exp.pairings]
+    return exp, [pairing_stats(p.name, p.a, p.b, db.results(p.name), p.sprt, db.game_indexes(p.name))
+                 for p in exp.pairings]
 
 
 @dataclass(frozen=True, slots=True)

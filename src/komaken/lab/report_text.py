@@ -267,10 +267,14 @@ def sprt_table(sprts: list[tuple[str, PairingStats]]) -> Block:
     rows = []
     for label, s in sprts:
         t = s.sprt or {}
-        rows.append([label, f"{t['elo0']:g}", f"{t['elo1']:g}", f"{t['llr']:.3f}",
+        model = t.get("model", "trinomial")
+        pairs = " ".join(map(str, t["pentanomial"])) if model == "pentanomial" else "–"
+        units = "" if t.get("units", "logistic") == "logistic" else " (normalized)"
+        rows.append([label, model, f"{t['elo0']:g}{units}", f"{t['elo1']:g}{units}", pairs, f"{t['llr']:.3f}",
                      f"[{t['lower']:.3f}, {t['upper']:.3f}]", t["state"]])
-    return ("table", "Generalized SPRT of each pairing that asked for one.",
-            ["setting", "H0 Elo", "H1 Elo", "LLR", "bounds", "decision"], rows)
+    return ("table", "Generalized SPRT of each pairing that asked for one; a pentanomial test counts game pairs "
+            "(same opening, both colours) scoring 0, ½, 1, 1½, 2 points for a.",
+            ["setting", "model", "H0 Elo", "H1 Elo", "pairs 0–2", "LLR", "bounds", "decision"], rows)
 
 
 # ---- rendering ------------------------------------------------------------------------------

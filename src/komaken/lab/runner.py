@@ -4,7 +4,10 @@
   derived from the experiment seed and that identity only, so results do not depend on which
   worker played it, in what order, or whether the run was interrupted and resumed.
 * Workers build each player once (engine compilation, external processes) and reuse it for
-  every game; a player that crashed is rebuilt before its next game.
+  every game; a player that crashed is rebuilt before its next game, an external engine that
+  timed out (killed, the game lost on time) is restarted at once.
+* Workers watch their parent (:mod:`komaken.lab.lifeline`): when the run is killed, even with
+  SIGKILL, they kill their engines and exit.
 * Only the parent process writes to the database, one transaction per finished game, so a
   SIGKILL at any moment loses at most the games that were still being played; ``resume`` plays
   exactly the missing game indexes.
@@ -25,11 +28,13 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Protocol
 
+from komaken.lab import lifeline
 from komaken.lab.config import Experiment, experiment_from_dict
 from komaken.lab.errors import RunError
 from komaken.lab.match import play_game
 from komaken.lab.openings import derive_seed, opening, start_factory
 from komaken.lab.players import build_player, check_players
+from komaken.lab.runlock import run_lock
 from komaken.lab.stats import sprt_state
 from komaken.lab.storage import ExperimentDB, GameRow
 from komaken.players.base import Player
@@ -65,6 +70,20 @@ class _WorkerContext:
             except Exception:  # noqa: BLE001 - it already failed; rebuild it next time
                 pass
 
+    def recover(self, key: tuple[str, str, str]) -> None:
+        """After a crash or a timeout: restart an external engine in place (it was killed), or
+        drop any other player so the next game builds a fresh one."""
+        from komaken.players.usi import UsiPlayer
+
+        player = self.players.get(key)
+        if isinstance(player, UsiPlayer):
+            try:
+                player.restart()
+                return
+            except Exception:  # noqa: BLE001 - it will be built again (and fail loudly) next game
+                pass
+        self.drop(key)
+
     def play(self, pairing_name: str, game_index: int) -> GameRow:
         exp = self.experiment
         pairing = exp.pairing(pairing_name)
@@ -84,7 +103,7 @@ class _WorkerContext:
         )
         a_color = exp.spec.first if a_sente else exp.spec.first.other
         if res.crashed is not None:
-            self.drop((pairing.a, "a", pairing.b) if res.crashed is a_color else (pairing.b, "b", pairing.a))
+            self.recover((pairing.a, "a", pairing.b) if res.crashed is a_color else (pairing.b, "b", pairing.a))
         result = "draw" if res.winner is None else "a" if res.winner is a_color else "b"
         return GameRow(
             pairing=pairing.name,
@@ -123,9 +142,10 @@ def play_task(config_json: str, pairing: str, game_index: int) -> dict[str, Any]
     return dataclasses.asdict(ctx.play(pairing, game_index))
 
 
-def _init_worker() -> None:
+def _init_worker(parent: int) -> None:
     # Ctrl-C goes to the whole process group; let the parent decide what to do.
     signal.signal(signal.SIGINT, signal.SIG_IGN)
+    lifeline.install(parent)
 
 
 # --------------------------------------------------------------------------------------------
@@ -168,7 +188,8 @@ class _Pool:
     def __init__(self, workers: int) -> None:
         self.window = 2 * workers
         self._pool = cf.ProcessPoolExecutor(
-            max_workers=workers, mp_context=multiprocessing.get_context("spawn"), initializer=_init_worker
+            max_workers=workers, mp_context=multiprocessing.get_context("spawn"), initializer=_init_worker,
+            initargs=(os.getpid(),),
         )
 
     def submit(self, config_json: str, pairing: str, game_index: int) -> Any:
@@ -214,6 +235,9 @@ class _Dask:
 # Scheduler
 
 
+_HALF_POINTS = {"a": 2, "draw": 1, "b": 0}
+
+
 @dataclass
 class PairingCounts:
     """Live W/L/D of one pairing, for progress displays."""
@@ -226,12 +250,19 @@ class PairingCounts:
     b_wins: int = 0
     draws: int = 0
     sprt: str | None = None
+    by_index: dict[int, str] = field(default_factory=dict)  # for pairing games into pentanomial pairs
+    penta: list[int] = field(default_factory=lambda: [0] * 5)  # complete pairs scoring 0, ½, 1, 1½, 2
 
     @property
     def games(self) -> int:
         return self.a_wins + self.b_wins + self.draws
 
-    def add(self, result: str) -> None:
+    def add(self, result: str, index: int | None = None) -> None:
+        if index is not None and index not in self.by_index:
+            self.by_index[index] = result
+            partner = self.by_index.get(index ^ 1)  # games 2k and 2k+1 share opening k
+            if partner is not None:
+                self.penta[_HALF_POINTS[result] + _HALF_POINTS[partner]] += 1
         if result == "a":
             self.a_wins += 1
         elif result == "b":
@@ -276,9 +307,10 @@ def run_experiment(
     """Play every missing game of ``experiment`` into the database at ``db_path``.
 
     The database is created if missing; an existing one must hold the same experiment (it is
-    then continued).  ``workers`` defaults to all cores; ``dask`` is a scheduler address.
+    then continued).  A second run on the same database while this one runs is refused
+    (:mod:`komaken.lab.runlock`).  ``workers`` defaults to all cores; ``dask`` is a scheduler address.
     """
-    with ExperimentDB.create(db_path, experiment) as db:
+    with run_lock(Path(db_path), create=True), ExperimentDB.create(db_path, experiment) as db:
         return _execute(db, experiment, workers, dask, progress)
 
 
@@ -290,7 +322,7 @@ def resume_experiment(
     progress: Progress | None = None,
 ) -> RunSummary:
     """Continue the experiment stored in ``db_path``: play exactly the missing games."""
-    with ExperimentDB.open(db_path) as db:
+    with run_lock(Path(db_path), create=False), ExperimentDB.open(db_path) as db:
         return _execute(db, db.experiment(), workers, dask, progress)
 
 
@@ -318,7 +350,7 @@ def _execute(
             progress.stop()
         return summary
 
-    backend = _backend(workers, dask, len(queue))
+    backend = _backend(workers, dask, len(queue), _external(exp))
     try:
         _schedule(db, exp, backend, queue, counts, decided, summary, progress)
     finally:
@@ -335,8 +367,8 @@ def _plan(db: ExperimentDB, exp: Experiment) -> tuple[dict[str, PairingCounts], 
     counts = {p.name: PairingCounts(p.name, p.a, p.b, p.games) for p in exp.pairings}
     missing: dict[str, list[int]] = {}
     for p in exp.pairings:
-        for result, _ in db.results(p.name):
-            counts[p.name].add(result)
+        for (result, _), index in zip(db.results(p.name), db.game_indexes(p.name), strict=True):
+            counts[p.name].add(result, index)
         done = db.done_indexes(p.name)
         missing[p.name] = [i for i in range(p.games) if i not in done]
     decided = {name for name in counts if _sprt_decided(exp, counts[name])}
@@ -344,13 +376,21 @@ def _plan(db: ExperimentDB, exp: Experiment) -> tuple[dict[str, PairingCounts], 
     return counts, queue, decided
 
 
-def _backend(workers: int | None, dask: str | None, jobs: int) -> _Backend:
+def _backend(workers: int | None, dask: str | None, jobs: int, external: bool = False) -> _Backend:
+    """``external``: some player runs an external engine.  Even with one worker it then runs in a
+    worker process, which kills its engines when the run is killed (this process cannot)."""
     n_workers = max(1, min(workers or os.cpu_count() or 1, jobs))
     if dask is not None:
         return _Dask(dask)
-    if n_workers == 1:
+    if n_workers == 1 and not external:
         return _Inline()
     return _Pool(n_workers)
+
+
+def _external(exp: Experiment) -> bool:
+    """Whether a player of ``exp`` starts an external process (a USI engine)."""
+    used = {p.a for p in exp.pairings} | {p.b for p in exp.pairings}
+    return any(exp.players[name].kind == "usi" for name in used)
 
 
 def _schedule(db: ExperimentDB, exp: Experiment, backend: _Backend, queue: list[tuple[str, int]],
@@ -381,7 +421,7 @@ def _schedule(db: ExperimentDB, exp: Experiment, backend: _Backend, queue: list[
                     ) from exc
                 if db.insert(row):
                     summary.played += 1
-                    counts[name].add(row.result)
+                    counts[name].add(row.result, row.game_index)
                     if _sprt_decided(exp, counts[name]):
                         decided.add(name)
                 if progress is not None:
@@ -395,7 +435,7 @@ def _sprt_decided(exp: Experiment, c: PairingCounts) -> bool:
     test = exp.pairing(c.name).sprt
     if test is None:
         return False
-    state = sprt_state(c.a_wins, c.b_wins, c.draws, test)["state"]
+    state = sprt_state(c.a_wins, c.b_wins, c.draws, test, c.penta)["state"]
     c.sprt = state
     return state != "continue"
 

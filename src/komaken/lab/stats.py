@@ -20,6 +20,9 @@ player a is ``(wins + draws/2) / n``.
   ``LLR = n·(s1 - s0)·(2x - s0 - s1) / (2v)`` where ``s0``, ``s1`` are the scores the two Elo
   values predict.  The test accepts H1 when ``LLR ≥ log((1-beta)/alpha)``, accepts H0 when
   ``LLR ≤ log(beta/(1-alpha))`` and otherwise asks for more games.
+* With ``model = "pentanomial"`` the same test runs over **game pairs** (each opening played with
+  both colours): see :mod:`komaken.lab.pentanomial`.  ``units = "normalized"`` reads elo0/elo1 as
+  normalized Elo (the score difference over the match's own standard deviation).
 """
 
 from __future__ import annotations
@@ -28,6 +31,9 @@ import math
 from dataclasses import asdict, dataclass
 from typing import Any
 
+from komaken.lab.pentanomial import pentanomial_counts, pentanomial_llr
+
+SPRT_MODELS = ("trinomial", "pentanomial")
 Z95 = 1.959963984540054
 
 
@@ -86,6 +92,8 @@ class SPRT:
     elo1: float = 10.0
     alpha: float = 0.05
     beta: float = 0.05
+    model: str = "trinomial"  # or "pentanomial": over game pairs
+    units: str = "logistic"  # or "normalized" Elo
 
     @property
     def lower(self) -> float:
@@ -98,10 +106,11 @@ class SPRT:
         return math.log((1 - self.beta) / self.alpha)
 
 
-def gsprt_llr(wins: int, losses: int, draws: int, elo0: float, elo1: float) -> float:
+def gsprt_llr(wins: int, losses: int, draws: int, elo0: float, elo1: float, units: str = "logistic") -> float:
     """Log-likelihood ratio of the GSPRT (trinomial model, normal approximation).
 
     ``0.0`` while the sample cannot estimate a variance (no games, or all results equal).
+    With ``units="normalized"`` the scores are ``½ + elo·σ/(800/ln 10)``, σ the per-game deviation.
     """
     n = wins + losses + draws
     if n == 0:
@@ -110,16 +119,29 @@ def gsprt_llr(wins: int, losses: int, draws: int, elo0: float, elo1: float) -> f
     var = (wins * (1 - x) ** 2 + draws * (0.5 - x) ** 2 + losses * x**2) / n
     if var <= 0:
         return 0.0
-    s0, s1 = score_from_elo(elo0), score_from_elo(elo1)
+    if units == "normalized":
+        k = math.sqrt(var) * math.log(10.0) / 800.0
+        s0, s1 = 0.5 + elo0 * k, 0.5 + elo1 * k
+    else:
+        s0, s1 = score_from_elo(elo0), score_from_elo(elo1)
     return n * (s1 - s0) * (2 * x - s0 - s1) / (2 * var)
 
 
-def sprt_state(wins: int, losses: int, draws: int, test: SPRT) -> dict[str, Any]:
-    """LLR, bounds and decision (``"H0"``, ``"H1"`` or ``"continue"``) of ``test``."""
-    llr = gsprt_llr(wins, losses, draws, test.elo0, test.elo1)
+def sprt_state(wins: int, losses: int, draws: int, test: SPRT, penta: list[int] | None = None) -> dict[str, Any]:
+    """LLR, bounds and decision (``"H0"``, ``"H1"`` or ``"continue"``) of ``test``.  A pentanomial
+    test needs ``penta``, the five pair counts (:func:`komaken.lab.pentanomial.pentanomial_counts`);
+    they are part of the answer (``"pentanomial"``)."""
+    extra: dict[str, Any] = {}
+    if test.model == "pentanomial":
+        counts = list(penta or [0] * 5)
+        llr = pentanomial_llr(counts, test.elo0, test.elo1, test.units)
+        extra = {"pentanomial": counts, "pairs": sum(counts)}
+    else:
+        llr = gsprt_llr(wins, losses, draws, test.elo0, test.elo1, test.units)
     state = "H1" if llr >= test.upper else "H0" if llr <= test.lower else "continue"
     return {
         **asdict(test),
+        **extra,
         "llr": round(llr, 4),
         "lower": round(test.lower, 4),
         "upper": round(test.upper, 4),
@@ -170,9 +192,11 @@ def pairing_stats(
     b: str,
     results: list[tuple[str, str]],
     sprt: SPRT | None = None,
+    indexes: list[int] | None = None,
 ) -> PairingStats:
     """Statistics from ``results``: one ``(result, sente)`` per game, result ``"a" | "b" | "draw"``
-    and sente ``"a" | "b"`` (who moved first)."""
+    and sente ``"a" | "b"`` (who moved first).  ``indexes`` (the game index of each result) pairs
+    the games for a pentanomial test; without them consecutive results are taken as pairs."""
     wins = sum(1 for r, _ in results if r == "a")
     losses = sum(1 for r, _ in results if r == "b")
     draws = len(results) - wins - losses
@@ -197,8 +221,13 @@ def pairing_stats(
         sente_score=sente_points / n if n else 0.5,
         sente_score_ci95=wilson_interval(sente_points, n),
         a_sente_games=sum(1 for _, sente in results if sente == "a"),
-        sprt=None if sprt is None else sprt_state(wins, losses, draws, sprt),
+        sprt=None if sprt is None else sprt_state(wins, losses, draws, sprt, _penta(results, indexes)),
     )
+
+
+def _penta(results: list[tuple[str, str]], indexes: list[int] | None) -> list[int]:
+    idx = indexes if indexes is not None else list(range(len(results)))
+    return pentanomial_counts(zip(idx, (r for r, _ in results), strict=True))
 
 
 def _elo_or_inf(s: float) -> float | None:

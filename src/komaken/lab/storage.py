@@ -11,13 +11,15 @@
 
 from __future__ import annotations
 
+import contextlib
 import json
+import os
 import sqlite3
 import time
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
+from typing import Any, TypeVar
 
 from komaken.game import Color, Outcome, Termination
 from komaken.lab.config import Experiment, experiment_from_dict
@@ -108,6 +110,14 @@ def _legacy(reason: str) -> Termination:
     return Termination.ABORTED  # a crashed player
 
 
+class DatabaseFault(ExperimentDBError, sqlite3.DatabaseError):
+    """SQLite failed on an open database (disk full, read-only, damaged pages, not created yet).
+
+    An :class:`ExperimentDBError` (the CLI prints one line) that is still an
+    :class:`sqlite3.DatabaseError` for callers that handle those (the web viewer reads databases
+    while a run is creating them)."""
+
+
 class ExperimentDB:
     """An open results database.  Use :meth:`create` (for ``run``) or :meth:`open`."""
 
@@ -121,35 +131,36 @@ class ExperimentDB:
         """Open ``path`` for ``experiment``, creating it if needed.
 
         An existing database must hold the same experiment (game counts may differ: the stored
-        counts are updated, so a run can be extended with ``--games``).
+        counts are updated, so a run can be extended with ``--games``).  Creation is one
+        ``BEGIN IMMEDIATE`` transaction (schema and configuration together), so runs started at
+        the same instant on a new file agree: one creates it, the others find it complete.
         """
         path = Path(path)
-        if path.exists() and path.stat().st_size > 0:
-            db = cls.open(path, upgrade=False)
+        if not (path.exists() and path.stat().st_size > 0):
+            conn = _connect(path, create=True)
+            try:
+                made = _busy_retry(path, "cannot create the database", lambda: _create_schema(conn, experiment))
+            except BaseException:
+                conn.close()
+                raise
+            if made:
+                return cls(path, conn)
+            conn.close()  # another run created it an instant ago: check it like any other
+        db = cls.open(path, upgrade=False)
+        try:
             stored = db.experiment()
             if stored.identity() != experiment.identity():
-                db.close()
                 raise ExperimentDBError(
                     f"{path}: holds experiment {stored.name!r} with a different configuration; "
                     "refusing to mix results (use another --db, or `resume` to continue it)"
                 )
             db._add_termination_column()
             if stored.to_json() != experiment.to_json():
-                with db._conn:
+                with db._guard("cannot update the stored game counts"), db._conn:
                     db._set_meta("config", experiment.to_json())
-            return db
-        conn = _connect(path, create=True)
-        try:
-            conn.executescript("BEGIN;" + _SCHEMA + "COMMIT;")
-        except sqlite3.DatabaseError as exc:
-            conn.close()
-            raise ExperimentDBError(f"{path}: cannot create the database: {exc}") from None
-        db = cls(path, conn)
-        with conn:
-            db._set_meta("schema_version", str(SCHEMA_VERSION))
-            db._set_meta("experiment", experiment.name)
-            db._set_meta("config", experiment.to_json())
-            db._set_meta("created_at", str(time.time()))
+        except BaseException:
+            db.close()
+            raise
         return db
 
     @classmethod
@@ -163,7 +174,7 @@ class ExperimentDB:
             raise ExperimentDBError(f"{path}: no such results database")
         # Check read-only first: a refused file must be left exactly as it was.
         try:
-            ro = sqlite3.connect(_uri(path, "ro"), uri=True)
+            ro = _read_only(path)
             try:
                 tables = {r[0] for r in ro.execute("SELECT name FROM sqlite_master WHERE type='table'")}
                 if not {"meta", "games"} <= tables:
@@ -172,7 +183,7 @@ class ExperimentDB:
             finally:
                 ro.close()
         except sqlite3.DatabaseError as exc:
-            raise ExperimentDBError(f"{path}: not a komaken experiment database ({exc})") from None
+            raise ExperimentDBError(f"{path}: not a komaken experiment database ({_explain(exc)})") from None
         version = int(row[0]) if row and str(row[0]).isdigit() else None
         if version is None:
             raise ExperimentDBError(f"{path}: not a komaken experiment database (no schema version)")
@@ -181,7 +192,14 @@ class ExperimentDB:
                 f"{path}: written by a newer komaken (schema {version}, this one reads {SCHEMA_VERSION}); "
                 "upgrade komaken"
             )
-        db = cls(path, _connect(path, create=False))
+        try:
+            conn = _connect(path, create=False)
+        except ExperimentDBError:
+            if _writable(path):
+                raise
+            # Read-only file or file system: status, report and export still work.
+            return cls(path, _read_only(path))
+        db = cls(path, conn)
         if upgrade:
             db._add_termination_column()
         return db
@@ -193,18 +211,30 @@ class ExperimentDB:
         (:attr:`GameRow.outcome`).  The schema version stays 1 — older komaken versions name
         their columns and keep reading and writing the file.
         """
-        columns = {r[1] for r in self._conn.execute("PRAGMA table_info(games)")}
+        with self._guard("cannot read the table of games"):
+            columns = {r[1] for r in self._conn.execute("PRAGMA table_info(games)")}
         if "termination" in columns:
             return
         try:
             with self._conn:
                 self._conn.execute("ALTER TABLE games ADD COLUMN termination TEXT NOT NULL DEFAULT ''")
-        except sqlite3.DatabaseError as exc:
+        except sqlite3.Error as exc:
             self.close()
-            raise ExperimentDBError(f"{self.path}: cannot add the termination column: {exc}") from None
+            raise ExperimentDBError(f"{self.path}: cannot add the termination column: {_explain(exc)}") from None
 
     def close(self) -> None:
         self._conn.close()
+
+    @contextlib.contextmanager
+    def _guard(self, action: str) -> Iterator[None]:
+        """SQLite errors (disk full, read-only file, damaged pages) as one :class:`ExperimentDBError`
+        naming the file; a failed transaction is rolled back, so committed games stay as they were."""
+        try:
+            yield
+        except sqlite3.IntegrityError:
+            raise
+        except sqlite3.Error as exc:
+            raise DatabaseFault(f"{self.path}: {action}: {_explain(exc)}") from None
 
     def __enter__(self) -> ExperimentDB:
         return self
@@ -217,7 +247,8 @@ class ExperimentDB:
         self._conn.execute("INSERT OR REPLACE INTO meta (key, value) VALUES (?, ?)", (key, value))
 
     def meta(self, key: str) -> str | None:
-        row = self._conn.execute("SELECT value FROM meta WHERE key=?", (key,)).fetchone()
+        with self._guard("cannot read the experiment"):
+            row = self._conn.execute("SELECT value FROM meta WHERE key=?", (key,)).fetchone()
         return None if row is None else str(row[0])
 
     def experiment(self) -> Experiment:
@@ -237,7 +268,7 @@ class ExperimentDB:
         """Store one finished game in its own transaction; ``False`` if it was already there."""
         values = tuple(getattr(row, c) for c in GAME_COLUMNS)
         try:
-            with self._conn:
+            with self._guard(f"cannot store game {row.game_index} of {row.pairing!r}"), self._conn:
                 self._conn.execute(
                     f"INSERT INTO games ({', '.join(GAME_COLUMNS)}) VALUES ({', '.join('?' * len(values))})",
                     values,
@@ -247,32 +278,43 @@ class ExperimentDB:
         return True
 
     def done_indexes(self, pairing: str) -> set[int]:
-        rows = self._conn.execute("SELECT game_index FROM games WHERE pairing=?", (pairing,))
-        return {r[0] for r in rows}
+        with self._guard("cannot read the stored games"):
+            return {r[0] for r in self._conn.execute("SELECT game_index FROM games WHERE pairing=?", (pairing,))}
 
     def results(self, pairing: str) -> list[tuple[str, str]]:
         """``(result, sente)`` of every stored game of ``pairing``, by game index."""
-        rows = self._conn.execute("SELECT result, sente FROM games WHERE pairing=? ORDER BY game_index", (pairing,))
+        with self._guard("cannot read the stored games"):
+            rows = self._conn.execute("SELECT result, sente FROM games WHERE pairing=? ORDER BY game_index",
+                                      (pairing,)).fetchall()
         return [(r[0], r[1]) for r in rows]
 
+    def game_indexes(self, pairing: str) -> list[int]:
+        """The game index of every stored game of ``pairing``, in the order of :meth:`results`."""
+        rows = self._conn.execute("SELECT game_index FROM games WHERE pairing=? ORDER BY game_index", (pairing,))
+        return [r[0] for r in rows]
+
     def count(self, pairing: str | None = None) -> int:
-        if pairing is None:
-            return int(self._conn.execute("SELECT COUNT(*) FROM games").fetchone()[0])
-        return int(self._conn.execute("SELECT COUNT(*) FROM games WHERE pairing=?", (pairing,)).fetchone()[0])
+        with self._guard("cannot count the stored games"):
+            if pairing is None:
+                return int(self._conn.execute("SELECT COUNT(*) FROM games").fetchone()[0])
+            return int(self._conn.execute("SELECT COUNT(*) FROM games WHERE pairing=?", (pairing,)).fetchone()[0])
 
     def games(self, pairing: str | None = None) -> Iterator[GameRow]:
         """Stored games ordered by pairing and game index."""
-        sql = f"SELECT {select_columns(self._conn)} FROM games"
+        with self._guard("cannot read the stored games"):
+            sql = f"SELECT {select_columns(self._conn)} FROM games"
         args: tuple[Any, ...] = ()
         if pairing is not None:
             sql += " WHERE pairing=?"
             args = (pairing,)
-        for r in self._conn.execute(sql + " ORDER BY pairing, game_index", args):
-            yield GameRow(*r)
+        with self._guard("cannot read the stored games"):
+            for r in self._conn.execute(sql + " ORDER BY pairing, game_index", args):
+                yield GameRow(*r)
 
     def seconds(self) -> float:
         """Total seconds spent in games (summed over games, not wall-clock)."""
-        return float(self._conn.execute("SELECT COALESCE(SUM(seconds), 0) FROM games").fetchone()[0])
+        with self._guard("cannot read the stored games"):
+            return float(self._conn.execute("SELECT COALESCE(SUM(seconds), 0) FROM games").fetchone()[0])
 
 
 def select_columns(conn: sqlite3.Connection) -> str:
@@ -290,11 +332,100 @@ def _connect(path: Path, create: bool) -> sqlite3.Connection:
             raise ExperimentDBError(f"{path}: cannot create its folder: {exc.strerror}") from None
     try:
         conn = sqlite3.connect(_uri(path, "rwc" if create else "rw"), uri=True, timeout=30)
-        conn.execute("PRAGMA journal_mode=WAL")
+    except sqlite3.Error as exc:
+        raise ExperimentDBError(f"{path}: cannot open the database: {_explain(exc)}") from None
+    try:
+        _busy_retry(path, "cannot open the database", lambda: conn.execute("PRAGMA journal_mode=WAL"))
         conn.execute("PRAGMA synchronous=FULL")
-    except sqlite3.DatabaseError as exc:
-        raise ExperimentDBError(f"{path}: cannot open the database: {exc}") from None
+    except BaseException:
+        conn.close()
+        raise
     return conn
+
+
+def _writable(path: Path) -> bool:
+    return os.access(path, os.W_OK) and os.access(path.parent, os.W_OK) and not _read_only_fs(path)
+
+
+def _read_only_fs(path: Path) -> bool:
+    try:
+        return bool(os.statvfs(path).f_flag & os.ST_RDONLY)
+    except (OSError, AttributeError):
+        return False
+
+
+def _read_only(path: Path) -> sqlite3.Connection:
+    """A read-only connection.  On read-only media SQLite cannot create the WAL index of a
+    database closed cleanly (no ``-wal`` file left); nothing can change it there, so it is then
+    opened as immutable."""
+    try:
+        conn = sqlite3.connect(_uri(path, "ro"), uri=True)
+        conn.execute("SELECT 1 FROM sqlite_master LIMIT 1").fetchall()
+        return conn
+    except sqlite3.OperationalError:
+        wal = path.with_name(path.name + "-wal")
+        if _writable(path) or (wal.exists() and wal.stat().st_size > 0):
+            raise
+    return sqlite3.connect(_uri(path, "ro") + "&immutable=1", uri=True)
+
+
+def _create_schema(conn: sqlite3.Connection, experiment: Experiment) -> bool:
+    """In one ``BEGIN IMMEDIATE`` transaction: create the tables and store the experiment, unless
+    another process did it first (then ``False``).  Any other table there: refused untouched."""
+    conn.execute("BEGIN IMMEDIATE")
+    try:
+        tables = {r[0] for r in conn.execute("SELECT name FROM sqlite_master WHERE type='table'")}
+        if tables:
+            conn.rollback()
+            return False
+        for statement in filter(str.strip, _SCHEMA.split(";")):
+            conn.execute(statement)
+        for key, value in (("schema_version", str(SCHEMA_VERSION)), ("experiment", experiment.name),
+                           ("config", experiment.to_json()), ("created_at", str(time.time()))):
+            conn.execute("INSERT INTO meta (key, value) VALUES (?, ?)", (key, value))
+        conn.commit()
+    except BaseException:
+        conn.rollback()
+        raise
+    return True
+
+
+_T = TypeVar("_T")
+
+
+def _busy_retry(path: Path, action: str, work: Callable[[], _T], attempts: int = 20) -> _T:
+    """``work()``, tried again (with a short pause) while another process holds the file's lock;
+    any other SQLite error becomes one :class:`ExperimentDBError`."""
+    for attempt in range(attempts):
+        try:
+            return work()
+        except sqlite3.OperationalError as exc:
+            if "locked" not in str(exc) and "busy" not in str(exc) or attempt == attempts - 1:
+                raise ExperimentDBError(f"{path}: {action}: {_explain(exc)}") from None
+            time.sleep(0.05 * (attempt + 1))
+        except sqlite3.Error as exc:
+            raise ExperimentDBError(f"{path}: {action}: {_explain(exc)}") from None
+    raise AssertionError("unreachable")
+
+
+_PLAIN = {
+    "database or disk is full": "the disk is full",
+    "attempt to write a readonly database": "the file or its folder is read-only",
+    "readonly database": "the file or its folder is read-only",
+    "database disk image is malformed": "the file is damaged (database disk image is malformed)",
+    "file is not a database": "the file is damaged or not SQLite (file is not a database)",
+    "unable to open database file": "cannot open the file (missing folder or no permission)",
+    "disk I/O error": "disk I/O error (full or failing disk?)",
+}
+
+
+def _explain(exc: sqlite3.Error) -> str:
+    """An SQLite error in words a user can act on."""
+    text = str(exc)
+    for key, plain in _PLAIN.items():
+        if key in text:
+            return plain
+    return text
 
 
 def _uri(path: Path, mode: str) -> str:

@@ -15,6 +15,7 @@ from komaken.errors import KomakenError
 from komaken.game import Game
 from komaken.players.base import DECLARE, RESIGN, PlayerAction
 from komaken.shogi.engine.search import Engine, Limits, SearchResult
+from komaken.shogi.engine.skill import Skill
 from komaken.shogi.position import Move, Position
 from komaken.shogi.variant import Variant
 
@@ -25,12 +26,15 @@ class EnginePlayer:
     """Plays the engine's best move within ``depth`` plies, ``nodes`` nodes and/or ``movetime``
     seconds (none given: 1 s a move).  ``values`` overrides piece values (``{"R": 1500}``);
     keyword arguments weight evaluation terms (``mobility=1, king_safety=0, psq=0, noise=50``).
-    ``seed`` feeds the noise term, so equal seeds and depth/node limits repeat the same games.
+    ``seed`` feeds the noise term and the skill choice, so equal seeds and depth/node limits repeat
+    the same games.  ``skill`` (0..20) or ``elo`` (500..2500) plays weaker
+    (:mod:`komaken.shogi.engine.skill`); give one of them, not both.
     """
 
     def __init__(self, variant: Variant | str, depth: int | None = None, nodes: int | None = None,
                  movetime: float | None = None, values: Mapping[str, int] | None = None, seed: int = 0,
-                 hash_mb: int = 16, **eval_terms: float) -> None:
+                 hash_mb: int = 16, skill: int | None = None, elo: int | None = None,
+                 **eval_terms: float) -> None:
         for key, v in (("depth", depth), ("nodes", nodes), ("movetime", movetime)):
             if v is not None and v <= 0:
                 raise KomakenError(f"engine {key} must be positive, got {v}")
@@ -38,8 +42,12 @@ class EnginePlayer:
             movetime = DEFAULT_MOVETIME
         self.limits = Limits(depth=depth, nodes=nodes, movetime=movetime)
         self.seed = int(seed)
-        self.engine = Engine(variant, values, eval_terms, hash_mb=hash_mb, seed=seed)
+        if skill is not None and elo is not None:
+            raise KomakenError("engine: give skill or elo, not both")
+        strength = Skill.from_elo(elo) if elo is not None else Skill(skill) if skill is not None else None
+        self.engine = Engine(variant, values, eval_terms, hash_mb=hash_mb, seed=seed, skill=strength)
         parts = [f"{k}={v:g}" for k, v in (("depth", depth), ("nodes", nodes), ("movetime", movetime)) if v]
+        parts += [f"{k}={v}" for k, v in (("skill", skill), ("elo", elo)) if v is not None]
         self.name = "engine(" + ", ".join(parts) + ")"
         self.last: SearchResult | None = None
 

@@ -1,10 +1,12 @@
 """A human at the terminal: reads moves in the game's own notation — for shogi USI (``7g7f``,
-``P*5e``) or Japanese (``７六歩``, ``76歩``, ``同銀``, ``５五角打``); ``f5`` in reversi; ``5`` in
-tic-tac-toe.
+``P*5e``) or Japanese (``７六歩``, ``76歩``, ``同銀``, ``５五角打``); ``f5`` (or ``F5``) in reversi;
+``5`` in tic-tac-toe.
 
-Commands: ``p`` lists the legal moves, ``undo`` takes back your last move (and the reply),
+Commands: ``p`` lists the legal moves (in Japanese and USI for shogi), ``b`` shows the board,
+``undo`` takes back your last move (and the reply), ``save [FILE]`` writes the game so far,
+``quit`` (or Ctrl-D) stops the game unfinished (中断: nobody resigns, the game is saved),
 ``resign`` (or ``投了``) resigns.  Anything else that is not a legal move gets a message saying
-why and the prompt again.
+why, with an example from the current board, and the prompt again.
 """
 
 from __future__ import annotations
@@ -12,13 +14,16 @@ from __future__ import annotations
 from collections.abc import Callable
 from typing import TYPE_CHECKING, Any
 
-from komaken.errors import IllegalMoveError
+from komaken.errors import IllegalMoveError, KomakenError
 from komaken.game import Game
-from komaken.match import UndoRequest
+from komaken.match import QuitRequest, UndoRequest
 from komaken.players.base import DECLARE, RESIGN, PlayerAction
 
 if TYPE_CHECKING:
     from komaken.games import GameSpec
+
+HELP = ("type a move ({examples}); p: legal moves, b: board, undo: take back a move pair, "
+        "save [FILE]: save the game, quit: stop unfinished (saved), resign")
 
 
 def parse_move(position: Any, text: str) -> Any:
@@ -35,19 +40,52 @@ def describe(position: Any, move: Any) -> str:
     return game_of(position).describe(position, move)
 
 
+def move_list(position: Game[Any], spec: GameSpec, width: int = 96) -> str:
+    """The legal moves, wrapped: ``１四飛 1e1d`` (Japanese and USI) where the game describes moves
+    in words, else the move text alone.
+
+    >>> from komaken.games import find_game
+    >>> shogi = find_game("shogi")
+    >>> print(move_list(shogi.start(shogi.variant("minishogi")), shogi, width=40))
+    １四飛 1e1d  １三飛 1e1c  １二飛 1e1b
+    １四角 2e1d  ３四角 2e3d  ４三角 2e4c
+    ５二角 2e5b  ３四銀 3e3d  ２四銀 3e2d
+    ４四銀 3e4d  ４四金 4e4d  ３四金 4e3d
+    ５三歩 5d5c  ４四玉 5e4d
+    """
+    items = []
+    for move in position.legal_moves():
+        text, words = spec.move_text(move), spec.describe(position, move)
+        words = words.removesuffix(f" ({text})").lstrip("▲△☗☖")
+        items.append(text if words == text else f"{words} {text}")
+    if not items:
+        return "(no legal move)"
+    cell = max(len(i) + (sum(ord(c) > 0x2E7F for c in i)) for i in items) + 2
+    per_line = max(1, width // cell)
+    lines = []
+    for k in range(0, len(items), per_line):
+        row = items[k:k + per_line]
+        lines.append("".join(i + " " * (cell - len(i) - sum(ord(c) > 0x2E7F for c in i)) for i in row).rstrip())
+    return "\n".join(lines)
+
+
 class HumanPlayer:
     """Reads a move with ``read`` (default :func:`input`) and writes messages with ``write``.
 
     ``game`` is the :class:`~komaken.games.GameSpec` whose notation to read (by default the
-    game of the position it is asked about).
+    game of the position it is asked about).  ``save(path_or_None)`` writes the game so far and
+    returns what to tell the player (``komaken play`` passes one; without it ``save`` says it
+    cannot).  ``board(position)`` is the diagram the ``b`` command shows.
     """
 
     def __init__(self, name: str = "human", read: Callable[[str], str] | None = None,
-                 write: Callable[[str], None] | None = None, game: GameSpec | None = None) -> None:
+                 write: Callable[[str], None] | None = None, game: GameSpec | None = None,
+                 save: Callable[[str | None], str] | None = None) -> None:
         self.name = name
         self.game = game
         self._read = read or input
         self._write = write or print
+        self.save = save
 
     def new_game(self, seed: int | None = None) -> None:
         pass
@@ -63,7 +101,8 @@ class HumanPlayer:
             try:
                 text = self._read(f"{self.name} > ").strip()
             except EOFError:
-                return RESIGN
+                self._write("")
+                raise QuitRequest("input closed (Ctrl-D): game stopped, nobody resigned") from None
             answer = self._command(text, position, spec)
             if answer is not None:
                 return answer
@@ -71,29 +110,53 @@ class HumanPlayer:
     def _command(self, text: str, position: Game[Any], spec: GameSpec) -> Any:
         """The answer for one input line, or ``None`` to prompt again."""
         low = text.lower()
+        word, _, rest = text.partition(" ")
         if not text:
             return None
         if low in ("p", "moves", "?"):
-            moves = [spec.move_text(m) for m in position.legal_moves()]
-            self._write(" ".join(moves) if moves else "(no legal move)")
+            self._write(move_list(position, spec))
+            return None
+        if low in ("b", "board"):
+            self._write(str(position))
             return None
         if low in ("resign", "投了", "%toryo"):
             return RESIGN
         if low in ("undo", "待った"):
             raise UndoRequest(2)
+        if low in ("quit", "exit", "中断"):
+            raise QuitRequest("quit: game stopped, nobody resigned")
         if low in ("win", "declare", "宣言"):
             return DECLARE
+        if word.lower() == "save":
+            self._save(rest.strip() or None)
+            return None
         if low in ("help", "h"):
-            self._write("a move (7g7f, P*5e, ７六歩, 同銀 in shogi), p: legal moves, undo, resign")
+            self._write(HELP.format(examples=_examples(position, spec)))
             return None
         try:
             return spec.parse_move(position, text)
         except IllegalMoveError as exc:
-            self._write(str(exc))
+            legal = [spec.move_text(m) for m in position.legal_moves()]
+            hint = f" (legal here: {' '.join(legal)})" if 0 < len(legal) <= 12 and "type p" not in str(exc) else ""
+            self._write(f"{exc}{hint}")
             return None
+
+    def _save(self, path: str | None) -> None:
+        if self.save is None:
+            self._write("save: this game has no record to write")
+            return
+        try:
+            self._write(self.save(path))
+        except (KomakenError, OSError) as exc:
+            self._write(f"save: {exc}")
 
     def close(self) -> None:
         pass
 
 
-__all__ = ["HumanPlayer", "PlayerAction", "UndoRequest", "describe", "parse_move"]
+def _examples(position: Game[Any], spec: GameSpec) -> str:
+    moves = list(position.legal_moves())[:2]
+    return ", ".join(spec.describe(position, m) for m in moves) or "no legal move"
+
+
+__all__ = ["HumanPlayer", "PlayerAction", "QuitRequest", "UndoRequest", "describe", "move_list", "parse_move"]

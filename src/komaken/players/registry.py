@@ -62,6 +62,7 @@ class Option:
 
     ``kind`` is ``int``, ``float``, ``seconds``, ``bool``, ``str`` or ``table``; numbers must lie
     in ``[low, high]``.  ``check(value, variant)`` may refine a table (piece letters, terms).
+    A table option with ``file_ok`` also takes a file name (text), which ``check`` reads.
     """
 
     name: str
@@ -71,6 +72,7 @@ class Option:
     high: float | None = None
     check: Callable[[Any, Any], Any] | None = None
     required_in_file: bool = False
+    file_ok: bool = False
 
     def convert(self, value: Any, from_text: bool) -> Any:
         """``value`` (a string from the command line, else a TOML value) as this option's type."""
@@ -79,6 +81,8 @@ class Option:
                 raise ValueError("must be a non-empty string")
             return value
         if self.kind == "table":
+            if self.file_ok and isinstance(value, str) and value.strip():
+                return value
             if from_text or not isinstance(value, dict):
                 raise ValueError("must be a table such as { key = value }")
             return dict(value)

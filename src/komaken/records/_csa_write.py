@@ -112,7 +112,7 @@ def dumps(record: GameRecord) -> str:
         if t is not None:
             if not (isinstance(t, int | float) and math.isfinite(t) and t >= 0):
                 raise RecordError(f"move {i + 1}: time {t!r} is not a number of seconds >= 0")
-            out.append(f"T{t}")
+            out.append("T" + (f"{t:.3f}".rstrip("0").rstrip(".") or "0"))  # ms precision, never 1e-05
         pos.push(move)
         if comment:
             out += _comment_lines(pos, comment)

@@ -34,6 +34,8 @@ class SearchResult(Generic[M]):
     exact: bool = False
     declare: bool = False
     mate: int | None = None
+    rank: int = 0  # MultiPV: this line's rank (1 = best); 0 when only one line was asked for
+    lines: list[SearchResult[M]] = field(default_factory=list)  # MultiPV: every line, best first
 
     @property
     def score_cp(self) -> float | None:
@@ -58,7 +60,8 @@ class SearchResult(Generic[M]):
     def usi_info(self) -> str:
         """One USI ``info`` line for this result (times in milliseconds, as USI has them)."""
         pv = " ".join(str(m) for m in self.pv)
-        return (f"info depth {self.depth} seldepth {max(self.seldepth, self.depth)} score {self.usi_score()} "
+        rank = f" multipv {self.rank}" if self.rank else ""
+        return (f"info depth {self.depth} seldepth {max(self.seldepth, self.depth)}{rank} score {self.usi_score()} "
                 f"nodes {self.nodes} nps {self.nps} time {int(self.time_ms)}" + (f" pv {pv}" if pv else ""))
 
 

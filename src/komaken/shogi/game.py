@@ -10,6 +10,7 @@ Move.from_usi('5d5c')
 from __future__ import annotations
 
 import math
+import re
 from collections.abc import Mapping
 from typing import Any
 
@@ -37,7 +38,36 @@ def parse_move(position: Position, text: str) -> Move:
     try:
         return parse_japanese(position, t)
     except KomakenError as exc:
+        if str(exc).startswith(f"move {t!r} is not Japanese move text"):
+            raise IllegalMoveError(_not_a_move(position, t)) from None
         raise IllegalMoveError(f"{exc} (type p for the legal moves)") from None
+
+
+_CHESS_LIKE = re.compile(r"[a-z][1-9][a-z][1-9][a-z+=]?", re.IGNORECASE)
+
+
+def _not_a_move(position: Position, text: str) -> str:
+    """Why ``text`` is no move at all, with squares and an example taken from this board.
+
+    >>> pos = Position.start("minishogi")
+    >>> print(_not_a_move(pos, "e2e3"))
+    'e2e3' looks like a chess move: a shogi square is its file number, then its rank letter ... ranks a-e ...
+    >>> print(_not_a_move(pos, "asdf"))
+    'asdf' is not a move: write it in USI or in Japanese, e.g. 1e1d or １四飛; type p for the legal moves
+    """
+    v = position.variant
+    legal = list(position.legal_moves())
+    example = ""
+    if legal:
+        move = legal[0]
+        example = f", e.g. {move.usi()} ({move.japanese(position)})"
+    if _CHESS_LIKE.fullmatch(text):
+        return (f"{text!r} looks like a chess move: a shogi square is its file number, then its rank letter "
+                f"(files 1-{v.width} from the right, ranks a-{chr(96 + v.height)} from the top on this "
+                f"{v.width}x{v.height} board){example}; type p for the legal moves")
+    if legal:
+        example = f", e.g. {legal[0].usi()} or {legal[0].japanese(position)}"
+    return f"{text!r} is not a move: write it in USI or in Japanese{example}; type p for the legal moves"
 
 
 def describe_move(position: Position, move: Move) -> str:
@@ -58,7 +88,11 @@ def _svg(position: Position) -> str:
 
 # ---- player types ---------------------------------------------------------------------------
 
-def _values(value: Any, variant: Variant | None) -> dict[str, int]:
+def _values(value: Any, variant: Variant | None) -> dict[str, Any]:
+    if isinstance(value, str):  # a value table file, e.g. written by `komaken values fit`
+        from komaken.shogi.engine.values import PieceValues
+
+        return PieceValues.from_toml(value, variant).as_dict()
     letters = tuple(getattr(variant, "piece_letters", ()))
     out = {}
     for letter, v in value.items():
@@ -95,7 +129,7 @@ def _build_engine(ctx: BuildContext, o: dict[str, Any]) -> Player:
 
     return EnginePlayer(ctx.variant, depth=o.get("depth"), nodes=o.get("nodes"), movetime=o.get("movetime"),
                         values=o.get("values"), seed=o.get("seed", 0), hash_mb=o.get("hash", 16),
-                        **o.get("eval", {}))
+                        skill=o.get("skill"), elo=o.get("elo"), **o.get("eval", {}))
 
 
 def _build_thesis(ctx: BuildContext, o: dict[str, Any]) -> Player:
@@ -114,11 +148,13 @@ def _build_usi(ctx: BuildContext, o: dict[str, Any]) -> Player:
     options = dict(o.get("options", {}))
     if ctx.variant is not None and ctx.variant.name != "shogi":
         options.setdefault("UCI_Variant", ctx.variant.name)
-    return UsiPlayer(o["command"], options)
+    return UsiPlayer(o["command"], options, timeout=o.get("timeout", 30.0), grace=o.get("grace", 1.0),
+                     move_timeout=o.get("move_timeout"))
 
 
 DEPTH = Option("depth", "int", "plies", 1, 112)
-VALUES = Option("values", "table", "piece values such as { P = 100, R = 2000 }", check=_values)
+VALUES = Option("values", "table", "piece values such as { P = 100, R = 2000 }, or a value TOML file", check=_values,
+                file_ok=True)
 
 PLAYERS = {
     "engine": PlayerType(
@@ -126,7 +162,9 @@ PLAYERS = {
         (DEPTH, Option("nodes", "int", "nodes", 1, 10**12), Option("movetime", "seconds", "seconds a move", 0.001,
                                                                      86400.0),
          SEED, VALUES, Option("eval", "table", "evaluation term weights", check=_terms),
-         Option("hash", "int", "hash table MiB", 1, 4096)),
+         Option("hash", "int", "hash table MiB", 1, 4096),
+         Option("skill", "int", "strength 0 (weakest) .. 20 (full); see docs/engine.md", 0, 20),
+         Option("elo", "int", "strength as an (uncalibrated) Elo 500..2500, 100 a skill level", 500, 2500)),
         extra="eval"),
     "thesis": PlayerType(
         "thesis", "the replica of the thesis's 5五将棋 AI", _build_thesis,
@@ -135,7 +173,11 @@ PLAYERS = {
     "usi": PlayerType(
         "usi", "an external USI engine: usi:/path/to/engine [args]", _build_usi,
         (Option("command", "str", "the engine's command line"),
-         Option("options", "table", "USI options to set", check=_usi_options)),
+         Option("options", "table", "USI options to set", check=_usi_options),
+         Option("move_timeout", "seconds", "seconds a move may take before the engine loses on time "
+                "(default: the go time control + grace)", 0.001, 86400.0),
+         Option("grace", "seconds", "seconds added to the go time control for the deadline", 0.0, 3600.0),
+         Option("timeout", "seconds", "seconds for usi/isready answers", 0.001, 86400.0)),
         positional="command"),
 }
 

@@ -17,7 +17,7 @@ from typing import TYPE_CHECKING, NamedTuple
 
 import numpy as np
 
-from komaken.shogi._board import kind_letter
+from komaken.shogi._board import BLACK_BIT, KIND_OF_LETTER, KING, kind_letter
 
 if TYPE_CHECKING:
     from komaken.shogi.position import Position
@@ -64,4 +64,19 @@ def piece_letter(kind: int) -> str:
     return kind_letter(kind)
 
 
-__all__ = ["KernelState", "piece_letter", "state_of"]
+def piece_kind(letter: str) -> int | None:
+    """The kernel piece kind of an SFEN letter (``"P"`` → ``1``, ``"+R"`` → a promoted kind), or
+    ``None`` for a letter that names no piece.
+
+    >>> piece_kind("P"), piece_kind("Q")
+    (1, None)
+    """
+    return KIND_OF_LETTER.get(letter)
+
+
+#: a piece code is its kind plus ``BLACK_BIT << color`` (the colour bit), as parse_sfen's boards hold them
+COLOR_BIT = BLACK_BIT
+#: the king's kind
+KING_KIND = KING
+
+__all__ = ["COLOR_BIT", "KING_KIND", "KernelState", "piece_kind", "piece_letter", "state_of"]

@@ -18,6 +18,8 @@ import re
 from dataclasses import dataclass
 
 from komaken.errors import KomakenError
+from komaken.shogi.engine.search import MAX_MULTIPV
+from komaken.shogi.engine.skill import ELO_MAX, ELO_MIN, MAX_LEVEL, Skill
 from komaken.shogi.engine.values import HAND_LETTERS, SEED_TABLE
 from komaken.shogi.variant import BUILTIN
 
@@ -93,6 +95,10 @@ def _build() -> dict[str, Option]:
         Option("EvalMobility", "spin", "0", 0, 1000),
         Option("EvalKingSafety", "spin", "100", 0, 1000),
         Option("EvalPsq", "spin", "100", 0, 1000),
+        Option("MultiPV", "spin", "1", 1, MAX_MULTIPV),
+        Option("Skill Level", "spin", str(MAX_LEVEL), 0, MAX_LEVEL),
+        Option("UCI_LimitStrength", "check", "false"),
+        Option("UCI_Elo", "spin", str(ELO_MAX), ELO_MIN, ELO_MAX),
     ]
     opts += [Option(f"Value_{k}", "spin", str(v), -VALUE_RANGE, VALUE_RANGE) for k, v in SEED_TABLE.items()]
     opts += [Option(f"ValueHand_{k}", "spin", str(SEED_TABLE[k]), -VALUE_RANGE, VALUE_RANGE) for k in HAND_LETTERS]
@@ -116,6 +122,14 @@ def default_options(variant: str) -> dict[str, str]:
     return out
 
 
+def skill(options: dict[str, str]) -> Skill:
+    """The strength the options ask for: ``UCI_Elo`` when ``UCI_LimitStrength`` is on, else
+    ``Skill Level`` (20, full strength, by default)."""
+    if options["UCI_LimitStrength"] == "true":
+        return Skill.from_elo(int(options["UCI_Elo"]))
+    return Skill(int(options["Skill Level"]))
+
+
 def piece_values(options: dict[str, str], explicit: set[str]) -> dict[str, object]:
     """The ``Value_*`` / ``ValueHand_*`` options that were set (``explicit``), as a
     :class:`~komaken.shogi.engine.values.PieceValues` mapping; a hand value not set follows its board value."""
@@ -125,4 +139,4 @@ def piece_values(options: dict[str, str], explicit: set[str]) -> dict[str, objec
 
 
 __all__ = ["IGNORED", "OPTIONS", "Option", "TERM_OPTIONS", "VARIANT_ALIASES", "default_options", "lookup",
-           "piece_values"]
+           "piece_values", "skill"]

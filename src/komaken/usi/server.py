@@ -29,7 +29,7 @@ from komaken.shogi.engine.search import Alarm, Engine, Limits, SearchResult
 from komaken.shogi.position import Position
 from komaken.shogi.variant import Variant, load_variant
 from komaken.usi.go import Go, parse_go
-from komaken.usi.options import IGNORED, OPTIONS, TERM_OPTIONS, default_options, lookup, piece_values
+from komaken.usi.options import IGNORED, OPTIONS, TERM_OPTIONS, default_options, lookup, piece_values, skill
 
 NAME = "komaken"
 AUTHOR = "the komaken developers"
@@ -128,6 +128,9 @@ class UsiServer:
             if self._thesis is not None:
                 ThesisPlayer(self.variant, depth=1).choose(start)
             self._warm.add(key)
+        # one tiny search with the engine that will play: the first touches of its tables' pages
+        # would otherwise cost the first move some 40 ms
+        self.engine.search(Position.start(self.variant), Limits(depth=1))
         self.send("readyok")
 
     # ---- options ---------------------------------------------------------------------------
@@ -162,7 +165,7 @@ class UsiServer:
         terms["noise"] = float(o["Noise"])
         values = piece_values(o, explicit)
         engine = Engine(variant, values, terms, hash_mb=int(o["USI_Hash"]), seed=int(o["Seed"]),
-                        overhead=float(o["MoveOverhead"]) / 1000.0)
+                        overhead=float(o["MoveOverhead"]) / 1000.0, skill=skill(o))
         thesis = None
         if o["Thesis"] == "true":
             thesis = ThesisPlayer(variant, values, depth=int(o["Depth"]) or 4, seed=int(o["Seed"]),
@@ -217,7 +220,8 @@ class UsiServer:
             default_depth = int(self.options["Depth"]) or None
             limits = go.limits(default_depth, infinite=True if go.ponder else None)
             s = _Search(engine.stop, wait, go if go.ponder else None)
-            self._start(s, lambda: self._think(s, engine, pos, limits, t_go))
+            multipv = int(self.options["MultiPV"])
+            self._start(s, lambda: self._think(s, engine, pos, limits, t_go, multipv))
 
     def _start(self, s: _Search, target: Callable[[], None]) -> None:
         s.side = int(self.position.turn)
@@ -225,16 +229,18 @@ class UsiServer:
         self._search = s
         s.thread.start()
 
-    def _think(self, s: _Search, engine: Engine, pos: Position, limits: Limits, t_go: float) -> None:
+    def _think(self, s: _Search, engine: Engine, pos: Position, limits: Limits, t_go: float,
+               multipv: int = 1) -> None:
         def info(r: SearchResult) -> None:
-            self.send(r.usi_info())
+            if r.rank <= multipv:  # a skill level searches more lines than were asked for
+                self.send(r.usi_info())
             if s.halted.is_set():  # a stop that came before the search began: say it again
                 engine.stop()
 
         overhead = engine.overhead
         engine.overhead = overhead + _since(t_go)  # time lost before the search began
         try:
-            result = engine.search(pos, limits, info=info)
+            result = engine.search(pos, limits, info=info, multipv=multipv)
             answer = _bestmove(result)
         except Exception as exc:  # noqa: BLE001 - the engine must keep answering
             self.error(f"search failed: {type(exc).__name__}: {exc}")

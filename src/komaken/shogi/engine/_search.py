@@ -15,6 +15,10 @@ declarations and the ply limit per variant.
 The driver's stop flag (``ctl[C_STOP]``, set from another thread) and the node limit are polled
 every 1024 nodes; once the search is aborted every node returns at once and the driver uses
 only moves whose subtree finished.
+
+MultiPV: the driver searches the root once per line, each time excluding the root moves of the
+lines already found (``ctl[C_EXCL_N]`` moves from ``ctl[C_EXCL]`` on), with a full window; such a
+restricted root is never stored in the transposition table.
 """
 
 from __future__ import annotations
@@ -60,7 +64,9 @@ MAX_PLY = 128
 # ctl slots
 C_NODES, C_STOP, C_ABORT, C_MAX_NODES, C_SELDEPTH, C_GAME_START, C_SEED, C_ROOT_MOVE, C_ROOT_SCORE = range(9)
 C_ROOT_PLY, C_ROOT_DEPTH = 9, 10
-C_SIZE = 12
+# MultiPV: the root skips the C_EXCL_N moves stored from slot C_EXCL on (the lines already found)
+C_EXCL_N, C_EXCL = 11, 12
+C_SIZE = C_EXCL + 1024  # room for every root move (MAX_MOVES)
 
 F_EXACT, F_LOWER, F_UPPER = 1, 2, 3
 # typed (not literal) constants for recursive calls: a literal argument would make numba compile
@@ -247,6 +253,14 @@ def qsearch(bd: np.ndarray, hd: np.ndarray, st: np.ndarray, hh: np.ndarray, hist
     return best
 
 
+@njit(cache=True, inline="always")
+def _excluded(ctl: np.ndarray, mv: int) -> bool:
+    for k in range(ctl[C_EXCL_N]):
+        if ctl[C_EXCL + k] == mv:
+            return True
+    return False
+
+
 @njit(cache=True)
 def negamax(bd: np.ndarray, hd: np.ndarray, st: np.ndarray, hh: np.ndarray, hist: np.ndarray, geo: np.ndarray,
             rules: np.ndarray, bval: np.ndarray, hval: np.ndarray, w: np.ndarray, tt_key: np.ndarray,
@@ -319,8 +333,12 @@ def negamax(bd: np.ndarray, hd: np.ndarray, st: np.ndarray, hh: np.ndarray, hist
     best = -INF
     best_move = 0
     old_alpha = alpha
+    searched = 0
     for i in range(n):
         mv = _pick(moves, scores, i, n)
+        if ply == 0 and ctl[C_EXCL_N] > 0 and _excluded(ctl, mv):
+            continue
+        searched += 1
         frm = move_from(mv)
         to = move_to(mv)
         quiet = bd[to] == 0 and not move_promotes(mv)
@@ -328,7 +346,7 @@ def negamax(bd: np.ndarray, hd: np.ndarray, st: np.ndarray, hh: np.ndarray, hist
         gives = push(bd, hd, st, hh, hist, mv)
         ext = 1 if gives and ply < 2 * ctl[C_ROOT_DEPTH] and ply < MAX_PLY // 2 else 0
         nd = depth - 1 + ext
-        if i == 0:
+        if searched == 1:
             v = -negamax(bd, hd, st, hh, hist, geo, rules, bval, hval, w, tt_key, tt_data, killers, history, pv,
                          pvlen, mbuf, sbuf, ctl, nd, -beta, -alpha, ply + 1, ON)
         else:
@@ -365,6 +383,8 @@ def negamax(bd: np.ndarray, hd: np.ndarray, st: np.ndarray, hh: np.ndarray, hist
                             killers[ply, 0] = mv
                         history[piece, to] += depth * depth
                     break
+    if ply == 0 and ctl[C_EXCL_N] > 0:
+        return best  # a root with moves left out is not this position's value
     flag = F_LOWER if best >= beta else (F_EXACT if best > old_alpha else F_UPPER)
     _tt_store(tt_key, tt_data, h, best_move, best, depth, flag, ply)
     return best

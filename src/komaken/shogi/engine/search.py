@@ -14,6 +14,7 @@ cleared before each search unless ``keep_tables=True``.
 
 from __future__ import annotations
 
+import dataclasses
 import threading
 import time
 from collections.abc import Callable, Mapping
@@ -26,13 +27,16 @@ from komaken.search.result import SearchResult
 from komaken.shogi import _kernels as K
 from komaken.shogi.engine import _search as S
 from komaken.shogi.engine._evaluate import TERMS, weights
+from komaken.shogi.engine.skill import Skill
+from komaken.shogi.engine.timeman import MIN_SECONDS as _MIN_S
+from komaken.shogi.engine.timeman import clock_budget
 from komaken.shogi.engine.values import PieceValues
 from komaken.shogi.position import Move, Position
 from komaken.shogi.variant import Variant, load_variant
 
 MATE = S.MATE
-_MIN_S = 0.001  # the shortest budget: one millisecond
 MAX_DEPTH = S.MAX_PLY - 8
+MAX_MULTIPV = K.MAX_MOVES  # more lines than any position has moves
 DEFAULT_TERMS: dict[str, float] = {"mobility": 0.0, "king_safety": 1.0, "psq": 1.0, "noise": 0.0}
 
 
@@ -58,6 +62,7 @@ class Limits:
     def budget(self, side: int, overhead: float = 0.03) -> tuple[float, float] | None:
         """``(soft, hard)`` seconds for ``side`` to move: no new iteration starts after
         ``soft``; the search is stopped at ``hard``.  ``None`` when there is no time limit.
+        A clock is read by :func:`komaken.shogi.engine.timeman.clock_budget` (the rules are there).
 
         >>> [round(t, 3) for t in Limits(movetime=1.0).budget(0)]
         [0.679, 0.97]
@@ -72,11 +77,7 @@ class Limits:
         byo = self.byoyomi or 0.0
         if remaining is None and not byo and not inc:
             return None
-        remaining = remaining or 0.0
-        avail = max(_MIN_S, remaining + byo + inc - overhead)
-        target = min(avail, max(_MIN_S, remaining / 30.0 + inc + byo - overhead))
-        hard = min(avail, target * 2.0) if remaining > 0 else target
-        return 0.7 * target, hard
+        return clock_budget(remaining or 0.0, inc, byo, overhead)
 
 
 def _mate(score: int) -> int | None:
@@ -124,8 +125,9 @@ class Engine:
 
     def __init__(self, variant: Variant | str = "shogi", values: PieceValues | Mapping[str, int] | None = None,
                  terms: Mapping[str, float] | None = None, hash_mb: int = 16, seed: int = 0,
-                 overhead: float = 0.03) -> None:
+                 overhead: float = 0.03, skill: Skill | None = None) -> None:
         self.variant = load_variant(variant)
+        self.skill = skill  # None or level 20: full strength
         self.set_values(values)
         unknown = set(terms or {}) - set(TERMS)
         if unknown:
@@ -179,15 +181,32 @@ class Engine:
         return Alarm(time.perf_counter() + max(0.0, seconds), self.stop)
 
     def search(self, position: Position, limits: Limits | None = None, *, info: InfoCallback | None = None,
-               keep_tables: bool = False) -> SearchResult[Move]:
-        """Search ``position`` (not modified) within ``limits`` and return the best move found."""
+               keep_tables: bool = False, multipv: int = 1) -> SearchResult[Move]:
+        """Search ``position`` (not modified) within ``limits`` and return the best move found.
+
+        ``multipv=k`` searches the best ``k`` root moves each as a line of its own (one full-window
+        search per line, each leaving out the moves of the lines before it); the result is line 1
+        and its ``lines`` hold all of them, best first, ranked 1..k (fewer when there are fewer
+        legal moves).  ``info`` then hears every line of every finished depth.  With a
+        :attr:`skill` below 20 the engine searches less and may play a weaker line
+        (:mod:`komaken.shogi.engine.skill`)."""
         limits = limits or Limits(depth=6)
+        if isinstance(multipv, bool) or not isinstance(multipv, int) or multipv < 1:
+            raise KomakenError(f"multipv must be a positive integer, not {multipv!r}")
         if position.variant != self.variant and position.variant.name != self.variant.name:
             raise KomakenError(f"engine is for {self.variant.name}, position is {position.variant.name}")
+        skill = self.skill
+        if skill is not None and skill.active:
+            limits = skill.limits(limits)
+            multipv = max(multipv, skill.multipv)
         with self._lock:
-            return self._search(position, limits, info, keep_tables)
+            result = self._search(position, limits, info, keep_tables, multipv)
+        if skill is not None and skill.active:
+            result = skill.choose(result, self.seed, position.zobrist)
+        return result
 
-    def _search(self, position: Position, limits: Limits, info: InfoCallback | None, keep: bool) -> SearchResult[Move]:
+    def _search(self, position: Position, limits: Limits, info: InfoCallback | None, keep: bool,
+                multipv: int) -> SearchResult[Move]:
         t0 = time.perf_counter()
         ctl = self._ctl
         ctl[:] = 0
@@ -203,35 +222,26 @@ class Engine:
             self.clear()
         else:
             S.age_history(self._history)
-        bd, hd, st, hh, hist, geo, rules = position.kernel_state(S.MAX_PLY + 8)
+        state = position.kernel_state(S.MAX_PLY + 8)
         budget = limits.budget(side, self.overhead)
         max_depth = min(limits.depth or MAX_DEPTH, MAX_DEPTH)
+        k = min(multipv, len(legal))
         timer = None
         if budget is not None:
             if len(legal) == 1:
                 return _result(Move(int(legal[0])), 0, [Move(int(legal[0]))], seconds=_since(t0))
             timer = self.stop_after(budget[1] - _since(t0))
-        best: SearchResult[Move] | None = None
+        lines: list[SearchResult[Move]] = []
         try:
             for depth in range(1, max_depth + 1):
-                v = S.search_depth(bd, hd, st, hh, hist, geo, rules, self._bval, self._hval, self._w, self._tt_key,
-                                   self._tt_data, self._killers, self._history, self._pv, self._pvlen, self._mbuf,
-                                   self._sbuf, ctl, depth, -S.INF, S.INF)
-                if ctl[S.C_ABORT]:
-                    root = int(ctl[S.C_ROOT_MOVE])
-                    if root and best is not None and root != best.move.code:  # type: ignore[union-attr]
-                        score = int(ctl[S.C_ROOT_SCORE])
-                        best = _result(Move(root), score, [Move(root)], depth, int(ctl[S.C_SELDEPTH]),
-                                            int(ctl[S.C_NODES]), _since(t0))
-                    elif best is None and root:
-                        best = _result(Move(root), int(ctl[S.C_ROOT_SCORE]), [Move(root)], depth,
-                                            int(ctl[S.C_SELDEPTH]), int(ctl[S.C_NODES]), _since(t0))
+                found, complete = self._depth(state, depth, k, lines, t0)
+                lines = found
+                if not complete:
                     break
-                n = int(self._pvlen[0])
-                pv = [Move(int(m)) for m in self._pv[0, :n]] or [Move(int(ctl[S.C_ROOT_MOVE]))]
-                best = _result(pv[0], int(v), pv, depth, int(ctl[S.C_SELDEPTH]), int(ctl[S.C_NODES]), _since(t0))
                 if info is not None:
-                    info(best)
+                    for line in lines:
+                        info(line)
+                best = lines[0]
                 if best.mate is not None and abs(best.mate) <= depth and not limits.infinite:
                     break
                 if budget is not None and _since(t0) > budget[0]:
@@ -241,11 +251,47 @@ class Engine:
         finally:
             if timer is not None:
                 timer.cancel()
-        if best is None:  # stopped before depth 1 finished: any legal move beats none
+        if not lines:  # stopped before depth 1 finished: any legal move beats none
             mv = Move(int(legal[0]))
-            best = _result(mv, 0, [mv], 0, 0, int(ctl[S.C_NODES]), _since(t0))
-        return _result(best.move, int(best.score), best.pv, best.depth, best.seldepth, int(ctl[S.C_NODES]),
-                            _since(t0))
+            lines = [_result(mv, 0, [mv], 0, 0, int(ctl[S.C_NODES]), _since(t0))]
+        return self._final(lines, k, _since(t0))
+
+    def _depth(self, state: tuple, depth: int, k: int, previous: list[SearchResult[Move]],
+               t0: float) -> tuple[list[SearchResult[Move]], bool]:
+        """Search ``k`` lines at ``depth``: ``(lines, True)`` when all finished, else the best
+        lines known (finished ones of this depth, then the previous depth's) and ``False``."""
+        ctl = self._ctl
+        found: list[SearchResult[Move]] = []
+        for j in range(k):
+            ctl[S.C_EXCL_N] = j
+            for i, line in enumerate(found):
+                ctl[S.C_EXCL + i] = line.move.code  # type: ignore[union-attr]
+            bd, hd, st, hh, hist, geo, rules = state
+            v = S.search_depth(bd, hd, st, hh, hist, geo, rules, self._bval, self._hval, self._w, self._tt_key,
+                               self._tt_data, self._killers, self._history, self._pv, self._pvlen, self._mbuf,
+                               self._sbuf, ctl, depth, -S.INF, S.INF)
+            if ctl[S.C_ABORT]:
+                root = int(ctl[S.C_ROOT_MOVE])
+                if j == 0 and root and (not previous or root != previous[0].move.code):  # type: ignore[union-attr]
+                    # a new best move whose subtree finished beats the previous depth's choice
+                    found.append(_result(Move(root), int(ctl[S.C_ROOT_SCORE]), [Move(root)], depth,
+                                         int(ctl[S.C_SELDEPTH]), int(ctl[S.C_NODES]), _since(t0)))
+                codes = {line.move.code for line in found}  # type: ignore[union-attr]
+                return (found + [p for p in previous if p.move.code not in codes])[:k], False  # type: ignore[union-attr]
+            n = int(self._pvlen[0])
+            pv = [Move(int(m)) for m in self._pv[0, :n]] or [Move(int(ctl[S.C_ROOT_MOVE]))]
+            found.append(_result(pv[0], int(v), pv, depth, int(ctl[S.C_SELDEPTH]), int(ctl[S.C_NODES]),
+                                 _since(t0)))
+        found.sort(key=lambda r: -r.score)
+        if k > 1:
+            found = [dataclasses.replace(r, rank=i + 1) for i, r in enumerate(found)]
+        return found, True
+
+    def _final(self, lines: list[SearchResult[Move]], k: int, seconds: float) -> SearchResult[Move]:
+        nodes = int(self._ctl[S.C_NODES])
+        out = [dataclasses.replace(r, nodes=nodes, seconds=seconds, rank=i + 1 if k > 1 else 0)
+               for i, r in enumerate(lines)]
+        return dataclasses.replace(out[0], lines=out)
 
 
 def _since(t0: float) -> float:
@@ -254,9 +300,10 @@ def _since(t0: float) -> float:
 
 def search(position: Position, limits: Limits | None = None, values: PieceValues | Mapping[str, int] | None = None,
            *, terms: Mapping[str, float] | None = None, seed: int = 0, hash_mb: int = 16,
-           info: InfoCallback | None = None) -> SearchResult[Move]:
+           info: InfoCallback | None = None, multipv: int = 1, skill: Skill | None = None) -> SearchResult[Move]:
     """Search ``position`` once with a fresh :class:`Engine` (see there for the arguments)."""
-    return Engine(position.variant, values, terms, hash_mb=hash_mb, seed=seed).search(position, limits, info=info)
+    engine = Engine(position.variant, values, terms, hash_mb=hash_mb, seed=seed, skill=skill)
+    return engine.search(position, limits, info=info, multipv=multipv)
 
 
-__all__ = ["DEFAULT_TERMS", "Engine", "Limits", "MATE", "SearchResult", "search"]
+__all__ = ["DEFAULT_TERMS", "Engine", "Limits", "MATE", "SearchResult", "Skill", "search"]

@@ -1,0 +1,161 @@
+"""Saving a game of ``komaken play``: ``-o FILE``, the ``save [FILE]`` command, and Ctrl-D.
+
+The file's extension picks the format.  Games whose registry entry lists record formats
+(:attr:`komaken.games.GameSpec.record_formats`; shogi: ``kif``, ``ki2``, ``csa``, ``usi``) are
+written with :mod:`komaken.records` (``.kif``/``.ki2`` Shift_JIS, ``.kifu``/``.ki2u``/``.csa``/
+``.usi`` UTF-8).  Every game can also be saved as a *move list* (``.txt``): ``#`` comment lines
+naming the game, the players, the start position when it is not the usual one, and the result,
+then the moves in the game's own notation on one line — for reversi and tic-tac-toe the only
+form, read back by :func:`read_move_list`.
+
+>>> from komaken.games import find_game
+>>> ttt = find_game("tictactoe")
+>>> pos = ttt.start(None)
+>>> for sq in "519":
+...     pos.push(ttt.parse_move(pos, sq))
+>>> print(move_list_text(ttt, pos, ("human", "perfect")), end="")
+# komaken tictactoe
+# X: human
+# O: perfect
+5 1 9
+>>> game, start, moves = read_move_list_text(move_list_text(ttt, pos, ("human", "perfect")))
+>>> game.name, [str(m) for m in moves]
+('tictactoe', ['5', '1', '9'])
+"""
+
+from __future__ import annotations
+
+import os
+from collections.abc import Sequence
+from datetime import datetime
+from pathlib import Path
+from typing import Any
+
+from komaken.errors import KomakenError
+from komaken.game import Game, Outcome
+from komaken.games import GameSpec, find_game
+
+MOVE_LIST = ".txt"
+
+
+def record_kind(spec: GameSpec, path: str | Path) -> str:
+    """The format ``path``'s extension asks for: a record format of the game, or ``"moves"``
+    (a ``.txt`` move list); a :class:`KomakenError` naming what would work otherwise."""
+    from komaken.records import format_of
+
+    p = Path(path)
+    if p.suffix.lower() == MOVE_LIST:
+        return "moves"
+    fmt = format_of(p)
+    if fmt is not None and fmt in spec.record_formats:
+        return fmt
+    if spec.record_formats:
+        allowed = ".kif .kifu .ki2 .ki2u .csa .usi" if "kif" in spec.record_formats else ""
+        raise KomakenError(f"{p.name}: cannot save a {spec.name} game as {p.suffix or 'a file without extension'}"
+                           f" (use {allowed or ' '.join(spec.record_formats)}, or .txt for a move list)")
+    raise KomakenError(f"{p.name}: {spec.name} games are saved as a move list: use a .txt file name")
+
+
+def move_list_text(spec: GameSpec, position: Game[Any], names: Sequence[str], result: str | None = None) -> str:
+    """The game on ``position`` (from where it was set up) as a ``.txt`` move list."""
+    start = position.copy()
+    moves = list(position.move_stack)  # type: ignore[attr-defined]
+    for _ in moves:
+        start.pop()
+    lines = [f"# komaken {spec.name}"]
+    lines += [f"# {side}: {name}" for side, name in zip(spec.side_names, names, strict=True)]
+    if start != spec.start(start.variant if spec.has_variants else None):  # type: ignore[attr-defined]
+        lines.append(f"# start: {spec.to_text(start)}")
+    if spec.has_variants:
+        lines.insert(1, f"# variant: {start.variant.name}")  # type: ignore[attr-defined]
+    if result:
+        lines.append(f"# result: {result}")
+    lines.append(" ".join(spec.move_text(m) for m in moves))
+    return "\n".join(lines) + "\n"
+
+
+def read_move_list_text(text: str) -> tuple[GameSpec, Game[Any], list[Any]]:
+    """A move list back: the game, its start position and the moves (each checked as legal)."""
+    head: dict[str, str] = {}
+    body = []
+    for line in text.splitlines():
+        if line.startswith("#"):
+            key, _, value = line[1:].strip().partition(":")
+            head.setdefault("game" if key.startswith("komaken ") else key.strip(), value.strip() or key[8:])
+        elif line.strip():
+            body.extend(line.split())
+    if "game" not in head:
+        raise KomakenError("not a komaken move list: the first line should be '# komaken GAME'")
+    spec = find_game(head["game"])
+    variant = spec.variant(head.get("variant")) if spec.has_variants else None
+    position = spec.position(head.get("start"), variant)
+    start = position.copy()
+    moves = []
+    for k, token in enumerate(body, 1):
+        try:
+            move = spec.parse_move(position, token)
+        except KomakenError as exc:
+            raise KomakenError(f"move {k} ({token}): {exc}") from None
+        position.push(move)
+        moves.append(move)
+    return spec, start, moves
+
+
+def read_move_list(path: str | Path) -> tuple[GameSpec, Game[Any], list[Any]]:
+    """:func:`read_move_list_text` of a file."""
+    return read_move_list_text(Path(path).read_text(encoding="utf-8"))
+
+
+class Recorder:
+    """Writes the game being played: to ``path`` (``-o``) after every move and at the end, and
+    wherever ``save FILE`` says.  The first ``save`` without a file and no ``-o`` picks
+    ``GAME-YYYYmmdd-HHMMSS.kif`` (``.txt`` for games without record formats) and keeps it."""
+
+    def __init__(self, spec: GameSpec, names: Sequence[str], path: str | None = None) -> None:
+        self.spec, self.names = spec, tuple(names)
+        self.path = path
+        if path is not None:
+            record_kind(spec, path)  # refuse a bad extension before the game starts
+        self.position: Game[Any] | None = None
+        self.times: list[float] = []
+        self.started = datetime.now().astimezone().replace(microsecond=0)
+
+    def default_path(self) -> str:
+        ext = ".kif" if "kif" in self.spec.record_formats else MOVE_LIST
+        return f"{self.spec.name}-{self.started:%Y%m%d-%H%M%S}{ext}"
+
+    def save(self, path: str | None = None, outcome: Outcome | None = None, result: str | None = None) -> str:
+        """Write the game; returns ``"saved 12 moves to game.kif"``."""
+        if self.position is None:
+            raise KomakenError("the game has not started")
+        target = path or self.path or self.default_path()
+        kind = record_kind(self.spec, target)
+        if path is None and self.path is None:
+            self.path = target
+        shift_jis = Path(target).suffix.lower() in (".kif", ".ki2")
+        _replace(Path(target), self._bytes(kind, outcome, result, shift_jis))
+        return f"saved {self.position.ply} moves to {target}"
+
+    def _bytes(self, kind: str, outcome: Outcome | None, result: str | None, shift_jis: bool) -> bytes:
+        """The file's bytes: a move list in UTF-8, or a record as :func:`komaken.records.encode`
+        writes it (``.kif``/``.ki2`` in Shift_JIS when every character fits, else UTF-8)."""
+        assert self.position is not None
+        if kind == "moves":
+            return move_list_text(self.spec, self.position, self.names, result).encode("utf-8")
+        from komaken.records import GameRecord, encode
+
+        rec = GameRecord.from_position(self.position, black=self.names[0], white=self.names[1],  # type: ignore[arg-type]
+                                       result=outcome, start_time=self.started)
+        if len(self.times) == len(rec.moves):
+            rec.times = list(self.times)  # type: ignore[arg-type]
+        return encode(rec, kind, shift_jis=shift_jis)  # type: ignore[arg-type]
+
+
+def _replace(path: Path, data: bytes) -> None:
+    """Write ``data`` next to ``path`` and rename it over: a save cut short never spoils the last one."""
+    tmp = path.with_name(f".{path.name}.saving")
+    tmp.write_bytes(data)
+    os.replace(tmp, path)
+
+
+__all__ = ["Recorder", "read_move_list", "read_move_list_text", "record_kind", "move_list_text"]

@@ -1,0 +1,104 @@
+"""``komaken values``: the piece-values study (docs/piece-values-by-board-size.md)."""
+
+from __future__ import annotations
+
+import sys
+from pathlib import Path
+
+import click
+
+DB = click.Path(dir_okay=False, path_type=Path)
+
+
+def register(main: click.Group) -> None:
+    """Add the ``values`` group to the ``komaken`` command."""
+
+    @main.group()
+    def values() -> None:
+        """Measure piece values by self-play (regression) and material odds, on any board size."""
+
+    @values.command("selfplay")
+    @click.option("--variant", "-v", required=True, metavar="NAME|FILE",
+                  help="minishogi, judkins, shogi, ctrl5..ctrl9, shogi7x7, or a variant TOML file.")
+    @click.option("--games", type=click.IntRange(min=0), required=True, help="Target number of games.")
+    @click.option("--db", type=DB, required=True, help="Study database (created, or continued).")
+    @click.option("--nodes", type=click.IntRange(min=1), default=None, help="Nodes per move (default 1000).")
+    @click.option("--depth", type=click.IntRange(min=1), default=None, help="Fixed depth per move instead.")
+    @click.option("--workers", "-j", type=click.IntRange(min=1), default=1, show_default=True)
+    @click.option("--dask", metavar="ADDR", default=None, help="Dask scheduler, e.g. tcp://host:8786.")
+    @click.option("--seed", type=click.IntRange(min=0), default=0, show_default=True)
+    @click.option("--random-plies", type=click.IntRange(min=0), default=2, show_default=True)
+    @click.option("--noise", type=click.FloatRange(min=0), default=10.0, show_default=True,
+                  help="Evaluation noise amplitude (gold = 1200).")
+    @click.option("--max-plies", type=click.IntRange(min=1), default=None,
+                  help="Draw after this many plies (default 300 up to 7x7, else 400).")
+    @click.option("--quiet", "-q", is_flag=True, help="No progress lines.")
+    def selfplay(variant: str, games: int, db: Path, nodes: int | None, depth: int | None, workers: int,
+                 dask: str | None, seed: int, random_plies: int, noise: float, max_plies: int | None,
+                 quiet: bool) -> None:
+        """Play engine-vs-engine games whole in numba and store their material features in --db."""
+        from komaken.lab.valuestudy.selfplay import run_selfplay, study_config
+
+        if nodes is None and depth is None:
+            nodes = 1000
+        config = study_config(variant, games=games, nodes=nodes, depth=depth, seed=seed, random_plies=random_plies,
+                              noise=noise, max_plies=max_plies)
+        state = {"n": 0}
+
+        def tick(_game: object) -> None:
+            state["n"] += 1
+            if not quiet and state["n"] % 500 == 0:
+                click.echo(f"{db}: +{state['n']} games", err=True)
+
+        s = run_selfplay(config, db, workers=workers, dask=dask, on_game=tick)
+        click.echo(f"{db}: played {s.played} games ({s.positions} positions) in {s.wall_seconds:.1f}s, "
+                   f"{s.games_per_second:.2f} games/s; {s.stored}/{s.target} stored")
+
+    @values.command("fit")
+    @click.option("--db", type=DB, required=True, help="Study database.")
+    @click.option("--out", type=DB, default=None, help="Write the fitted PieceValues TOML here.")
+    @click.option("--bootstrap", type=click.IntRange(min=20), default=500, show_default=True)
+    @click.option("--min-games", type=click.IntRange(min=1), default=200, show_default=True)
+    @click.option("--seed", type=click.IntRange(min=0), default=0, show_default=True)
+    @click.option("--json", "as_json", is_flag=True, help="Print the fit as JSON.")
+    def fit(db: Path, out: Path | None, bootstrap: int, min_games: int, seed: int,
+            as_json: bool) -> None:
+        """Method A: logistic regression of the result on material (quiet positions), bootstrap CIs."""
+        import json
+
+        from komaken.lab.valuestudy.fit import fit_study, format_fit, write_values_toml
+
+        result = fit_study(db, bootstrap=bootstrap, min_games=min_games, seed=seed)
+        click.echo(json.dumps(result.as_dict(), indent=1) if as_json else format_fit(result))
+        if out is not None:
+            write_values_toml(result, out)
+            click.echo(f"wrote {out}", err=True)
+
+    @values.command("odds")
+    @click.option("--variant", "-v", required=True, metavar="NAME|FILE")
+    @click.option("--pieces", required=True, help="Comma-separated piece letters, e.g. B,R,G,S (G is the reference).")
+    @click.option("--games", type=click.IntRange(min=2), required=True, help="Games per piece.")
+    @click.option("--db", type=DB, required=True, help="Results database (a lab experiment database).")
+    @click.option("--nodes", type=click.IntRange(min=1), default=1000, show_default=True)
+    @click.option("--workers", "-j", type=click.IntRange(min=1), default=1, show_default=True)
+    @click.option("--dask", metavar="ADDR", default=None)
+    @click.option("--seed", type=click.IntRange(min=0), default=0, show_default=True)
+    def odds(variant: str, pieces: str, games: int, db: Path, nodes: int, workers: int, dask: str | None,
+             seed: int) -> None:
+        """Method B: material-odds games (one side without a piece) through the lab; values vs the gold."""
+        from komaken.lab.valuestudy.odds import analyse_odds, format_odds, run_odds
+
+        run_odds(variant, pieces, games=games, db=db, nodes=nodes, workers=workers, dask=dask, seed=seed)
+        click.echo(format_odds(analyse_odds(db)))
+
+    @values.command("report")
+    @click.option("--db", "dbs", type=DB, required=True, multiple=True, help="Self-play and/or odds databases.")
+    @click.option("--out", type=click.Path(file_okay=False, path_type=Path), required=True)
+    @click.option("--bootstrap", type=click.IntRange(min=20), default=500, show_default=True)
+    def report(dbs: tuple[Path, ...], out: Path, bootstrap: int) -> None:
+        """Tables and plots of value against board size (Markdown, HTML, PNG, SVG)."""
+        from komaken.lab.valuestudy.report import write_report
+
+        paths = write_report(list(dbs), out, bootstrap=bootstrap)
+        click.echo("\n".join(str(p) for p in paths))
+        sys.stdout.flush()

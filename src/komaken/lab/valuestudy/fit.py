@@ -1,0 +1,260 @@
+"""Method A: piece values from a logistic regression of game results on material (Texel-style).
+
+For every quiet position of every stored game (not in check, and a material-only capture search
+gains nothing over the static material count — see docs/piece-values-by-board-size.md §1.5)::
+
+    logit P(black wins) = c + s·[black to move] + Σ_k v_k · (count_k(black) − count_k(white))
+
+one k per unpromoted kind (board and hand pooled) and per promoted kind.  The response is the
+game's score for black (1, ½, 0), fitted as a fractional logit with statsmodels' binomial GLM.
+Identical rows are merged with frequency weights (material signatures repeat a lot), so a fit
+over millions of positions takes milliseconds.
+
+Positions of one game share its result and are strongly dependent, so the 95 % intervals come
+from a bootstrap that resamples **whole games**: each resample draws games with replacement,
+refits, and the intervals are percentiles of the refitted ratios v_k / v_G (gold units) and
+v_k / v_P (pawn units).
+"""
+
+from __future__ import annotations
+
+import warnings
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+
+from komaken.errors import KomakenError
+from komaken.lab.valuestudy.storage import StudyDB
+from komaken.shogi.engine.selfplay import COL_FLAGS, COL_SIDE, FLAG_CHECK, FLAG_QS_CAP, FLAG_QS_GAIN, NF
+
+NOT_QUIET = FLAG_CHECK | FLAG_QS_GAIN | FLAG_QS_CAP
+UNPROMOTED = ("P", "L", "N", "S", "G", "B", "R")
+PROMOTED = ("+P", "+L", "+N", "+S", "+B", "+R")
+
+
+class FitError(KomakenError):
+    """A fit that cannot be made: too few games, a piece that never varies."""
+
+
+def letter_columns(letter: str) -> list[int]:
+    """Feature columns (of black; white's are +20) counted for ``letter``."""
+    if letter in UNPROMOTED:
+        i = UNPROMOTED.index(letter)
+        return [i, 13 + i]  # on the board, in hand
+    return [7 + PROMOTED.index(letter)]
+
+
+def design(feat: np.ndarray, letters: tuple[str, ...]) -> np.ndarray:
+    """Material differences (black − white) per letter, then [black to move]: ``int16[rows, k+1]``."""
+    f = feat.astype(np.int16)
+    cols = [f[:, letter_columns(x)].sum(axis=1) - f[:, [c + 20 for c in letter_columns(x)]].sum(axis=1)
+            for x in letters]
+    cols.append((f[:, COL_SIDE] == 0).astype(np.int16))
+    return np.stack(cols, axis=1)
+
+
+@dataclass
+class Positions:
+    """The quiet positions of a study, ready to fit: rows ``x``, response ``y``, game of each row."""
+
+    letters: tuple[str, ...]
+    x: np.ndarray
+    y: np.ndarray
+    game: np.ndarray
+    games: int
+    positions: int
+
+
+def load_positions(db: StudyDB, letters: tuple[str, ...] | None = None) -> Positions:
+    """Read every game's quiet positions (the rows the regression uses)."""
+    config = db.config()
+    if letters is None:
+        letters = variant_letters(config)
+    xs, ys, gs = [], [], []
+    total = 0
+    n_games = 0
+    for g in db.games():
+        feat = g.feature_array(config.get("features", NF))
+        total += len(feat)
+        quiet = (feat[:, COL_FLAGS] & NOT_QUIET) == 0
+        if not quiet.any():
+            continue
+        xs.append(design(feat[quiet], letters))
+        ys.append(np.full(int(quiet.sum()), g.score))
+        gs.append(np.full(int(quiet.sum()), n_games))
+        n_games += 1
+    if not xs:
+        return Positions(letters, np.zeros((0, len(letters) + 1), np.int16), np.zeros(0), np.zeros(0, np.int64), 0,
+                         total)
+    return Positions(letters, np.concatenate(xs), np.concatenate(ys), np.concatenate(gs), n_games, total)
+
+
+def variant_letters(config: dict[str, Any]) -> tuple[str, ...]:
+    """The non-king piece letters of the study's variant, promoted ones last."""
+    import tomllib
+
+    from komaken.shogi.variant import variant_from_dict
+
+    v = variant_from_dict(tomllib.loads(config["variant_toml"]), source="<study>")
+    return tuple(x for x in v.piece_letters if x != "K")
+
+
+@dataclass
+class FitResult:
+    """Fitted logit coefficients (per unit of material difference) with bootstrap samples."""
+
+    variant: str
+    width: int
+    config: dict[str, Any]
+    letters: tuple[str, ...]
+    coef: np.ndarray  # per letter, then the side-to-move term, then the intercept
+    boot: np.ndarray  # bootstrap coefficients, shape (B, len(coef))
+    games: int
+    positions: int
+    quiet_positions: int
+    dropped: tuple[str, ...] = field(default_factory=tuple)
+
+    def _ratio(self, letter: str, unit: str, coef: np.ndarray) -> np.ndarray:
+        i, j = self.letters.index(letter), self.letters.index(unit)
+        return coef[..., i] / coef[..., j]
+
+    def value(self, letter: str, unit: str = "G", level: float = 0.95) -> tuple[float, float, float]:
+        """``(estimate, low, high)`` of ``letter`` in units of ``unit`` (gold by default)."""
+        if letter not in self.letters or unit not in self.letters:
+            return (float("nan"),) * 3  # type: ignore[return-value]
+        est = float(self._ratio(letter, unit, self.coef))
+        samples = self._ratio(letter, unit, self.boot)
+        a = (1 - level) / 2
+        lo, hi = np.nanquantile(samples, [a, 1 - a])
+        return est, float(lo), float(hi)
+
+    def samples(self, letter: str, unit: str = "G") -> np.ndarray:
+        return self._ratio(letter, unit, self.boot)
+
+    def as_dict(self) -> dict[str, Any]:
+        def triple(x: str, u: str) -> list[float]:
+            return [round(v, 4) for v in self.value(x, u)]
+
+        return {
+            "variant": self.variant, "width": self.width, "games": self.games, "positions": self.positions,
+            "quiet_positions": self.quiet_positions, "bootstrap": len(self.boot),
+            "nodes": self.config.get("nodes"), "depth": self.config.get("depth"),
+            "logit": {x: round(float(c), 5) for x, c in zip(self.letters, self.coef, strict=False)},
+            "side_to_move": round(float(self.coef[len(self.letters)]), 5),
+            "gold_units": {x: triple(x, "G") for x in self.letters},
+            "pawn_units": {x: triple(x, "P") for x in self.letters} if "P" in self.letters else {},
+            "dropped": list(self.dropped),
+        }
+
+
+def _glm(x: np.ndarray, y: np.ndarray, w: np.ndarray) -> np.ndarray:
+    import statsmodels.api as sm
+
+    keep = w > 0
+    exog = np.column_stack([x[keep].astype(np.float64), np.ones(int(keep.sum()))])
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        res = sm.GLM(y[keep], exog, family=sm.families.Binomial(), freq_weights=w[keep]).fit()
+    return np.asarray(res.params)
+
+
+def newton(x: np.ndarray, y: np.ndarray, w: np.ndarray, start: np.ndarray, tol: float = 1e-10) -> np.ndarray:
+    """The same maximum-likelihood fit as :func:`_glm` by Newton–Raphson from ``start`` (the
+    point estimate): a bootstrap replicate converges in a few steps, without statsmodels' per-fit
+    overhead.  The tests check it against statsmodels."""
+    exog = np.column_stack([x.astype(np.float64), np.ones(len(x))])
+    beta = start.astype(np.float64).copy()
+
+    def loglik(b: np.ndarray) -> float:
+        eta = np.clip(exog @ b, -35, 35)
+        return float(np.sum(w * (y * eta - np.logaddexp(0, eta))))
+
+    current = loglik(beta)
+    for _ in range(100):
+        p = 1.0 / (1.0 + np.exp(-np.clip(exog @ beta, -35, 35)))
+        grad = exog.T @ (w * (y - p))
+        hess = (exog * (w * p * (1 - p))[:, None]).T @ exog
+        step = np.linalg.lstsq(hess, grad, rcond=None)[0]  # minimum-norm, like statsmodels' pinv
+        t = 1.0
+        while t > 1e-4 and loglik(beta + t * step) < current - 1e-12:
+            t /= 2  # step halving keeps every iteration uphill
+        beta += t * step
+        new = loglik(beta)
+        if abs(new - current) < tol * (1 + abs(new)) and np.max(np.abs(t * step)) < 1e-7:
+            break
+        current = new
+    return beta
+
+
+def fit_positions(p: Positions, *, bootstrap: int = 500, seed: int = 0) -> tuple[np.ndarray, np.ndarray, tuple]:
+    """Point fit and whole-game bootstrap; letters whose difference never varies are dropped."""
+    varies = [i for i in range(len(p.letters)) if p.x[:, i].std() > 0]
+    dropped = tuple(p.letters[i] for i in range(len(p.letters)) if i not in varies)
+    cols = varies + [len(p.letters)]
+    keys = np.column_stack([p.x[:, cols], np.round(p.y * 2).astype(np.int16)])
+    uniq, inverse = np.unique(keys, axis=0, return_inverse=True)
+    inverse = inverse.ravel()
+    ux, uy = uniq[:, :-1], uniq[:, -1] / 2.0
+    coef = _glm(ux, uy, np.bincount(inverse, minlength=len(uniq)).astype(np.float64))
+    rng = np.random.default_rng(seed)
+    boot = np.empty((bootstrap, len(coef)))
+    for b in range(bootstrap):
+        gw = rng.multinomial(p.games, np.full(p.games, 1.0 / p.games)).astype(np.float64)
+        boot[b] = newton(ux, uy, np.bincount(inverse, weights=gw[p.game], minlength=len(uniq)), coef)
+    return coef, boot, dropped
+
+
+def fit_study(db_path: str | Path, *, bootstrap: int = 500, min_games: int = 200, seed: int = 0) -> FitResult:
+    """Fit method A on a study database (``FitError`` if it holds too few games)."""
+    with StudyDB.open(db_path) as db:
+        config = db.config()
+        p = load_positions(db)
+    if p.games < min_games:
+        raise FitError(
+            f"{db_path}: {p.games} games with quiet positions stored; the fit needs at least {min_games} "
+            f"(continue it: `komaken values selfplay --db {db_path} --games N ...` with N above {min_games})"
+        )
+    if "G" not in p.letters or p.x[:, p.letters.index("G")].std() == 0:
+        raise FitError(f"{db_path}: the gold difference never varies in the quiet positions; no gold units")
+    coef, boot, dropped = fit_positions(p, bootstrap=bootstrap, seed=seed)
+    letters = tuple(x for x in p.letters if x not in dropped)
+    return FitResult(config["variant"], config["width"], config, letters, coef, boot, p.games, p.positions,
+                     len(p.y), dropped)
+
+
+def format_fit(r: FitResult) -> str:
+    """A plain-text table of the fit."""
+    budget = f"{r.config['nodes']} nodes" if r.config.get("nodes") else f"depth {r.config.get('depth')}"
+    lines = [f"{r.variant} ({r.width}x{r.width}, {budget}/move): {r.games} games, {r.positions} positions, "
+             f"{r.quiet_positions} quiet; {len(r.boot)} whole-game bootstrap resamples",
+             f"{'piece':>6} {'gold units (95% CI)':>26} {'pawn units (95% CI)':>28}"]
+    for x in r.letters:
+        g = r.value(x, "G")
+        p = r.value(x, "P") if "P" in r.letters else (float("nan"),) * 3
+        lines.append(f"{x:>6} {g[0]:8.3f} ({g[1]:6.3f} … {g[2]:6.3f}) {p[0]:9.2f} ({p[1]:7.2f} … {p[2]:7.2f})")
+    lines.append(f"side to move (black): {r.coef[len(r.letters)]:+.3f} logit; intercept {r.coef[-1]:+.3f}")
+    if r.dropped:
+        lines.append(f"never varied (not fitted): {', '.join(r.dropped)}")
+    return "\n".join(lines)
+
+
+def write_values_toml(r: FitResult, path: str | Path, gold: int = 1200) -> Path:
+    """Write the fitted values as a :class:`komaken.shogi.engine.PieceValues` TOML (gold = ``gold``)."""
+    path = Path(path)
+    lines = [f"# Piece values fitted by `komaken values fit` on {r.variant} ({r.games} games, "
+             f"{r.quiet_positions} quiet positions); gold anchored at {gold}.",
+             "# 95% whole-game bootstrap intervals in gold units after each value."]
+    for x in r.letters:
+        est, lo, hi = r.value(x, "G")
+        key = f'"{x}"' if x.startswith("+") else x
+        lines.append(f"{key} = {max(1, round(est * gold))}  # {est:.3f} ({lo:.3f} … {hi:.3f})")
+    table = {x: max(1, round(r.value(x, "G")[0] * gold)) for x in r.letters}
+    inline = ", ".join(f'"{x}" = {v}' if x.startswith("+") else f"{x} = {v}" for x, v in table.items())
+    lines += ["", "# Use: komaken play --sente engine:nodes=1000,values=THIS_FILE ...",
+              f"# experiment files: values = {{ {inline} }}",
+              "# komaken usi: " + "; ".join(f"setoption name Value_{x} value {v}" for x, v in table.items())]
+    path.parent.mkdir(parents=True, exist_ok=True)
+    path.write_text("\n".join(lines) + "\n", encoding="utf-8")
+    return path

@@ -1,0 +1,292 @@
+"""Method B: piece values from material-odds games (H. G. Muller's method), run by the lab.
+
+The same engine plays both sides; one side starts without one piece X.  The handicapped side's
+score s_X gives an Elo deficit D_X = −400·log10(s_X / (1 − s_X)), and X's value in gold units
+is D_X / D_G, the deficit relative to giving gold odds.  Intervals: a bootstrap over games.
+
+Nothing here plays games itself.  :func:`write_odds_experiment` writes the odds starts as an
+SFEN openings file and an ordinary lab experiment file beside the database; the lab
+(:func:`komaken.lab.run_experiment`) plays them — resumable, kill-safe, Dask-ready — with one
+pairing of the engine against itself, colours alternating.  The starts cycle through (piece,
+handicapped colour) so every piece is played with the handicap on sente and on gote, each from a
+few random plies (seeded) so the games differ; each start is played twice (the lab's alternating
+pairs), with different noise seeds.
+"""
+
+from __future__ import annotations
+
+import math
+import random
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+
+from komaken.errors import KomakenError
+from komaken.lab.openings import derive_seed
+from komaken.lab.stats import wilson_interval
+from komaken.lab.valuestudy.selfplay import default_max_plies, resolve_variant
+from komaken.shogi import Position
+from komaken.shogi.kernel import COLOR_BIT, KING_KIND, piece_kind
+from komaken.shogi.sfen import format_sfen, parse_sfen
+from komaken.shogi.variant import BUILTIN, Variant
+
+NAME_PREFIX = "values-odds"
+SATURATED = 0.02  # a score interval reaching this close to 0 or 1 cannot be turned into a value
+
+
+class OddsError(KomakenError):
+    """Bad odds input: an unknown piece letter, a piece the variant lacks, the king, an illegal start."""
+
+
+def parse_pieces(text: str, variant: Variant) -> tuple[str, ...]:
+    """``"B,R,G,S"`` → letters, checked against the variant; the gold is added as the reference."""
+    letters: list[str] = []
+    for raw in text.split(","):
+        x = raw.strip().upper()
+        if not x:
+            continue
+        if piece_kind(x.lstrip("+")) is None:
+            raise OddsError(f"--pieces: unknown piece letter {raw.strip()!r} (letters: P L N S G B R)")
+        if x == "K":
+            raise OddsError("--pieces: K: the king cannot be removed (a side without a king has lost)")
+        if x.startswith("+"):
+            raise OddsError(f"--pieces: {x}: the start position holds no promoted pieces to remove")
+        if piece_kind(x) not in variant.max_counts:
+            have = " ".join(y for y in variant.piece_letters if not y.startswith("+"))
+            raise OddsError(f"--pieces: {variant.name} has no {x} (its pieces: {have})")
+        if x not in letters:
+            letters.append(x)
+    if not letters:
+        raise OddsError("--pieces: no piece given (e.g. --pieces B,R,G,S)")
+    if "G" not in letters:
+        if piece_kind("G") not in variant.max_counts:
+            raise OddsError(f"--pieces: {variant.name} has no gold, the reference piece of the odds method")
+        letters.append("G")
+    return tuple(letters)
+
+
+def odds_start(variant: Variant, letter: str, color: int) -> str:
+    """The variant's start SFEN with one ``letter`` of ``color`` removed (for black the one on the
+    lowest file, for white the mirror), checked to be a legal, unfinished position."""
+    board, hands, side, number = parse_sfen(variant.start_sfen, variant)
+    kind = piece_kind(letter)
+    if kind is None:
+        raise OddsError(f"{letter}: unknown piece letter (letters: P L N S G B R)")
+    bit = COLOR_BIT << color
+    squares = sorted((sq for sq, code in board.items() if code & bit and code & 0x0F == kind),
+                     reverse=color == 1)
+    if kind == KING_KIND:
+        raise OddsError(f"{letter}: the king cannot be removed")
+    if squares:
+        del board[squares[0]]
+    elif hands[color].get(kind, 0):
+        hands[color][kind] -= 1
+    else:
+        raise OddsError(f"{variant.name}: {'black' if color == 0 else 'white'} has no {letter} to remove")
+    sfen = format_sfen(board, hands, side, number, variant)
+    try:
+        pos = Position.from_sfen(sfen, variant)
+    except KomakenError as exc:
+        raise OddsError(f"{variant.name}: removing {letter} leaves an illegal start {sfen!r}: {exc}") from None
+    if pos.outcome() is not None or not pos.legal_moves():
+        raise OddsError(f"{variant.name}: removing {letter} leaves a finished position {sfen!r}")
+    return sfen
+
+
+def odds_openings(variant: Variant, letters: tuple[str, ...], games: int, seed: int,
+                  random_plies: int = 2) -> list[str]:
+    """Start SFENs in the order the lab plays them: opening k is piece ``(k // 2) % len(letters)``
+    with the handicap on colour ``k % 2``; games 2k and 2k+1 play opening k."""
+    rounds = max(1, math.ceil(games / 4))
+    out = []
+    for r in range(rounds):
+        for letter in letters:
+            for color in (0, 1):
+                start = odds_start(variant, letter, color)
+                out.append(_random_plies(variant, start, random_plies, derive_seed(seed, "odds", letter, color, r)))
+    return out
+
+
+def _random_plies(variant: Variant, sfen: str, plies: int, seed: int) -> str:
+    rng = random.Random(seed)
+    for _attempt in range(100):
+        pos = Position.from_sfen(sfen, variant)
+        for _ in range(plies):
+            legal = pos.legal_moves()
+            if not legal or pos.outcome() is not None:
+                break
+            pos.push(rng.choice(legal))
+        if pos.ply == plies and pos.outcome() is None:
+            return pos.sfen()
+    return sfen
+
+
+def write_odds_experiment(variant_spec: str, pieces: str, *, games: int, db: str | Path, nodes: int = 1000,
+                          seed: int = 0, noise: float = 10.0) -> Path:
+    """Write ``DB.odds/odds.sfen`` and ``DB.odds/experiment.toml``; return the experiment file."""
+    variant = resolve_variant(variant_spec)
+    letters = parse_pieces(pieces, variant)
+    if games < 2:
+        raise OddsError(f"--games must be at least 2 per piece, got {games}")
+    folder = Path(str(db) + ".odds")
+    folder.mkdir(parents=True, exist_ok=True)
+    sfens = odds_openings(variant, letters, games, seed)
+    (folder / "odds.sfen").write_text(
+        f"# odds starts for {variant.name}: opening k lacks {{{','.join(letters)}}}[(k // 2) % {len(letters)}] "
+        "of colour k % 2\n" + "\n".join(sfens) + "\n", encoding="utf-8")
+    vspec = variant.name if variant.name in BUILTIN else str(_variant_file(variant_spec, variant))
+    text = f"""# material odds for {variant.name}: written by `komaken values odds`
+[experiment]
+name = "{NAME_PREFIX}:{variant.name}:{','.join(letters)}"
+variant = "{vspec}"
+games = {games * len(letters)}
+seed = {seed}
+max_plies = {default_max_plies(variant)}
+
+[players.engine]
+engine = "komaken"
+nodes = {nodes}
+eval = {{ noise = {noise:g} }}
+
+[[pairings]]
+name = "odds"
+a = "engine"
+b = "engine"
+colors = "alternate"
+
+[openings]
+file = "odds.sfen"
+"""
+    path = folder / "experiment.toml"
+    path.write_text(text, encoding="utf-8")
+    return path
+
+
+def _variant_file(spec: str, variant: Variant) -> Path:
+    from komaken.variants import NAMES, variant_path
+
+    if spec in NAMES:
+        return variant_path(spec)
+    return Path(spec).resolve()
+
+
+def run_odds(variant: str, pieces: str, *, games: int, db: str | Path, nodes: int = 1000, workers: int = 1,
+             dask: str | None = None, seed: int = 0) -> Any:
+    """Write the odds experiment and let the lab play it into ``db``."""
+    from komaken.lab import load_experiment, run_experiment
+
+    path = write_odds_experiment(variant, pieces, games=games, db=db, nodes=nodes, seed=seed)
+    return run_experiment(load_experiment(path), db, workers=workers, dask=dask)
+
+
+@dataclass
+class OddsPiece:
+    letter: str
+    games: int
+    score: float  # the handicapped side's mean score
+    score_ci: tuple[float, float]
+    elo: float  # deficit (positive: the handicap hurts)
+    value: float  # in gold units (nan when saturated)
+    value_ci: tuple[float, float]
+    saturated: bool  # no value: its own score too near 0 or 1, or no usable gold scale
+    note: str = ""
+    samples: np.ndarray | None = None  # bootstrap samples of the value (gold units)
+
+
+@dataclass
+class OddsResult:
+    variant: str
+    width: int
+    nodes: int | None
+    pieces: list[OddsPiece]
+
+    def get(self, letter: str) -> OddsPiece | None:
+        return next((p for p in self.pieces if p.letter == letter), None)
+
+
+def _deficit(s: np.ndarray) -> np.ndarray:
+    s = np.clip(s, 1e-9, 1 - 1e-9)
+    return -400.0 * np.log10(s / (1 - s))
+
+
+def analyse_odds(db: str | Path, bootstrap: int = 2000, seed: int = 0) -> OddsResult:
+    """Scores, Elo deficits and values (gold units) from an odds database."""
+    from komaken.lab import ExperimentDB
+
+    with ExperimentDB.open(db) as edb:
+        exp = edb.experiment()
+        if not exp.name.startswith(NAME_PREFIX + ":"):
+            raise OddsError(f"{db}: not a `komaken values odds` database (experiment {exp.name!r})")
+        _, vname, letters_text = exp.name.split(":")
+        letters = letters_text.split(",")
+        scores: dict[str, list[float]] = {x: [] for x in letters}
+        pairs: dict[str, dict[int, list[float]]] = {x: {} for x in letters}
+        for row in edb.games():
+            k = row.game_index // 2
+            letter, color = letters[(k // 2) % len(letters)], k % 2
+            winner = None if row.result == "draw" else (0 if row.result == row.sente else 1)
+            score = 0.5 if winner is None else float(winner == color)
+            scores[letter].append(score)
+            pairs[letter].setdefault(k, []).append(score)
+        width = exp.load_variant().width
+        nodes = exp.players["engine"].settings.get("nodes")
+    # the two games of one start are not independent (same position, same engine): resample starts
+    rng = np.random.default_rng(seed)
+    boot = {}
+    for x in letters:
+        groups = list(pairs[x].values())
+        if not groups:
+            boot[x] = np.full(bootstrap, np.nan)
+            continue
+        sums = np.array([sum(g) for g in groups])
+        sizes = np.array([len(g) for g in groups])
+        idx = rng.integers(0, len(groups), size=(bootstrap, len(groups)))
+        boot[x] = sums[idx].sum(axis=1) / sizes[idx].sum(axis=1)
+    g_ok = _usable(scores["G"]) and not _gold_is_null(scores["G"])
+    g_mean = float(np.mean(scores["G"])) if scores["G"] else 0.5
+    out = []
+    for x in letters:
+        v = np.array(scores[x])
+        n = len(v)
+        s = float(v.mean()) if n else float("nan")
+        lo, hi = wilson_interval(float(v.sum()), n) if n else (float("nan"), float("nan"))
+        sat = not _usable(scores[x]) or not g_ok
+        note = "score saturated" if not _usable(scores[x]) else ("gold deficit ≈ 0" if not g_ok else "")
+        value, ci = float("nan"), (float("nan"), float("nan"))
+        ratio = None
+        if not sat:
+            value = float(_deficit(np.array([s]))[0] / _deficit(np.array([g_mean]))[0])
+            ratio = _deficit(boot[x]) / _deficit(boot["G"])
+            q = np.nanquantile(ratio, [0.025, 0.975])
+            ci = (float(q[0]), float(q[1]))
+        elo = float(_deficit(np.array([s]))[0]) if n else float("nan")
+        out.append(OddsPiece(x, n, s, (lo, hi), elo, value, ci, sat, note, ratio))
+    return OddsResult(vname, width, nodes, out)
+
+
+def _usable(v: list[float]) -> bool:
+    """Whether a score can be turned into an Elo deficit: games, and an interval away from 0 and 1."""
+    if not v:
+        return False
+    lo, hi = wilson_interval(float(sum(v)), len(v))
+    return lo > SATURATED and hi < 1 - SATURATED
+
+
+def _gold_is_null(v: list[float]) -> bool:
+    """True when the gold's score interval contains ½: the reference deficit is not distinguishable
+    from zero, so no ratio to it is defined."""
+    lo, hi = wilson_interval(float(sum(v)), len(v))
+    return lo <= 0.5 <= hi
+
+
+def format_odds(r: OddsResult) -> str:
+    lines = [f"{r.variant} material odds ({r.nodes} nodes/move): the handicapped side's score, Elo deficit, "
+             "value in gold units (deficit / gold's deficit)",
+             f"{'piece':>5} {'games':>6} {'score (95% CI)':>22} {'Elo':>7} {'gold units (95% CI)':>26}"]
+    for p in r.pieces:
+        val = p.note if p.saturated else f"{p.value:7.3f} ({p.value_ci[0]:6.3f} … {p.value_ci[1]:6.3f})"
+        lines.append(f"{p.letter:>5} {p.games:6d} {p.score:7.3f} ({p.score_ci[0]:5.3f} … {p.score_ci[1]:5.3f}) "
+                     f"{p.elo:7.0f} {val:>26}")
+    return "\n".join(lines)

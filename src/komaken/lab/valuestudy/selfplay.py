@@ -1,0 +1,225 @@
+"""Self-play for the piece-values study: schedule games of the kernel into a :class:`StudyDB`.
+
+Every game is identified by its index; its seed is derived from the study seed, the variant and
+the index only (:func:`komaken.lab.openings.derive_seed`), so a study gives the same games with
+any number of workers, on a Dask cluster, or after any number of interruptions.  Workers play
+whole games in the numba kernel (:func:`komaken.shogi.engine._selfplay.play_game`) and send back the
+game's row; only the calling process writes, one transaction per game.
+
+The local process pool and the Dask client are the lab's (:mod:`komaken.lab.runner`), with the
+task they submit replaced by :func:`play_task`.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import threading
+import time
+import tomllib
+from collections.abc import Callable
+from dataclasses import asdict, dataclass
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+
+from komaken.errors import KomakenError
+from komaken.lab import runner as _lab_runner
+from komaken.lab.errors import RunError
+from komaken.lab.openings import derive_seed
+from komaken.lab.valuestudy.storage import SelfPlayGame, StudyDB
+from komaken.shogi.engine.selfplay import NF, SelfPlay
+from komaken.shogi.engine.values import PieceValues
+from komaken.shogi.variant import BUILTIN, Variant, load_variant, variant_from_dict
+
+TERMINATIONS = ("none", "checkmate", "no legal moves", "repetition", "perpetual check", "impasse", "max plies",
+                "declaration")
+DEFAULT_TERMS = {"mobility": 0.0, "king_safety": 1.0, "psq": 1.0, "noise": 10.0}
+
+
+def resolve_variant(spec: str | Path | Variant) -> Variant:
+    """A built-in variant, a variant shipped in :mod:`komaken.variants` (``ctrl5`` … ``ctrl9``,
+    ``shogi7x7``) or a TOML file."""
+    from komaken.variants import NAMES, variant_path
+
+    if isinstance(spec, Variant):
+        return spec
+    text = str(spec)
+    if text.lower() not in BUILTIN and text in NAMES:
+        return load_variant(variant_path(text))
+    return load_variant(text)
+
+
+def default_max_plies(variant: Variant) -> int:
+    """The study's adjudication limit: 300 plies up to 7×7, 400 above (pre-registered)."""
+    return 300 if max(variant.width, variant.height) <= 7 else 400
+
+
+def study_config(variant: str | Path | Variant, *, games: int, nodes: int | None = 1000, depth: int | None = None,
+                 seed: int = 0, random_plies: int = 2, noise: float = 10.0, max_plies: int | None = None,
+                 values: dict[str, Any] | None = None, tt_bits: int = 16) -> dict[str, Any]:
+    """The normalized configuration of a self-play study (what the database stores)."""
+    v = resolve_variant(variant)
+    if games < 0:
+        raise KomakenError(f"games must be >= 0, got {games}")
+    if (nodes is None) == (depth is None):
+        raise KomakenError("give exactly one of nodes and depth")
+    for key, val in (("nodes", nodes), ("depth", depth)):
+        if val is not None and val <= 0:
+            raise KomakenError(f"{key} must be positive, got {val}")
+    if random_plies < 0 or seed < 0:
+        raise KomakenError("random_plies and seed must be >= 0")
+    table = PieceValues.from_mapping(values or {}, v)
+    return {
+        "study": "selfplay",
+        "variant": v.name,
+        "variant_toml": v.to_toml(),
+        "width": v.width,
+        "games": int(games),
+        "nodes": nodes,
+        "depth": depth,
+        "seed": int(seed),
+        "random_plies": int(random_plies),
+        "terms": {**DEFAULT_TERMS, "noise": float(noise)},
+        "max_plies": int(max_plies or default_max_plies(v)),
+        "values": table.as_dict(),
+        "tt_bits": int(tt_bits),
+        "features": NF,
+    }
+
+
+def game_seed(config: dict[str, Any], game_index: int) -> int:
+    return derive_seed(config["seed"], "values-selfplay", config["variant"], game_index)
+
+
+class _Context:
+    """What a worker keeps between games of one study: the variant's arrays and buffers."""
+
+    def __init__(self, config: dict[str, Any]) -> None:
+        self.config = config
+        self.variant = variant_from_dict(tomllib.loads(config["variant_toml"]), source="<study>")
+        self.games = SelfPlay(self.variant, config["values"], config["terms"], max_plies=config["max_plies"])
+
+    def play(self, game_index: int) -> SelfPlayGame:
+        c = self.config
+        seed = game_seed(c, game_index)
+        t0 = time.perf_counter()
+        end, plies, opening, rows = self.games.play(seed, c["nodes"] or 0, c["depth"] or 0, c["random_plies"],
+                                                    c["tt_bits"])
+        winner = end & 3
+        return SelfPlayGame(
+            game_index=game_index,
+            seed=seed,
+            score=0.5 if winner == 2 else 1.0 - winner,
+            termination=TERMINATIONS[end >> 2],
+            plies=plies,
+            opening_plies=opening,
+            positions=rows,
+            moves=self.games.moves[:plies].astype(np.int32).tobytes(),
+            features=self.games.features[:rows].tobytes(),
+            seconds=round(time.perf_counter() - t0, 6),
+            finished_at=time.time(),
+        )
+
+
+_CONTEXTS: dict[tuple[str, int], _Context] = {}
+_LOCK = threading.Lock()
+
+
+def play_task(config_json: str, game_index: int) -> dict[str, Any]:
+    """Play one game in a worker (process, thread or Dask worker); returns the row as a dict."""
+    key = (hashlib.sha256(config_json.encode()).hexdigest(), threading.get_ident())
+    with _LOCK:
+        ctx = _CONTEXTS.get(key)
+    if ctx is None:
+        ctx = _Context(json.loads(config_json))
+        with _LOCK:
+            _CONTEXTS[key] = ctx
+    return asdict(ctx.play(game_index))
+
+
+class _Inline(_lab_runner._Inline):
+    def submit(self, config_json: str, _task: str, game_index: int) -> Any:
+        import concurrent.futures as cf
+
+        fut: cf.Future[dict[str, Any]] = cf.Future()
+        try:
+            fut.set_result(play_task(config_json, game_index))
+        except Exception as exc:  # noqa: BLE001 - reported by the scheduler
+            fut.set_exception(exc)
+        return fut
+
+
+class _Pool(_lab_runner._Pool):
+    def submit(self, config_json: str, _task: str, game_index: int) -> Any:
+        return self._pool.submit(play_task, config_json, game_index)
+
+
+class _Dask(_lab_runner._Dask):
+    def submit(self, config_json: str, _task: str, game_index: int) -> Any:
+        return self._client.submit(play_task, config_json, game_index, pure=False)
+
+
+@dataclass
+class SelfPlaySummary:
+    played: int
+    stored: int
+    target: int
+    positions: int
+    wall_seconds: float
+
+    @property
+    def games_per_second(self) -> float:
+        return self.played / self.wall_seconds if self.wall_seconds > 0 else 0.0
+
+
+def run_selfplay(config: dict[str, Any], db_path: str | Path, *, workers: int = 1, dask: str | None = None,
+                 on_game: Callable[[SelfPlayGame], None] | None = None) -> SelfPlaySummary:
+    """Play every missing game ``0 .. config["games"] - 1`` of the study into ``db_path``."""
+    t0 = time.perf_counter()
+    with StudyDB.create(db_path, config) as db:
+        if db.config().get("games") != config["games"]:
+            db.set_games_target(config["games"])
+        done = db.done_indexes()
+        queue = [i for i in range(config["games"]) if i not in done]
+        summary = SelfPlaySummary(0, len(done), config["games"], 0, 0.0)
+        if queue:
+            _schedule(db, config, queue, workers, dask, summary, on_game)
+        summary.stored = db.count()
+    summary.wall_seconds = time.perf_counter() - t0
+    return summary
+
+
+def _schedule(db: StudyDB, config: dict[str, Any], queue: list[int], workers: int, dask: str | None,
+              summary: SelfPlaySummary, on_game: Callable[[SelfPlayGame], None] | None) -> None:
+    config_json = json.dumps(config, sort_keys=True)
+    backend: Any
+    if dask is not None:
+        backend = _Dask(dask)
+    elif workers <= 1 or len(queue) == 1:
+        backend = _Inline()
+    else:
+        backend = _Pool(min(workers, len(queue)))
+    in_flight: dict[Any, int] = {}
+    pos = 0
+    cancel = True
+    try:
+        while pos < len(queue) or in_flight:
+            while pos < len(queue) and len(in_flight) < backend.window:
+                in_flight[backend.submit(config_json, "selfplay", queue[pos])] = queue[pos]
+                pos += 1
+            for fut in backend.wait_first(in_flight):
+                idx = in_flight.pop(fut)
+                try:
+                    game = SelfPlayGame(**fut.result())
+                except Exception as exc:
+                    raise RunError(f"self-play game {idx} failed: {type(exc).__name__}: {exc}") from exc
+                if db.insert(game):
+                    summary.played += 1
+                    summary.positions += game.positions
+                    if on_game is not None:
+                        on_game(game)
+        cancel = False
+    finally:
+        backend.close(cancel)

@@ -1,0 +1,253 @@
+"""Whole self-play games in one numba call: search, move, game-end checks, material features.
+
+:func:`play_game` plays one game of the engine against itself from a start position and returns
+nothing to Python until the game is over, so there is no Python per move.  Each move is the
+engine's iterative-deepening search (the kernels of :mod:`komaken.shogi.engine._search`) at a node
+budget or a fixed depth, with the same rules the Python :class:`komaken.shogi.engine.Engine` follows:
+tables cleared before every search, a partly searched iteration's root move used only if its
+subtree finished, a declaration when the 27-point rule allows it.  With the same transposition
+table size (``tt_bits`` = log2 of the entries; ``hash_mb = 1`` is 16) and seed, a game here is
+move for move the game :func:`komaken.lab.match.play_game` plays with two ``EnginePlayer``
+objects — the tests check it.
+
+Games differ through ``random_plies`` uniformly random legal opening moves (a splitmix64 stream
+from the game's seed, redrawn if the opening ends the game) and through the evaluation's noise
+term, seeded with the same seed.
+
+For every position from the end of the opening to the end of the game (the final position
+included) the kernel writes one row of :data:`NF` ``int8`` features:
+
+=========  ==============================================================================
+columns    meaning
+=========  ==============================================================================
+0-6        black's unpromoted pieces on the board: P L N S G B R
+7-12       black's promoted pieces: +P +L +N +S +B +R
+13-19      black's pieces in hand: P L N S G B R
+20-39      the same for white
+40         side to move (0 black, 1 white)
+41         flags: 1 in check, 2 a capture is legal, 4 a capture-only search gains material,
+           8 that search hit its node cap (undecided)
+=========  ==============================================================================
+
+This module is the only one outside the engine package that touches engine internals.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+from numba import njit
+
+from komaken.shogi._board import KIND_MASK
+from komaken.shogi._kernels import (
+    MAX_MOVES,
+    R_NSQ,
+    R_SQUARES,
+    ST_PLY,
+    ST_SIDE,
+    can_declare,
+    full_hash,
+    game_end,
+    gen_legal,
+    in_check,
+    move_from,
+    move_to,
+    push,
+)
+from komaken.shogi.engine._evaluate import W_NOISE, W_SIZE, evaluate
+from komaken.shogi.engine._search import (
+    C_ABORT,
+    C_MAX_NODES,
+    C_NODES,
+    C_ROOT_MOVE,
+    C_SEED,
+    C_SIZE,
+    INF,
+    MATE,
+    MATE_BOUND,
+    MAX_PLY,
+    qsearch,
+    search_depth,
+)
+
+NF = 42
+COL_SIDE, COL_FLAGS = 40, 41
+FLAG_CHECK, FLAG_CAPTURE, FLAG_QS_GAIN, FLAG_QS_CAP = 1, 2, 4, 8
+#: termination codes beyond the rules kernel's (END_NONE .. END_MAX_PLIES = 0 .. 6)
+END_DECLARATION = 7
+QS_NODE_CAP = 20_000
+MAX_DEPTH = MAX_PLY - 8
+_MASK63 = 0x7FFFFFFFFFFFFFFF
+# typed (not literal) arguments for the recursive search kernels: a literal would compile one
+# more specialisation of them, and cached recursive specialisations crash on reload
+_LO = np.int64(-INF)
+_HI = np.int64(INF)
+_ZERO = np.int64(0)
+# column of each piece code's kind within a side's 20 columns (-1: not counted, the king)
+_BOARD_COL = np.array([-1, 0, 1, 2, 3, 4, 5, 6, -1, 7, 8, 9, 10, -1, 11, 12], dtype=np.int64)
+
+
+@njit(cache=True)
+def _splitmix(state: np.ndarray) -> np.uint64:
+    """The next number of a splitmix64 stream kept in ``state[0]``."""
+    state[0] += np.uint64(0x9E3779B97F4A7C15)
+    z = state[0]
+    z = (z ^ (z >> np.uint64(30))) * np.uint64(0xBF58476D1CE4E5B9)
+    z = (z ^ (z >> np.uint64(27))) * np.uint64(0x94D049BB133111EB)
+    return z ^ (z >> np.uint64(31))
+
+
+@njit(cache=True)
+def features(bd: np.ndarray, hd: np.ndarray, st: np.ndarray, rules: np.ndarray, row: np.ndarray) -> None:
+    """Write the material columns and the side to move of the position into ``row``."""
+    row[:] = 0
+    for i in range(rules[R_NSQ]):
+        p = bd[rules[R_SQUARES + i]]
+        if p == 0:
+            continue
+        col = _BOARD_COL[p & KIND_MASK]
+        if col < 0:
+            continue
+        row[col + (0 if p & 0x10 else 20)] += 1
+    for c in range(2):
+        for k in range(1, 8):
+            row[20 * c + 12 + k] = hd[c, k]
+    row[COL_SIDE] = st[ST_SIDE]
+
+
+@njit(cache=True)
+def quiet_flags(bd: np.ndarray, hd: np.ndarray, st: np.ndarray, hh: np.ndarray, hist: np.ndarray, geo: np.ndarray,
+                rules: np.ndarray, bval: np.ndarray, hval: np.ndarray, mbuf: np.ndarray, sbuf: np.ndarray,
+                moves: np.ndarray) -> int:
+    """The flags column: in check, capture available, and whether a material-only capture search
+    gains over the static material count (the position is then not quiet)."""
+    flags = 0
+    if in_check(bd, st):
+        flags |= FLAG_CHECK
+    n = gen_legal(bd, hd, st, geo, rules, moves)
+    capture = False
+    for i in range(n):
+        if move_from(moves[i]) != 0 and bd[move_to(moves[i])] != 0:
+            capture = True
+            break
+    if capture:
+        flags |= FLAG_CAPTURE
+    if capture and not (flags & FLAG_CHECK):
+        w0 = np.zeros(W_SIZE, dtype=np.float64)
+        ctl = np.zeros(C_SIZE, dtype=np.int64)
+        ctl[C_MAX_NODES] = QS_NODE_CAP
+        stand = evaluate(bd, hd, st, rules, bval, hval, w0, hh[st[ST_PLY]], 0)
+        v = qsearch(bd, hd, st, hh, hist, geo, rules, bval, hval, w0, mbuf, sbuf, ctl, _LO, _HI, _ZERO)
+        if ctl[C_ABORT] != 0:
+            flags |= FLAG_QS_CAP
+        elif v > stand:
+            flags |= FLAG_QS_GAIN
+    return flags
+
+
+@njit(cache=True)
+def best_move(bd: np.ndarray, hd: np.ndarray, st: np.ndarray, hh: np.ndarray, hist: np.ndarray, geo: np.ndarray,
+              rules: np.ndarray, bval: np.ndarray, hval: np.ndarray, w: np.ndarray, tt_key: np.ndarray,
+              tt_data: np.ndarray, killers: np.ndarray, history: np.ndarray, pv: np.ndarray, pvlen: np.ndarray,
+              mbuf: np.ndarray, sbuf: np.ndarray, ctl: np.ndarray, first_legal: int, nodes: int, depth: int,
+              seed: int) -> int:
+    """Iterative deepening to ``depth`` (0: no limit) within ``nodes`` (0: no limit), exactly as
+    :meth:`komaken.shogi.engine.Engine.search` does it; returns the move chosen."""
+    ctl[:] = 0
+    ctl[C_SEED] = seed
+    ctl[C_MAX_NODES] = nodes
+    tt_key[:] = 0
+    tt_data[:] = 0
+    killers[:] = 0
+    history[:] = 0
+    max_depth = MAX_DEPTH if depth <= 0 else min(depth, MAX_DEPTH)
+    best = 0
+    for d in range(1, max_depth + 1):
+        v = search_depth(bd, hd, st, hh, hist, geo, rules, bval, hval, w, tt_key, tt_data, killers, history, pv,
+                         pvlen, mbuf, sbuf, ctl, d, _LO, _HI)
+        if ctl[C_ABORT] != 0:
+            root = ctl[C_ROOT_MOVE]
+            if root != 0:
+                best = root
+            break
+        best = pv[0, 0] if pvlen[0] > 0 else ctl[C_ROOT_MOVE]
+        if v > MATE_BOUND and MATE - v <= d:
+            break
+        if v < -MATE_BOUND and MATE + v <= d:
+            break
+        if nodes > 0 and ctl[C_NODES] >= nodes:
+            break
+    return best if best != 0 else first_legal
+
+
+@njit(cache=True)
+def play_game(bd: np.ndarray, hd: np.ndarray, st: np.ndarray, geo: np.ndarray, rules: np.ndarray,
+              bval: np.ndarray, hval: np.ndarray, w: np.ndarray, seed: int, nodes: int, depth: int,
+              random_plies: int, max_plies: int, tt_bits: int, feat: np.ndarray, moves_out: np.ndarray) -> np.ndarray:
+    """Play one game from (``bd``, ``hd``, ``st``) (a start position, ply 0; not modified).
+
+    ``feat`` (``int8[max_plies + 1, NF]``) receives one row per position after the opening;
+    ``moves_out`` (``int64[max_plies]``) the moves, opening included.  Returns ``int64[4]``:
+    the end code (termination * 4 + winner, winner 0 black, 1 white, 2 draw), plies played,
+    opening plies, feature rows written.
+    """
+    room = max_plies + MAX_PLY + 16
+    state = np.zeros(1, dtype=np.uint64)
+    state[0] = np.uint64(seed)
+    moves = np.empty(MAX_MOVES, dtype=np.int64)
+    b = bd.copy()
+    h = hd.copy()
+    s = st.copy()
+    hh = np.zeros(room + 1, dtype=np.uint64)
+    hist = np.zeros((room, 3), dtype=np.int64)
+    h0 = full_hash(b, h, s[ST_SIDE])
+    # the opening: random legal moves, redrawn until the game is still going after them
+    for _attempt in range(1000):
+        b[:] = bd
+        h[:] = hd
+        s[:] = st
+        hh[0] = h0
+        ok = True
+        for i in range(random_plies):
+            n = gen_legal(b, h, s, geo, rules, moves)
+            if n == 0 or game_end(b, h, s, hh, hist, geo, rules, 0) != 0:
+                ok = False
+                break
+            mv = moves[int(_splitmix(state) % np.uint64(n))]
+            moves_out[i] = mv
+            push(b, h, s, hh, hist, mv)
+        if ok and game_end(b, h, s, hh, hist, geo, rules, 0) == 0:
+            break
+    size = 1 << tt_bits
+    tt_key = np.zeros(size, dtype=np.uint64)
+    tt_data = np.zeros(size, dtype=np.int64)
+    killers = np.zeros((MAX_PLY + 2, 2), dtype=np.int64)
+    history = np.zeros((64, 256), dtype=np.int64)
+    pv = np.zeros((MAX_PLY + 2, MAX_PLY + 2), dtype=np.int64)
+    pvlen = np.zeros(MAX_PLY + 2, dtype=np.int64)
+    mbuf = np.zeros((MAX_PLY + 2, MAX_MOVES), dtype=np.int64)
+    sbuf = np.zeros((MAX_PLY + 2, MAX_MOVES), dtype=np.int64)
+    ctl = np.zeros(C_SIZE, dtype=np.int64)
+    noise_seed = seed & _MASK63 if w[W_NOISE] > 0.0 else 0
+    out = np.zeros(4, dtype=np.int64)
+    out[2] = random_plies
+    rows = 0
+    while True:
+        ply = s[ST_PLY]
+        features(b, h, s, rules, feat[rows])
+        feat[rows, COL_FLAGS] = quiet_flags(b, h, s, hh, hist, geo, rules, bval, hval, mbuf, sbuf, moves)
+        rows += 1
+        end = game_end(b, h, s, hh, hist, geo, rules, 0)
+        if end == 0 and ply >= max_plies:
+            end = 6 * 4 + 2  # END_MAX_PLIES, draw
+        if end == 0 and can_declare(b, h, s, geo, rules):
+            end = END_DECLARATION * 4 + s[ST_SIDE]
+        if end != 0:
+            out[0] = end
+            out[1] = ply
+            out[3] = rows
+            return out
+        gen_legal(b, h, s, geo, rules, moves)
+        mv = best_move(b, h, s, hh, hist, geo, rules, bval, hval, w, tt_key, tt_data, killers, history, pv, pvlen,
+                       mbuf, sbuf, ctl, moves[0], nodes, depth, noise_seed)
+        moves_out[ply] = mv
+        push(b, h, s, hh, hist, mv)

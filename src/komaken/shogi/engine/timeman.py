@@ -1,0 +1,63 @@
+"""Time management: how long to think on one move, from the clock (all times in seconds).
+
+:func:`clock_budget` turns a side's clock — main time left, Fischer increment, byoyomi — into
+``(soft, hard)``: after an iteration of iterative deepening ends past ``soft`` no new one starts;
+at ``hard`` the search is stopped (a partly searched depth still contributes a better root move
+whose subtree finished).
+
+The rules, in order:
+
+* **Overhead.**  ``overhead`` (USI ``MoveOverhead``, 30 ms by default) is what the move loses to
+  pipes and process switches.  It is taken from the main time when there is some, else from the
+  byoyomi.
+* **Byoyomi is used in full**, less the overhead and a safety margin of 2 % (at most 100 ms):
+  with 1 s byoyomi and no main time the search stops at 0.95 s.  Unused byoyomi is lost, so with
+  no main time ``soft = hard``: the engine thinks until the alarm.
+* **Main time is spread** over an expected :data:`MOVES_TO_GO` moves (20 in sudden death or with
+  an increment, 40 when byoyomi follows: then the main time is a bonus, not all there is), after
+  keeping a reserve of 5 % (at most 1 s) in sudden death.  The increment is added in full — but
+  it arrives only after the move, so it never lets a move run past the time on the clock.
+* **Never more** than a tenth of the (usable) main time plus increment and byoyomi on one move,
+  never more than twice the target, and never more than the clock holds.  ``soft`` is 60 % of
+  the target.
+
+>>> [round(t, 3) for t in clock_budget(3.0, 0.0, 0.0)]  # 3 s sudden death: 0.14 s a move at first
+[0.085, 0.282]
+>>> [round(t, 3) for t in clock_budget(0.0, 0.0, 1.0)]  # byoyomi 1 s: think until 0.95 s
+[0.95, 0.95]
+>>> [round(t, 3) for t in clock_budget(600.0, 0.0, 10.0)]  # 10 min + 10 s byoyomi
+[14.94, 49.799]
+"""
+
+from __future__ import annotations
+
+MIN_SECONDS = 0.001  # the shortest budget: one millisecond
+MOVES_TO_GO = {"sudden_death": 20, "byoyomi": 40}
+SOFT_FRACTION = 0.6
+MAX_FRACTION = 0.1  # of the usable main time, on any one move
+BYOYOMI_MARGIN = (0.02, 0.1)  # fraction of the byoyomi, capped at this many seconds
+RESERVE = (0.05, 1.0)  # sudden death: keep this fraction of the main time, capped at this many seconds
+
+
+def clock_budget(remaining: float, inc: float, byoyomi: float, overhead: float = 0.03) -> tuple[float, float]:
+    """``(soft, hard)`` seconds for one move with ``remaining`` main time, increment ``inc`` and
+    ``byoyomi`` (each ≥ 0) when the move costs ``overhead`` seconds besides the thinking."""
+    remaining, inc, byoyomi, overhead = (max(0.0, float(x)) for x in (remaining, inc, byoyomi, overhead))
+    byo = max(0.0, byoyomi - min(BYOYOMI_MARGIN[0] * byoyomi, BYOYOMI_MARGIN[1]))
+    main = remaining - overhead
+    if main < 0:  # the overhead eats into the byoyomi
+        byo, main = max(0.0, byo + main), 0.0
+    if byoyomi > 0:
+        usable, mtg = main, MOVES_TO_GO["byoyomi"]
+    else:
+        usable, mtg = max(0.0, main - min(RESERVE[0] * main, RESERVE[1])), MOVES_TO_GO["sudden_death"]
+    target = usable / mtg + inc + byo
+    ceiling = usable * MAX_FRACTION + inc + byo
+    clock = main + byo  # the increment arrives only after the move
+    hard = max(MIN_SECONDS, min(ceiling, 2.0 * target, clock))
+    if usable <= 0 and inc <= 0:  # nothing to save: use it all
+        return hard, hard
+    return max(MIN_SECONDS, min(SOFT_FRACTION * target, hard)), hard
+
+
+__all__ = ["MIN_SECONDS", "MOVES_TO_GO", "clock_budget"]

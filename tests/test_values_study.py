@@ -1,0 +1,382 @@
+"""The piece-values study: the self-play kernel, storage, the fit, odds starts, the CLI."""
+
+from __future__ import annotations
+
+import hashlib
+import os
+import signal
+import socket
+import sqlite3
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+import numpy as np
+import pytest
+from click.testing import CliRunner
+
+from komaken.cli import main
+from komaken.lab.match import play_game as python_play_game
+from komaken.lab.valuestudy.fit import FitError, Positions, fit_positions, fit_study, write_values_toml
+from komaken.lab.valuestudy.odds import OddsError, odds_openings, odds_start, parse_pieces
+from komaken.lab.valuestudy.selfplay import _Context, resolve_variant, run_selfplay, study_config
+from komaken.lab.valuestudy.storage import SelfPlayGame, StudyDB, StudyDBError
+from komaken.players.engine import EnginePlayer
+from komaken.shogi import Position
+from komaken.shogi.engine import PieceValues
+from komaken.shogi.engine.selfplay import COL_FLAGS, COL_SIDE, FLAG_CHECK, NF
+from komaken.shogi.position import Move
+
+CLI = [sys.executable, "-m", "komaken", "values"]
+
+
+def _rows(db: Path) -> list[tuple]:
+    conn = sqlite3.connect(db)
+    try:
+        return conn.execute("SELECT game_index, seed, score, termination, plies, moves, features FROM games "
+                            "ORDER BY game_index").fetchall()
+    finally:
+        conn.close()
+
+
+def _count(db: Path) -> int:
+    try:
+        conn = sqlite3.connect(db, timeout=5)
+        try:
+            return int(conn.execute("SELECT COUNT(*) FROM games").fetchone()[0])
+        finally:
+            conn.close()
+    except sqlite3.DatabaseError:
+        return 0
+
+
+# --- the kernel -------------------------------------------------------------------------------
+@pytest.mark.parametrize("variant", ["minishogi", "ctrl6"])
+def test_kernel_games_equal_the_python_game_loop(variant: str) -> None:
+    """The kernel plays, move for move, what lab.match.play_game plays with two EnginePlayers."""
+    config = study_config(variant, games=2, nodes=300, noise=10)
+    ctx = _Context(config)
+    v = resolve_variant(variant)
+    for index in range(2):
+        game = ctx.play(index)
+        moves = [Move(int(m)).usi() for m in game.move_codes()]
+        pos = Position.start(v)
+        for m in moves[:2]:
+            pos.push_usi(m)
+        seed = game.seed & 0x7FFFFFFFFFFFFFFF
+        players = [EnginePlayer(v, nodes=300, hash_mb=1, seed=seed, noise=10) for _ in range(2)]
+        res = python_play_game(pos, players[0], players[1], max_plies=config["max_plies"], moves_before=moves[:2])
+        assert res.moves == moves
+        expected = 0.5 if res.winner is None else 1.0 - int(res.winner)
+        assert game.score == expected
+
+
+def _material(pos: Position) -> np.ndarray:
+    """The features a position should have, computed through the public Position API."""
+    row = np.zeros(NF, dtype=np.int64)
+    order = ("P", "L", "N", "S", "G", "B", "R")
+    promoted = ("+P", "+L", "+N", "+S", "+B", "+R")
+    for _sq, piece in pos.pieces():
+        if piece.kind == "K":
+            continue
+        base = 20 * int(piece.color)
+        row[base + (order.index(piece.kind) if piece.kind in order else 7 + promoted.index(piece.kind))] += 1
+    for color in (0, 1):
+        for letter, n in pos.hand(color).items():  # type: ignore[arg-type]
+            row[20 * color + 13 + order.index(letter)] = n
+    row[COL_SIDE] = int(pos.turn)
+    return row
+
+
+@pytest.mark.parametrize("variant", ["minishogi", "judkins", "ctrl8"])
+def test_features_are_the_material_of_every_position(variant: str) -> None:
+    ctx = _Context(study_config(variant, games=3, nodes=200))
+    v = resolve_variant(variant)
+    for index in range(3):
+        game = ctx.play(index)
+        feat = game.feature_array(NF)
+        moves = game.move_codes()
+        assert len(feat) == game.plies - game.opening_plies + 1
+        pos = Position.start(v)
+        for m in moves[: game.opening_plies]:
+            pos.push(Move(int(m)))
+        for i, row in enumerate(feat):
+            assert np.array_equal(row[:COL_FLAGS].astype(np.int64), _material(pos)[:COL_FLAGS]), i
+            assert bool(row[COL_FLAGS] & FLAG_CHECK) == pos.is_check()
+            if i + game.opening_plies < game.plies:
+                pos.push(Move(int(moves[i + game.opening_plies])))
+
+
+def test_games_are_reproducible_and_differ() -> None:
+    a = _Context(study_config("minishogi", games=4, nodes=200))
+    b = _Context(study_config("minishogi", games=4, nodes=200))
+    games = [a.play(i) for i in range(4)]
+    assert [g.moves for g in games] == [b.play(i).moves for i in range(4)]
+    assert len({g.moves for g in games}) == 4
+
+
+# --- the fit ----------------------------------------------------------------------------------
+TRUE = {"P": 0.3, "S": 0.8, "G": 1.0, "B": 1.2, "R": 1.5}
+LETTERS = tuple(TRUE)
+
+
+def _synthetic(games: int, rng: np.random.Generator, scale: float = 1.2) -> Positions:
+    """Games whose material stays fixed; the result is drawn from the logistic model."""
+    xs, ys, gs = [], [], []
+    beta = np.array([TRUE[x] for x in LETTERS]) * scale
+    for g in range(games):
+        d = rng.integers(-1, 2, size=len(LETTERS))
+        p = 1 / (1 + np.exp(-(0.1 + d @ beta)))
+        y = float(rng.random() < p)
+        k = int(rng.integers(3, 12))
+        xs.append(np.tile(np.append(d, 1), (k, 1)))
+        ys.append(np.full(k, y))
+        gs.append(np.full(k, g))
+    return Positions(LETTERS, np.concatenate(xs).astype(np.int16), np.concatenate(ys), np.concatenate(gs), games,
+                     sum(len(y) for y in ys))
+
+
+def test_fit_recovers_known_values() -> None:
+    p = _synthetic(20000, np.random.default_rng(1))
+    coef, boot, dropped = fit_positions(p, bootstrap=30, seed=1)
+    assert dropped == ()
+    gold = coef[LETTERS.index("G")]
+    for i, x in enumerate(LETTERS):
+        assert abs(coef[i] / gold - TRUE[x]) < 0.08, x
+
+
+def test_whole_game_bootstrap_covers_the_truth_at_about_the_nominal_rate() -> None:
+    covered = 0
+    reps = 30
+    for rep in range(reps):
+        p = _synthetic(600, np.random.default_rng(100 + rep))
+        coef, boot, _ = fit_positions(p, bootstrap=100, seed=rep)
+        ratio = boot[:, LETTERS.index("B")] / boot[:, LETTERS.index("G")]
+        lo, hi = np.nanquantile(ratio, [0.025, 0.975])
+        covered += lo <= TRUE["B"] <= hi
+    assert 0.8 <= covered / reps <= 1.0  # 95 % nominal; P(below 0.8) < 0.5 % with 30 repetitions
+
+
+def _synthetic_db(path: Path, games: int, rng: np.random.Generator) -> None:
+    """Synthetic games stored as a minishogi study: black's material advantage decides."""
+    config = study_config("minishogi", games=games)
+    with StudyDB.create(path, config) as db:
+        base = np.zeros(NF, dtype=np.int8)
+        for i, c in enumerate((0, 3, 4, 5, 6)):  # P S G B R on the board, one each
+            base[c] = base[20 + c] = 1
+            del i
+        for g in range(games):
+            row = base.copy()
+            give = int(rng.integers(0, 5))
+            side = int(rng.integers(0, 2))
+            col = (0, 3, 4, 5, 6)[give]
+            row[20 * side + col] = 0
+            row[20 * (1 - side) + 13 + col] = 1  # captured: in the other side's hand
+            score = float(rng.random() < (0.25 if side == 0 else 0.75))
+            feat = np.tile(row, (5, 1))
+            db.insert(SelfPlayGame(g, g, score, "checkmate", 10, 2, 5, b"", feat.tobytes(), 0.0, 0.0))
+
+
+def test_fit_study_writes_values_the_engine_reads(tmp_path: Path) -> None:
+    db = tmp_path / "s.db"
+    _synthetic_db(db, 400, np.random.default_rng(3))
+    r = fit_study(db, bootstrap=30, min_games=100)
+    assert r.games == 400 and "G" in r.letters
+    out = write_values_toml(r, tmp_path / "v.toml")
+    values = PieceValues.from_toml(out, "minishogi")
+    assert values.board["G"] == 1200
+
+
+def test_too_few_games_is_a_clear_error(tmp_path: Path) -> None:
+    db = tmp_path / "s.db"
+    _synthetic_db(db, 30, np.random.default_rng(4))
+    with pytest.raises(FitError, match="30 games .* needs at least 200"):
+        fit_study(db)
+    res = CliRunner().invoke(main, ["values", "fit", "--db", str(db)])
+    assert res.exit_code == 2 and "needs at least 200" in res.output
+
+
+# --- odds -------------------------------------------------------------------------------------
+@pytest.mark.parametrize("variant", ["minishogi", "judkins", "shogi", "shogi7x7", "ctrl9"])
+def test_odds_starts_are_legal_positions_missing_one_piece(variant: str) -> None:
+    v = resolve_variant(variant)
+    full = Position.start(v)
+    letters = parse_pieces("B,R,S", v)
+    assert letters == ("B", "R", "S", "G")
+    for letter in letters:
+        for color in (0, 1):
+            pos = Position.from_sfen(odds_start(v, letter, color), v)
+            assert pos.legal_moves() and pos.outcome() is None
+            counts = lambda p, c: sorted(x.kind for _, x in p.pieces() if int(x.color) == c)  # noqa: E731
+            mine, theirs = counts(pos, color), counts(full, color)
+            assert len(mine) == len(theirs) - 1 and theirs.count(letter) - mine.count(letter) == 1
+            assert counts(pos, 1 - color) == counts(full, 1 - color)
+    for sfen in odds_openings(v, letters, 8, seed=1):
+        pos = Position.from_sfen(sfen, v)
+        assert pos.outcome() is None and pos.legal_moves()
+
+
+@pytest.mark.parametrize(("pieces", "message"), [
+    ("B,X", "unknown piece letter 'X'"), ("K", "king cannot be removed"), ("N", "minishogi has no N"),
+    ("+R", "no promoted pieces"), (",", "no piece given"),
+])
+def test_odds_bad_input(tmp_path: Path, pieces: str, message: str) -> None:
+    with pytest.raises(OddsError, match=message):
+        parse_pieces(pieces, resolve_variant("minishogi"))
+    db = tmp_path / "odds.db"
+    res = CliRunner().invoke(main, ["values", "odds", "--variant", "minishogi", "--pieces", pieces, "--games", "4",
+                                    "--db", str(db)])
+    assert res.exit_code == 2 and message.split("'")[0] in res.output and res.output.count("\n") == 1
+    assert not db.exists()
+
+
+# --- storage, kill safety, Dask ---------------------------------------------------------------
+def _digest(path: Path) -> str:
+    return hashlib.sha256(path.read_bytes()).hexdigest()
+
+
+def test_a_database_of_another_study_is_refused_untouched(tmp_path: Path) -> None:
+    db = tmp_path / "s.db"
+    run_selfplay(study_config("minishogi", games=3, nodes=100), db)
+    before = _digest(db)
+    for config in (study_config("judkins", games=3, nodes=100), study_config("minishogi", games=3, nodes=200)):
+        with pytest.raises(StudyDBError, match="another study"):
+            run_selfplay(config, db)
+    assert _digest(db) == before
+    lab = tmp_path / "lab.db"
+    lab.write_bytes(b"")
+    conn = sqlite3.connect(lab)
+    conn.executescript("CREATE TABLE meta (key TEXT, value TEXT); CREATE TABLE games (x); "
+                       "INSERT INTO meta VALUES ('experiment', 'x');")
+    conn.close()
+    before = _digest(lab)
+    res = CliRunner().invoke(main, ["values", "selfplay", "--variant", "minishogi", "--games", "2", "--db", str(lab)])
+    assert res.exit_code == 2 and "not a komaken piece-values study database" in res.output
+    assert _digest(lab) == before
+
+
+def test_sigkill_mid_run_then_resume_gives_exact_count(tmp_path: Path) -> None:
+    games, db = 400, tmp_path / "k.db"
+    args = [*CLI, "selfplay", "--variant", "minishogi", "--games", str(games), "--nodes", "200", "--db", str(db),
+            "-q", "--workers", "2"]
+    proc = subprocess.Popen(args, start_new_session=True, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE)
+    try:
+        deadline = time.monotonic() + 300
+        while _count(db) < 15 and proc.poll() is None and time.monotonic() < deadline:
+            time.sleep(0.05)
+        os.kill(proc.pid, signal.SIGKILL)
+        proc.wait(timeout=30)
+    finally:
+        try:
+            os.killpg(proc.pid, signal.SIGKILL)
+        except ProcessLookupError:
+            pass
+    assert proc.returncode == -signal.SIGKILL
+    stored = _count(db)
+    assert 15 <= stored < games, "the kill should land mid-run"
+    out = subprocess.run(args, capture_output=True, text=True, timeout=600)
+    assert out.returncode == 0, out.stderr
+    assert f"played {games - stored} games" in out.stdout
+    rows = _rows(db)
+    assert [r[0] for r in rows] == list(range(games))
+    ctx = _Context(study_config("minishogi", games=games, nodes=200))
+    for r in rows[:: games // 8]:  # the same games an uninterrupted run plays
+        g = ctx.play(r[0])
+        assert (g.seed, g.score, g.moves, g.features) == (r[1], r[2], r[5], r[6])
+
+
+def _free_port() -> int:
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        return int(s.getsockname()[1])
+
+
+def test_dask_loopback_cluster_gives_identical_rows(tmp_path: Path) -> None:
+    distributed = pytest.importorskip("distributed")
+    dask_cli = Path(sys.executable).with_name("dask")
+    if not dask_cli.exists():
+        pytest.skip("the dask command is not installed")
+    port = _free_port()
+    address = f"tcp://127.0.0.1:{port}"
+    common = {"stdout": subprocess.DEVNULL, "stderr": subprocess.DEVNULL, "cwd": tmp_path}
+    scheduler = subprocess.Popen([str(dask_cli), "scheduler", "--host", "127.0.0.1", "--port", str(port),
+                                  "--dashboard-address", ":0"], **common)  # type: ignore[call-overload]
+    worker = None
+    try:
+        worker = subprocess.Popen([str(dask_cli), "worker", address, "--nworkers", "2", "--nthreads", "1", "--host",
+                                   "127.0.0.1", "--no-dashboard", "--local-directory", str(tmp_path / "dask")],
+                                  **common)  # type: ignore[call-overload]
+        with distributed.Client(address, timeout="60s") as client:
+            client.wait_for_workers(2, timeout=120)
+        config = study_config("judkins", games=12, nodes=200)
+        remote = run_selfplay(config, tmp_path / "dask.db", dask=address)
+        local = run_selfplay(config, tmp_path / "local.db", workers=1)
+        assert remote.played == local.played == 12
+        assert _rows(tmp_path / "dask.db") == _rows(tmp_path / "local.db")
+    finally:
+        for proc in (worker, scheduler):
+            if proc is not None:
+                proc.terminate()
+        for proc in (worker, scheduler):
+            if proc is not None:
+                try:
+                    proc.wait(timeout=20)
+                except subprocess.TimeoutExpired:
+                    proc.kill()
+
+
+def test_cli_bad_variant_is_one_line_exit_2(tmp_path: Path) -> None:
+    res = CliRunner().invoke(main, ["values", "selfplay", "--variant", "nosuch", "--games", "2", "--db",
+                                    str(tmp_path / "x.db")])
+    assert res.exit_code == 2 and res.output.startswith("komaken: error: unknown variant 'nosuch'")
+    assert not (tmp_path / "x.db").exists()
+
+
+def test_fitted_table_is_accepted_by_play_specs_experiments_and_usi(tmp_path: Path) -> None:
+    import tomllib
+
+    from komaken.cli.play import make_shogi_player
+    from komaken.lab import experiment_from_dict
+
+    db = tmp_path / "s.db"
+    _synthetic_db(db, 300, np.random.default_rng(5))
+    out = write_values_toml(fit_study(db, bootstrap=20, min_games=100), tmp_path / "v.toml")
+    table = PieceValues.from_toml(out, "minishogi")
+    player = make_shogi_player(f"engine:nodes=100,values={out}", resolve_variant("minishogi"))
+    assert player.engine.values == table
+    text = out.read_text(encoding="utf-8")
+    inline = next(line for line in text.splitlines() if line.startswith("# experiment files: "))
+    values = tomllib.loads(inline.removeprefix("# experiment files: "))["values"]
+    exp = experiment_from_dict({"experiment": {"name": "x", "variant": "minishogi"},
+                                "players": {"fit": {"engine": "komaken", "nodes": 100, "values": values}},
+                                "pairings": [{"a": "fit", "b": "fit"}]})
+    assert exp.players["fit"].settings["values"]["B"] == table.board["B"]
+    usi = next(line for line in text.splitlines() if line.startswith("# komaken usi: "))
+    assert f"setoption name Value_R value {table.board['R']}" in usi
+
+
+def test_report_writes_tables_plots_and_hypotheses(tmp_path: Path) -> None:
+    from komaken.lab.valuestudy.report import write_report
+
+    db = tmp_path / "mini.db"
+    _synthetic_db(db, 300, np.random.default_rng(6))
+    paths = write_report([db], tmp_path / "rep", bootstrap=20)
+    assert {p.name for p in paths} == {"report.md", "report.html", "report.json", "values_vs_n.png",
+                                       "values_vs_n.svg"}
+    md = (tmp_path / "rep" / "report.md").read_text(encoding="utf-8")
+    assert "| minishogi | 5 | 1000 nodes | 300 |" in md
+    assert "H1: not tested" in md or "not tested: no ctrl9" in md
+    assert "data:image/png;base64," in (tmp_path / "rep" / "report.html").read_text(encoding="utf-8")
+
+
+def test_bootstrap_refits_equal_statsmodels() -> None:
+    from komaken.lab.valuestudy.fit import _glm, newton
+
+    p = _synthetic(800, np.random.default_rng(9))
+    rng = np.random.default_rng(2)
+    w = rng.multinomial(p.games, np.full(p.games, 1 / p.games))[p.game].astype(float)
+    x, y = p.x.astype(float), p.y
+    want = _glm(x, y, w)
+    got = newton(x, y, w, _glm(x, y, np.ones(len(y))))
+    assert np.allclose(got, want, atol=1e-6)
