@@ -8,7 +8,8 @@ figures as ``report.md`` and ``report.html``, summary first — each made a JSON
 ``{"kind": "figure", "number", "name", "caption"}`` (the page loads ``/plots/{name}.svg``).
 Text may carry ``**bold**`` and ```code``` marks; the page renders them as elements, never as
 HTML.  A report is kept in memory, keyed by the database and its game count, so it is redrawn
-only when a game was stored since.
+only when a game was stored since.  A piece-values study database gets the study's report
+instead (:mod:`komaken.web.study`).
 """
 
 from __future__ import annotations
@@ -62,13 +63,17 @@ def blocks_json(blocks: list[tuple[Any, ...]]) -> tuple[list[dict[str, Any]], di
 
 
 def _build(dbs: Databases, index: Any) -> tuple[dict[str, Any], dict[str, bytes]]:
+    from komaken.web import study
+
     src = dbs.source(index)
-    stamp = dbs.stamp(src.index)
+    kind = dbs.kind(src.index) if src.path.exists() else "experiment"
+    members = study.members(dbs) if kind == "study" else [src]
+    stamp = tuple(dbs.stamp(s.index) for s in members)  # a study report covers every study database
     with _lock:
         hit = _cache.get(src.index)
         if hit is not None and hit[0] == stamp:
             return hit[1], hit[2]
-        doc, svgs = _experiment(dbs, src.index)
+        doc, svgs = study.report(dbs, src.index) if kind == "study" else _experiment(dbs, src.index)
         _cache[src.index] = (stamp, doc, svgs)
         return doc, svgs
 

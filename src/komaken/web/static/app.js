@@ -267,6 +267,11 @@ pages.experiments = async () => {
   box.replaceChildren(...dbs.map(d => el("div", {class: "panel exp", id: `exp-${d.id}`},
     el("h2", {}, d.name), el("div", {class: "exp-body"}, d.error || "loading…"))));
   for (const d of dbs) {
+    if (d.kind === "study") {  // a piece-values study has no pairings: its report is on the Reports page
+      $(`#exp-${d.id} .exp-body`).replaceChildren(el("p", {}, `${d.experiment} · ${d.games} of ${d.target} games · `,
+        el("a", {href: `#reports/${d.id}`}, "report")));
+      continue;
+    }
     const es = new EventSource(`/api/dbs/${d.id}/events`);
     es.onmessage = (ev) => renderExperiment(d.id, JSON.parse(ev.data));
     exps.sources.push(es);
