@@ -249,8 +249,8 @@ pages.play = () => initPlay().catch(e => flash(e.message));
 // ------------------------------------------------------------------------------------ experiments
 const exps = {sources: []};
 
-async function dbOptions(selectId) {
-  const dbs = (await api("/api/dbs")).dbs;
+async function dbOptions(selectId, kinds) {
+  const dbs = (await api("/api/dbs")).dbs.filter(d => !kinds || kinds.includes(d.kind || "experiment"));
   const s = $(selectId);
   const keep = s.value;
   s.replaceChildren(...dbs.map(d => el("option", {value: d.id}, `${d.name}${d.experiment ? " — " + d.experiment : ""}`)));
@@ -301,7 +301,7 @@ const games = {page: 1, doc: null, ply: 0, flip: false, db: null};
 
 pages.games = async () => {
   const want = location.hash.split("/")[1];
-  await dbOptions("#games-db");
+  await dbOptions("#games-db", ["experiment"]);  // a study database has no game list
   if (want !== undefined) $("#games-db").value = want;
   if (!games.init) {
     games.init = true;
