@@ -145,7 +145,7 @@ def move_latency(page, url: str, movetime: float, n: int) -> list[float]:  # typ
             page.click(f"#hand-bottom [data-kind='{mv['drop']}']")
         page.click(f"#board [data-sq='{mv['to']}']")
         if page.locator("#promo:not([hidden])").count():
-            page.click("#promo-yes")
+            page.click("#promo [data-choice='成']")
         page.wait_for_function(f"document.querySelectorAll('#moves li').length >= {2 * k + 2} || "
                                "!!play.state.outcome", timeout=30_000)
         out.append((time.perf_counter() - t0) * 1000)

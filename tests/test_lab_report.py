@@ -132,6 +132,22 @@ def test_status_and_report_say_the_same_for_a_perfect_score(tmp_path: Path) -> N
     assert "Partial: 5 of 195 games played so far." in md
 
 
+def test_plots_draw_a_perfect_score_of_ten_games(tmp_path: Path) -> None:
+    # 10 of 10 has a Wilson upper bound that rounds below 1.0; matplotlib refused the error bar
+    from komaken.lab import report as R
+
+    exp = load_experiment(TABLE6, games=10)
+    with ExperimentDB.create(tmp_path / "p.db", exp) as db:
+        for p, result in zip(exp.pairings[:3], ("a", "b", "a"), strict=True):
+            for i in range(10):
+                db.insert(GameRow(p.name, i, p.a, p.b, result, "checkmate", "a", "", 0, 0, "", 0.0, i, 0.0))
+        exp, stats = R.collect(db)
+        files = R.write_report(db, tmp_path / "out")
+    assert stats[0].a_score_ci95[1] == 1.0 and stats[1].a_score_ci95[0] == 0.0
+    assert R.plot(exp, stats, tmp_path)[0] == "score_ci"
+    assert tmp_path / "out" / "score_ci.svg" in files
+
+
 def test_title_is_derived_from_the_name_without_report_title() -> None:
     from dataclasses import replace
 

@@ -34,6 +34,18 @@ def test_thesis_band_at_100_games() -> None:
     assert lo == pytest.approx(0.4038, abs=1e-4) and hi == pytest.approx(0.5962, abs=1e-4)
 
 
+@given(st.integers(1, 400), st.data())
+def test_wilson_interval_contains_the_estimate(n: int, data: st.DataObject) -> None:
+    # 10 of 10 once gave an upper bound of 0.9999999999999999 < 1.0: a negative error bar
+    k = data.draw(st.sampled_from([0, n, data.draw(st.integers(0, 2 * n)) / 2]))
+    lo, hi = wilson_interval(k, n)
+    assert 0.0 <= lo <= k / n <= hi <= 1.0
+
+
+def test_wilson_at_the_ends_is_exact() -> None:
+    assert wilson_interval(10, 10)[1] == 1.0 and wilson_interval(0, 3)[0] == 0.0
+
+
 def test_elo_of_three_quarters() -> None:
     assert elo_from_score(0.75) == pytest.approx(190.85, abs=0.005)
     assert elo_from_score(0.5) == 0

@@ -106,7 +106,7 @@ def test_shogi_promotion_drop_undo_and_kif_download(page, folder) -> None:  # ty
     assert page.locator("#board .target").count() >= 3  # legal destinations are marked
     page.click("#board [data-sq='3a']")
     page.wait_for_selector("#promo:not([hidden])")
-    page.click("#promo-yes")
+    page.click("#promo [data-choice='成']")
     first = wait_moves(page, 2)
     assert first[0] == "▲３一銀成"
     # a drop from the hand: select the silver, then an empty square the drop may go to
@@ -199,18 +199,20 @@ def test_replay_a_stored_game_to_its_last_ply(page, folder) -> None:  # type: ig
     assert page.inner_text("#r-position") == Position.start("minishogi").sfen()
 
 
-def test_reports_page_shows_the_tables(page) -> None:  # type: ignore[no-untyped-def]
+def test_reports_page_shows_the_report_summary_first(page) -> None:  # type: ignore[no-untyped-def]
     page.goto(page.base + "/#reports/0")
-    page.wait_for_selector("#report table.report")
-    assert page.inner_text("#report h1") == "web-small"
-    assert page.locator("#report table.report").count() >= 2
+    page.wait_for_selector("#report[data-ready] table.report")
+    assert page.inner_text("#report h1") == "Web small"
+    heads = page.eval_on_selector_all("#report h2", "els => els.map(e => e.textContent)")
+    assert heads[:3] == ["Summary", "Setup", "Results by setting"] and "Figures" in heads
+    first_p = page.locator("#report .report-doc > p").first
+    assert first_p.inner_text().startswith("Question.") and first_p.locator("strong").count() == 1
+    assert "**" not in page.inner_text("#report")
     rows = page.locator("#report table.report").first.locator("tbody tr")
     assert rows.count() == 2
-    plots = page.locator("#report figure img")
-    if plots.count():  # drawn unless matplotlib refused an interval (then a note says so)
-        page.wait_for_function("[...document.querySelectorAll('#report figure img')].every(i => i.naturalWidth > 0)")
-    else:
-        assert "could not be drawn" in page.inner_text("#report")
+    page.wait_for_function("[...document.querySelectorAll('#report figure img')].length > 0 && "
+                           "[...document.querySelectorAll('#report figure img')].every(i => i.naturalWidth > 0)")
+    assert page.inner_text("#report figcaption").startswith("Figure 1.")
 
 
 def test_reversi_by_clicking_against_the_engine(page) -> None:  # type: ignore[no-untyped-def]
@@ -221,3 +223,69 @@ def test_reversi_by_clicking_against_the_engine(page) -> None:  # type: ignore[n
     assert got[0] == "●f5" and got[1].startswith("○")
     assert "discs" in page.inner_text("#status")
     assert page.evaluate("play.state.board.score.reduce((a, b) => a + b)") == 6
+
+
+def test_chess_by_clicking_and_dragging_with_a_promotion_choice(page, folder) -> None:  # type: ignore[no-untyped-def]
+    page.goto(page.base + "/#play")
+    page.wait_for_selector("#game-select option[value='chess']", state="attached")
+    page.select_option("#game-select", "chess")
+    assert page.input_value("#white-kind") == "human" and page.input_value("#black-kind") == "engine"
+    page.fill("#black-depth", "1")
+    page.click("#start-btn")
+    page.wait_for_selector("#board svg")
+    # white at the bottom: e2 is drawn below e7
+    assert page.locator("#board [data-sq='e2'] rect").bounding_box()["y"] > \
+        page.locator("#board [data-sq='e7'] rect").bounding_box()["y"]
+    page.click("#board [data-sq='e2']")
+    marked = page.eval_on_selector_all("#board .target", "els => els.map(e => e.closest('[data-sq]').dataset.sq)")
+    assert sorted(marked) == ["e3", "e4"]
+    page.click("#board [data-sq='e4']")
+    got = wait_moves(page, 2)
+    assert got[0] == "1. e4" and got[1].startswith("1… ")
+    assert page.locator("#board [data-sq='e4'] .piece").count() == 1
+    # the same by dragging the knight
+    src = page.locator("#board [data-sq='g1'] rect").bounding_box()
+    dst = page.locator("#board [data-sq='f3'] rect").bounding_box()
+    page.mouse.move(src["x"] + src["width"] / 2, src["y"] + src["height"] / 2)
+    page.mouse.down()
+    for k in range(1, 6):
+        page.mouse.move(src["x"] + src["width"] / 2 + k * (dst["x"] - src["x"]) / 5,
+                        src["y"] + src["height"] / 2 + k * (dst["y"] - src["y"]) / 5)
+    page.mouse.up()
+    assert wait_moves(page, 4)[2] == "2. Nf3"
+    server_fen = page.evaluate("fetch(`/api/play/${play.state.id}`).then(r => r.json()).then(s => s.position)")
+    assert server_fen == page.inner_text("#position-text") and server_fen.split()[1] == "w"
+
+
+def test_chess_promotion_choice_from_a_fen_start(page, folder) -> None:  # type: ignore[no-untyped-def]
+    page.goto(page.base + "/#play")
+    page.wait_for_selector("#game-select option[value='chess']", state="attached")
+    page.select_option("#game-select", "chess")
+    page.select_option("#black-kind", "human")
+    page.click("details summary")
+    page.fill("#start-text", "8/P6k/8/8/8/8/8/K7 w - - 0 1")
+    page.click("#start-btn")
+    page.wait_for_selector("#board svg")
+    page.click("#board [data-sq='a7']")
+    page.click("#board [data-sq='a8']")
+    page.wait_for_selector("#promo:not([hidden])")
+    assert sorted(page.eval_on_selector_all("#promo [data-choice]", "els => els.map(e => e.dataset.choice)")) == \
+        ["B", "N", "Q", "R"]
+    page.click("#promo [data-choice='R']")
+    assert wait_moves(page, 1) == ["1. a8=R"]
+    state = page.evaluate("fetch(`/api/play/${play.state.id}`).then(r => r.json())")
+    assert state["position"] == "R7/7k/8/8/8/8/8/K7 b - - 0 1" and state["board"]["last"] == {"from": "a7", "to": "a8"}
+    page.click("#board [data-sq='h7']")
+    page.click("#board [data-sq='h6']")
+    wait_moves(page, 2)
+    page.click("#undo-btn")
+    assert wait_moves(page, 1) == ["1. a8=R"]
+    with page.expect_download(timeout=T) as dl:
+        page.click("#dl-pgn")
+    path = folder / "game.pgn"
+    dl.value.save_as(path)
+    text = path.read_text(encoding="utf-8")
+    assert '[FEN "8/P6k/8/8/8/8/8/K7 w - - 0 1"]' in text and "1. a8=R *" in text
+    page.click("#resign-btn")
+    page.wait_for_function("!!play.state.outcome")
+    assert "resign" in page.inner_text("#status")

@@ -169,8 +169,16 @@ def test_stored_game_records_read_back(client, dbs, fmt) -> None:  # type: ignor
 def test_report_tables_and_plots(client) -> None:  # type: ignore[no-untyped-def]
     r = client.get("/api/dbs/0/report").json()
     assert r["tables"][0]["title"] == "Pairings" and len(r["tables"][0]["rows"]) == 2
-    assert any(t["title"] == "SPRT" for t in r["tables"])
-    assert r["plots"] == ["score_ci"] or any("could not be drawn" in n for n in r["notes"])
+    # the document of `experiment report`: summary first, then headings, tables and figures
+    kinds = [(b["kind"], b.get("text")) for b in r["blocks"]]
+    assert kinds[:3] == [("h1", "Web small"), ("h2", "Summary"), ("p", kinds[2][1])]
+    assert kinds[2][1].startswith("**Question.**")
+    heads = [t for k, t in kinds if k == "h2"]
+    assert heads[:3] == ["Summary", "Setup", "Results by setting"] and "Sequential tests (SPRT)" in heads
+    tables = [b for b in r["blocks"] if b["kind"] == "table"]
+    assert [t["number"] for t in tables] == list(range(1, len(tables) + 1)) and len(tables[0]["rows"]) == 2
+    figures = [b for b in r["blocks"] if b["kind"] == "figure"]
+    assert [f["name"] for f in figures] == r["plots"] == ["score_ci"] and figures[0]["caption"]
     r = client.get("/api/dbs/1/report").json()
     assert r["plots"] == ["score_ci"]
     svg = client.get("/api/dbs/1/plots/score_ci.svg")

@@ -2,10 +2,13 @@
 
     python docs/img/screenshots.py boards
     python docs/img/screenshots.py report out/table6-small/report.html
+    python docs/img/screenshots.py web out/values5x5.db out/reversi.db [STUDY.db ...]
 
 ``boards`` draws a 5×5 and a 9×9 position with ``Position._repr_svg_`` (last move shaded, side to
-move marked); ``report`` photographs a report page.  Chromium needs Japanese fonts for the kanji
-(Debian: ``apt-get install fonts-ipafont-mincho fonts-ipafont-gothic``).
+move marked); ``report`` photographs a report page; ``web`` starts ``komaken serve`` with the
+databases (the first: a lab experiment with stored games; any piece-values study databases after
+the second) and photographs every page with Playwright, each once its content is drawn.
+Chromium needs Japanese fonts for the kanji (Debian: ``apt-get install fonts-ipafont-mincho fonts-ipafont-gothic``).
 """
 
 from __future__ import annotations
@@ -15,6 +18,7 @@ import subprocess
 import sys
 import tempfile
 from pathlib import Path
+from typing import Any
 
 HERE = Path(__file__).resolve().parent
 CHROMIUM = ["chromium", "--headless", "--no-sandbox", "--disable-gpu", "--disable-background-networking",
@@ -59,8 +63,100 @@ def report(page: str) -> None:
         shoot(figures, HERE / "report-figures.png", 1400, 1500)
 
 
+def web(dbs: list[str]) -> None:
+    """web_play (shogi, the engine thinking), web_chess, web_experiments, web_games, web_reports
+    and, given study databases, web_study."""
+    sys.path.insert(0, str(HERE.parent.parent / "tests"))
+    from playwright.sync_api import sync_playwright
+
+    from web_support import Server
+
+    with tempfile.TemporaryDirectory() as tmp, Server([a for d in dbs for a in ("--db", d)], Path(tmp) / "log") as srv:
+        with sync_playwright() as pw:
+            browser = pw.chromium.launch(executable_path="/usr/bin/chromium", args=CHROMIUM[1:])
+            page = browser.new_page(viewport={"width": 1200, "height": 860})
+            page.set_default_timeout(150_000)
+            _web_play(page, srv.url)
+            _web_chess(page, srv.url)
+            page.goto("about:blank")  # a fresh page: the play page's event streams closed
+            page.goto(srv.url + "/#experiments")
+            bodies = "[...document.querySelectorAll('.exp-body')]"
+            page.wait_for_function(f"document.querySelectorAll('.exp table').length >= {min(2, len(dbs))} && "
+                                   f"{bodies}.every(b => b.textContent !== 'loading…')")
+            _shot(page, "web_experiments")
+            page.goto("about:blank")
+            page.goto(srv.url + "/#games/0")
+            page.wait_for_selector("tr.game-row")
+            page.click("tr.game-row >> nth=2")
+            page.wait_for_selector("#replay:not([hidden])")
+            for _ in range(12):
+                page.keyboard.press("ArrowRight")
+            page.wait_for_function("document.querySelector('#r-ply').textContent.startsWith('ply 12')")
+            _shot(page, "web_games")
+            _web_report(page, srv.url, 0, "web_reports")
+            if len(dbs) > 2:
+                _web_report(page, srv.url, 2, "web_study")
+            browser.close()
+
+
+def _shot(page: object, name: str, full: bool = False) -> None:
+    page.screenshot(path=str(HERE / f"{name}.png"), full_page=full)  # type: ignore[attr-defined]
+    print(HERE / f"{name}.png")
+
+
+def _web_play(page: object, url: str) -> None:
+    p: Any = page
+    p.goto(url + "/#play")
+    p.wait_for_selector("#game-select option[value='shogi']", state="attached")
+    p.select_option("#game-select", "shogi")
+    p.fill("#white-movetime", "4")
+    p.click("#start-btn")
+    p.wait_for_function("play.state && play.state.legal.length > 0")
+    for frm, to in (("7g", "7f"), ("2g", "2f"), ("6i", "7h"), ("2f", "2e")):
+        n = p.evaluate("play.state.moves.length")
+        p.click(f"#board [data-sq='{frm}']")
+        p.click(f"#board [data-sq='{to}']")
+        if to == "2e":  # while the engine thinks: depth, score and principal variation
+            p.wait_for_function("play.state.thinking && play.state.thinking.depth >= 4 && "
+                                "play.state.thinking.pv.length > 1")
+            _shot(p, "web_play")
+        p.wait_for_function(f"play.state.moves.length >= {n + 2}")
+
+
+def _web_chess(page: object, url: str) -> None:
+    p: Any = page
+    p.goto("about:blank")
+    p.goto(url + "/#play")
+    p.wait_for_selector("#game-select option[value='chess']", state="attached")
+    p.select_option("#game-select", "chess")
+    p.fill("#black-depth", "3")
+    p.click("#start-btn")
+    p.wait_for_function("play.state && play.state.legal.length > 0")
+    for frm, to in (("e2", "e4"), ("g1", "f3"), ("f1", "c4"), ("d2", "d3")):
+        n = p.evaluate("play.state.moves.length")
+        if not p.evaluate(f"play.state.legal.some(m => m.id === '{frm}{to}')"):  # the engine's reply forbade it
+            frm, to = p.evaluate("[play.state.legal[0].from, play.state.legal[0].to]")
+        p.click(f"#board [data-sq='{frm}']")
+        p.click(f"#board [data-sq='{to}']")
+        p.wait_for_function(f"play.state.moves.length >= {n + 2} && play.state.legal.length > 0")
+    p.click("#board [data-sq='b1']")  # a selected knight shows its legal squares
+    _shot(p, "web_chess")
+
+
+def _web_report(page: object, url: str, index: int, name: str) -> None:
+    p: Any = page
+    p.goto("about:blank")
+    p.goto(url + f"/#reports/{index}")
+    p.wait_for_selector("#report[data-ready] .report-doc", timeout=300_000)
+    imgs = "[...document.querySelectorAll('#report figure img')]"
+    p.wait_for_function(f"{imgs}.length > 0 && {imgs}.every(i => i.complete && i.naturalWidth > 0)")
+    _shot(p, name, full=True)
+
+
 if __name__ == "__main__":
-    if sys.argv[1:2] == ["boards"]:
+    if sys.argv[1:2] == ["web"] and len(sys.argv) >= 3:
+        web(sys.argv[2:])
+    elif sys.argv[1:2] == ["boards"]:
         boards()
     elif sys.argv[1:2] == ["report"] and len(sys.argv) >= 3:
         report(sys.argv[2])

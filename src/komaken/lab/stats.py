@@ -44,13 +44,20 @@ def score(wins: int, losses: int, draws: int) -> float:
 
 
 def wilson_interval(successes: float, n: int, confidence: float = 0.95) -> tuple[float, float]:
-    """Wilson score interval of a proportion ``successes / n`` (``(0, 1)`` when ``n == 0``)."""
+    """Wilson score interval of a proportion ``successes / n`` (``(0, 1)`` when ``n == 0``).
+
+    The interval always contains ``successes / n`` and lies within 0..1: at 0 % or 100 % the
+    floating-point formula can land a hair inside (``0.9999999999999999`` for 10 of 10), which
+    would make the distance from the estimate to the bound negative (matplotlib refuses such
+    error bars), so the bounds are clamped to the estimate.
+    """
     if n <= 0:
         return (0.0, 1.0)
     from statsmodels.stats.proportion import proportion_confint
 
     lo, hi = proportion_confint(successes, n, alpha=1 - confidence, method="wilson")
-    return (max(0.0, float(lo)), min(1.0, float(hi)))
+    p = min(1.0, max(0.0, successes / n))
+    return (max(0.0, min(float(lo), p)), min(1.0, max(float(hi), p)))
 
 
 def p_value_half(successes: float, n: int) -> float:

@@ -6,8 +6,14 @@ label (``▲７六歩`` for shogi), the position's text (SFEN for shogi), record
 thinks in a worker thread and reports its progress.  A new game kind only needs a branch here.
 
 Square ids are strings the page echoes back (``"7g"`` in shogi, ``"f5"`` in reversi, ``"7"`` in
-tic-tac-toe); a legal move is ``{"id", "from", "to", "drop", "promo", "pass"}`` and is played by
-its ``id`` (the game's own move text: USI for shogi).
+tic-tac-toe, ``"e4"`` in chess); a legal move is ``{"id", "from", "to", "drop", "promo", "choice",
+"pass"}`` and is played by its ``id`` (the game's own move text: USI for shogi, UCI for chess).
+
+The page knows one move model for every game: click (or drag) from a square — or a piece in the
+hand — to a square; a move without ``from`` is played by clicking its ``to``.  When several legal
+moves share the same from and to, they differ by ``choice`` (``成`` / ``不成`` in shogi, ``Q`` ``R``
+``B`` ``N`` in chess) and the page offers those choices as buttons.  Chess lives in
+:mod:`komaken.web._chess`.
 """
 
 from __future__ import annotations
@@ -31,8 +37,8 @@ class GameInputError(KomakenError):
 
 @dataclass(frozen=True)
 class GameInfo:
-    """One game the server offers: ``kind`` is ``shogi``, ``reversi``, ``tictactoe`` (or
-    ``other`` for a game only known to an experiment, shown as a move list)."""
+    """One game the server offers: ``kind`` is ``shogi``, ``reversi``, ``tictactoe``, ``chess``
+    (or ``other`` for a game only known to an experiment, shown as a move list)."""
 
     id: str
     title: str
@@ -43,15 +49,25 @@ class GameInfo:
 
     @property
     def record_formats(self) -> tuple[str, ...]:
+        if self.kind == "chess":
+            from komaken.web._chess import FORMATS
+
+            return FORMATS
         return ("kif", "ki2", "csa", "usi") if self.kind == "shogi" else ("txt",) if self.kind != "other" else ()
 
     def to_json(self) -> dict[str, Any]:
+        """``first``: the side (0 black, 1 white) that moves first; ``bottom``: the side drawn at
+        the bottom of an unflipped board; ``side_names`` indexed the same way; ``numbered``: the
+        move labels carry their own move numbers (``1. e4``, ``1… e5``)."""
+        first = 0 if self.kind == "other" else int(game_spec(self).first)
         return {"id": self.id, "title": self.title, "kind": self.kind, "width": self.width, "height": self.height,
-                "formats": list(self.record_formats), "players": player_kinds(self)}
+                "formats": list(self.record_formats), "players": player_kinds(self), "first": first,
+                "bottom": 1 if self.kind == "chess" else 0, "side_names": list(side_names(self)),
+                "numbered": self.kind == "chess"}
 
 
 #: Registered games without variants that the page has a board for (``board.js``): name → size.
-BOARDS = {"reversi": (8, 8), "tictactoe": (3, 3)}
+BOARDS = {"reversi": (8, 8), "tictactoe": (3, 3), "chess": (8, 8)}
 
 
 def catalog(variant_files: list[str] | tuple[str, ...] = ()) -> dict[str, GameInfo]:
@@ -119,6 +135,13 @@ def from_record(info: GameInfo, text: str) -> tuple[Any, dict[str, str | None]]:
             return rec.position(), {"black": rec.black, "white": rec.white}
         except (KomakenError, IndexError, KeyError) as exc:
             raise GameInputError(f"record: {exc}") from None
+    if info.kind == "chess":
+        from komaken.web import _chess
+
+        try:
+            return _chess.from_record(text), {"black": None, "white": None}
+        except KomakenError as exc:
+            raise GameInputError(f"record: {exc}") from None
     pos = new_position(info)
     for token in text.split():
         push(pos, info, token)
@@ -148,6 +171,10 @@ def parse_move(pos: Any, info: GameInfo, text: str) -> Any:
             from komaken.shogi import Move
 
             return Move.from_usi(text)
+        if info.kind == "chess":
+            from komaken.web._chess import parse
+
+            return parse(text)
         if info.kind == "reversi":
             from komaken.reversi import ReversiMove
 
@@ -178,6 +205,10 @@ def move_label(pos: Any, info: GameInfo, move: Any) -> str:
         from komaken.shogi.notation import japanese_marked
 
         return japanese_marked(pos, move)
+    if info.kind == "chess":
+        from komaken.web._chess import label
+
+        return label(pos, move)
     marks = {"reversi": ("●", "○"), "tictactoe": ("×", "○")}.get(info.kind, ("▲", "△"))
     return marks[int(pos.turn)] + str(move)
 
@@ -217,6 +248,10 @@ def board_json(pos: Any, info: GameInfo) -> dict[str, Any]:
     """
     if info.kind == "shogi":
         return _shogi_board(pos, info)
+    if info.kind == "chess":
+        from komaken.web._chess import board_json as chess_board
+
+        return chess_board(pos)
     if info.kind == "reversi":
         from komaken.reversi import square_name
 
@@ -266,26 +301,31 @@ def _shogi_board(pos: Any, info: GameInfo) -> dict[str, Any]:
             "files": [str(f) for f in range(W, 0, -1)], "ranks": list(_RANKS[:H]),
             "last": None if last is None else {"from": last.from_square.usi() if last.from_square else None,
                                                "to": last.to_square.usi()},
-            "check": check}
+            "check": check, "check_label": "王手 check"}
 
 
 def legal_json(pos: Any, info: GameInfo) -> list[dict[str, Any]]:
-    """Every legal move as ``{"id", "from", "to", "drop", "promo", "pass"}``."""
+    """Every legal move as ``{"id", "from", "to", "drop", "promo", "choice", "pass"}``."""
+    if info.kind == "chess":
+        from komaken.web._chess import legal_json as chess_legal
+
+        return chess_legal(pos)
     out = []
     for m in pos.legal_moves():
         if info.kind == "shogi":
             out.append({"id": m.usi(), "from": m.from_square.usi() if m.from_square else None,
-                        "to": m.to_square.usi(), "drop": m.drop, "promo": m.promotion, "pass": False})
+                        "to": m.to_square.usi(), "drop": m.drop, "promo": m.promotion,
+                        "choice": "成" if m.promotion else "不成", "pass": False})
         else:
             is_pass = bool(getattr(m, "is_pass", False))
             out.append({"id": str(m), "from": None, "to": None if is_pass else str(m), "drop": None,
-                        "promo": False, "pass": is_pass})
+                        "promo": False, "choice": None, "pass": is_pass})
     return out
 
 
 def side_names(info: GameInfo) -> tuple[str, str]:
     return {"shogi": ("▲ sente", "△ gote"), "reversi": ("● black", "○ white"),
-            "tictactoe": ("× X", "○ O")}.get(info.kind, ("black", "white"))
+            "tictactoe": ("× X", "○ O"), "chess": ("♚ black", "♔ white")}.get(info.kind, ("black", "white"))
 
 
 # ---- records -----------------------------------------------------------------------------------
@@ -294,6 +334,10 @@ def record_text(info: GameInfo, pos: Any, fmt: str, names: tuple[str | None, str
     """The game on ``pos`` (from where it was set up) as KIF/KI2/CSA/USI, or a transcript."""
     if fmt not in info.record_formats:
         raise GameInputError(f"format {fmt!r} is not available for {info.id} (use {', '.join(info.record_formats)})")
+    if info.kind == "chess":
+        from komaken.web._chess import record_text as chess_record
+
+        return chess_record(pos, fmt, names, game_spec(info).result(result))
     if info.kind != "shogi":
         return " ".join(str(m) for m in pos.move_stack) + "\n"
     from komaken.records import GameRecord, dumps, kif
@@ -308,7 +352,7 @@ def player_kinds(info: GameInfo) -> list[dict[str, Any]]:
     if info.kind == "shogi":
         return [{"kind": "human"}, {"kind": "engine", "settings": ["movetime", "depth", "nodes"]},
                 {"kind": "thesis", "settings": ["depth"]}, {"kind": "random"}]
-    if info.kind == "reversi":
+    if info.kind in ("reversi", "chess"):
         return [{"kind": "human"}, {"kind": "engine", "settings": ["depth"]}, {"kind": "random"}]
     if info.kind == "tictactoe":
         return [{"kind": "human"}, {"kind": "engine", "settings": []}, {"kind": "random"}]
@@ -433,6 +477,10 @@ def make_player(info: GameInfo, spec: dict[str, Any]) -> Thinker | None:
         from komaken.players.thesis import ThesisPlayer
 
         return _Wrapped(ThesisPlayer(info.variant, None, depth=_int(spec, "depth", 1, 6) or 4, seed=seed))
+    if info.kind == "chess":
+        from komaken.web._chess import ChessThinker
+
+        return ChessThinker(_int(spec, "depth", 1, 6), seed)
     from komaken.players.boardgames import make_player as board_player
 
     depth = _int(spec, "depth", 1, 12)

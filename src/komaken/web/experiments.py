@@ -25,6 +25,7 @@ from komaken.web import _games as G
 
 MAX_PER_PAGE = 200
 RESULTS = ("a", "b", "draw")
+STUDY_KIND = "komaken-values-selfplay"  # meta.kind of a piece-values study database (komaken values selfplay)
 
 
 class NotFound(KomakenError):
@@ -63,6 +64,34 @@ class Databases:
             raise NotFound(f"no database {index!r} (this server has {len(self.sources)})")
         return self.sources[i]
 
+    def kind(self, index: Any) -> str:
+        """``"study"`` for a piece-values self-play database (its ``meta`` table says so), else
+        ``"experiment"`` (a lab database, or a file that is not yet one)."""
+        src = self.source(index)
+        try:
+            conn = sqlite3.connect(f"{src.path.as_uri()}?mode=ro", uri=True, timeout=2)
+        except sqlite3.DatabaseError:
+            return "experiment"
+        try:
+            row = conn.execute("SELECT value FROM meta WHERE key='kind'").fetchone()
+        except sqlite3.DatabaseError:
+            row = None
+        finally:
+            conn.close()
+        return "study" if row is not None and row[0] == STUDY_KIND else "experiment"
+
+    def _experiment_only(self, index: Any) -> None:
+        if self.source(index).path.exists() and self.kind(index) == "study":
+            raise NotFound(f"database {index} is a piece-values study: it has no pairings or game list here "
+                           "(its report is on the Reports page)")
+
+    def study_config(self, index: Any) -> dict[str, Any]:
+        """The stored configuration of a study database and its game count."""
+        with self.connect(index) as db:
+            config = dict(json.loads(db._conn.execute("SELECT value FROM meta WHERE key='config'").fetchone()[0]))
+            games = int(db._conn.execute("SELECT COUNT(*) FROM games").fetchone()[0])
+        return {**config, "stored": games}
+
     @contextmanager
     def connect(self, index: Any) -> Iterator[ExperimentDB]:
         """A read-only :class:`ExperimentDB` on database ``index``."""
@@ -85,8 +114,14 @@ class Databases:
     def listing(self) -> list[dict[str, Any]]:
         out = []
         for src in self.sources:
-            item: dict[str, Any] = {"id": src.index, "name": src.name}
+            item: dict[str, Any] = {"id": src.index, "name": src.name, "kind": "experiment"}
             try:
+                if src.path.exists() and self.kind(src.index) == "study":
+                    c = self.study_config(src.index)
+                    item.update(kind="study", experiment=f"piece-values study: {c.get('variant')}",
+                                game="shogi", games=c["stored"], target=c.get("games"))
+                    out.append(item)
+                    continue
                 with self.connect(src.index) as db:
                     exp = experiment(db)
                     item.update(experiment=exp.name, game=exp.game, games=db.count(), target=exp.total_games)
@@ -97,14 +132,16 @@ class Databases:
 
     def stamp(self, index: Any) -> tuple[int, int]:
         """``(games, last id)``: changes whenever a game is stored."""
+        key = "game_index" if self.kind(index) == "study" else "id"
         with self.connect(index) as db:
-            row = db._conn.execute("SELECT COUNT(*), COALESCE(MAX(id), 0) FROM games").fetchone()
+            row = db._conn.execute(f"SELECT COUNT(*), COALESCE(MAX({key}), 0) FROM games").fetchone()
         return int(row[0]), int(row[1])
 
     def status(self, index: Any) -> dict[str, Any]:
         """``komaken experiment status --json`` for database ``index``, plus its game."""
         from komaken.lab.report import status_json
 
+        self._experiment_only(index)
         with self.connect(index) as db:
             exp = experiment(db)  # first: a database still being created is "not yet", not an error
             doc = status_json(db)
@@ -116,6 +153,7 @@ class Databases:
     # ---- games -----------------------------------------------------------------------------------
     def games(self, index: Any, params: dict[str, str]) -> dict[str, Any]:
         """One page of games matching the filters, newest first by default, and the total count."""
+        self._experiment_only(index)
         where, args = _filters(params)
         page = _int_param(params, "page", 1, 1, 10**9)
         per_page = _int_param(params, "per_page", 50, 1, MAX_PER_PAGE)
@@ -134,6 +172,7 @@ class Databases:
 
     def facets(self, index: Any) -> dict[str, Any]:
         """The pairings and the distinct end reasons (before any ``:`` detail), for the filters."""
+        self._experiment_only(index)
         with self.connect(index) as db:
             exp = experiment(db)
             reasons = [r[0] for r in db._conn.execute(
@@ -149,6 +188,7 @@ class Databases:
         if key in self._replays:
             self._replays.move_to_end(key)
             return self._replays[key]
+        self._experiment_only(index)
         with self.connect(index) as db:
             row = _row(db, gid)
             exp = experiment(db)
@@ -161,6 +201,7 @@ class Databases:
     def record(self, index: Any, game_id: Any, fmt: str) -> tuple[str, str]:
         """``(text, file name)`` of a stored game in ``fmt``."""
         gid = _int_value(game_id, "game id")
+        self._experiment_only(index)
         with self.connect(index) as db:
             row = _row(db, gid)
             exp = experiment(db)

@@ -1,9 +1,15 @@
-"""The report of ``komaken experiment report``, for the page: tables as JSON, plots as SVG.
+"""The reports for the page: the document of ``komaken experiment report`` as JSON blocks, and
+its figures as SVG.
 
-The numbers come from :mod:`komaken.lab.report` (the same functions write ``report.md``); the
-plots are drawn by its :func:`~komaken.lab.report.plot` into a temporary folder and kept in
-memory, keyed by the database and its game count, so a report is redrawn only when a game was
-stored since.
+The blocks are those of :func:`komaken.lab.report_text.document` — the same words, tables and
+figures as ``report.md`` and ``report.html``, summary first — each made a JSON object:
+``{"kind": "h1" | "h2" | "p", "text"}``, ``{"kind": "ul", "items"}``,
+``{"kind": "table", "number", "caption", "header", "rows"}`` and
+``{"kind": "figure", "number", "name", "caption"}`` (the page loads ``/plots/{name}.svg``).
+Text may carry ``**bold**`` and ```code``` marks; the page renders them as elements, never as
+HTML.  A report is kept in memory, keyed by the database and its game count, so it is redrawn
+only when a game was stored since.  A piece-values study database gets the study's report
+instead (:mod:`komaken.web.study`).
 """
 
 from __future__ import annotations
@@ -15,61 +21,88 @@ from typing import Any
 
 from komaken.web.experiments import Databases, NotFound
 
-_cache: dict[int, tuple[tuple[int, int], dict[str, Any], dict[str, bytes]]] = {}
+_cache: dict[int, tuple[Any, dict[str, Any], dict[str, bytes]]] = {}
 _lock = threading.Lock()
 
 
 def report(dbs: Databases, index: Any) -> dict[str, Any]:
-    """``{"title", "setup", "tables": [{"title", "header", "rows"}], "notes", "plots": [names]}``."""
+    """``{"id", "name", "kind", "title", "blocks": [...]}`` plus, for older callers, ``setup``,
+    ``notes``, ``tables`` and ``plots`` (the figure names)."""
     return _build(dbs, index)[0]
 
 
 def plot_svg(dbs: Databases, index: Any, name: str) -> bytes:
-    """The SVG of plot ``name`` of database ``index`` (a name the report listed)."""
+    """The SVG of figure ``name`` of database ``index`` (a name the report listed)."""
     svgs = _build(dbs, index)[1]
     if name not in svgs:
         raise NotFound(f"no plot {name[:40]!r}")
     return svgs[name]
 
 
+def blocks_json(blocks: list[tuple[Any, ...]]) -> tuple[list[dict[str, Any]], dict[str, bytes]]:
+    """:func:`komaken.lab.report_text.document`'s blocks as JSON, and the figures' SVG by name."""
+    out: list[dict[str, Any]] = []
+    svgs: dict[str, bytes] = {}
+    tables = 0
+    for block in blocks:
+        kind = block[0]
+        if kind in ("h1", "h2", "p"):
+            out.append({"kind": kind, "text": block[1]})
+        elif kind == "ul":
+            out.append({"kind": "ul", "items": list(block[1])})
+        elif kind == "table":
+            tables += 1
+            _, caption, header, rows = block
+            out.append({"kind": "table", "number": tables, "caption": caption, "header": list(header),
+                        "rows": [list(r) for r in rows]})
+        elif kind == "figure":
+            _, n, fig = block
+            svgs[fig.name] = ('<?xml version="1.0" encoding="utf-8" standalone="no"?>\n' + fig.svg).encode("utf-8")
+            out.append({"kind": "figure", "number": n, "name": fig.name, "caption": fig.caption})
+    return out, svgs
+
+
 def _build(dbs: Databases, index: Any) -> tuple[dict[str, Any], dict[str, bytes]]:
-    from komaken.lab import report as R
+    from komaken.web import study
 
     src = dbs.source(index)
-    stamp = dbs.stamp(src.index)
+    kind = dbs.kind(src.index) if src.path.exists() else "experiment"
+    members = study.members(dbs) if kind == "study" else [src]
+    stamp = tuple(dbs.stamp(s.index) for s in members)  # a study report covers every study database
     with _lock:
         hit = _cache.get(src.index)
         if hit is not None and hit[0] == stamp:
             return hit[1], hit[2]
-        with dbs.connect(src.index) as db:
-            exp, stats = R.collect(db)
-            settings = R.pooled(db, exp)
-        header, rows = R.table_rows(exp, stats)
-        tables = [{"title": "Pairings", "header": header, "rows": rows}]
-        if settings:
-            ph, pr = R.pooled_rows(exp, settings)
-            tables.append({"title": "Pooled by setting", "header": ph, "rows": pr})
-        tables.append({"title": "First-move advantage", "header": ["pairing", "a was sente", "sente score", "95% CI"],
-                       "rows": [[s.name, f"{s.a_sente_games}/{s.games}", R._pct(s.sente_score),
-                                 f"{R._pct(s.sente_score_ci95[0])}–{R._pct(s.sente_score_ci95[1])}"] for s in stats]})
-        sprts = [s for s in stats if s.sprt]
-        if sprts:
-            tables.append({"title": "SPRT", "header": ["pairing", "H0 elo", "H1 elo", "LLR", "bounds", "state"],
-                           "rows": [[s.name, f"{t['elo0']:g}", f"{t['elo1']:g}", f"{t['llr']:.3f}",
-                                     f"[{t['lower']:.3f}, {t['upper']:.3f}]", t["state"]]
-                                    for s in sprts for t in [s.sprt or {}]]})
-        svgs: dict[str, bytes] = {}
-        notes = [R.first_move_line(stats, exp)]
-        names: list[str] = []
-        with tempfile.TemporaryDirectory(prefix="komaken-report-") as tmp:
-            try:
-                names = R.plot(exp, stats, Path(tmp))
-            except ValueError as exc:  # matplotlib refuses some intervals (a rounding error at 0 % or 100 %)
-                notes.append(f"The plots could not be drawn: {exc}.")
-            for n in names:
-                svgs[n] = (Path(tmp) / f"{n}.svg").read_bytes()
-        doc = {"id": src.index, "name": src.name, "title": str(exp.report.get("title", exp.name)),
-               "setup": R._setup_line(exp, sum(s.games for s in stats)),
-               "notes": notes, "tables": tables, "plots": names}
+        doc, svgs = study.report(dbs, src.index) if kind == "study" else _experiment(dbs, src.index)
         _cache[src.index] = (stamp, doc, svgs)
         return doc, svgs
+
+
+def _experiment(dbs: Databases, index: int) -> tuple[dict[str, Any], dict[str, bytes]]:
+    from komaken.lab import report as R
+    from komaken.lab.plots import score_figure, value_figures
+    from komaken.lab.report_text import document
+
+    src = dbs.source(index)
+    with dbs.connect(index) as db:
+        exp, stats = R.collect(db)
+        found = R.settings(db, exp)
+        seconds = db.seconds()
+    notes = [R.first_move_line(stats, exp)]
+    with tempfile.TemporaryDirectory(prefix="komaken-report-") as tmp:
+        try:
+            figures = [f for f in [score_figure(found, Path(tmp))] if f is not None]
+            figures += value_figures(found, R.varied_letters(exp), R._FIGURE_NAMES, Path(tmp))
+        except ValueError as exc:  # a figure matplotlib refuses must not cost the tables
+            figures = []
+            notes.append(f"The figures could not be drawn: {exc}.")
+    blocks, svgs = blocks_json(document(exp, stats, found, figures, seconds))
+    if len(notes) > 1:
+        blocks.insert(1, {"kind": "p", "text": notes[-1]})
+    header, rows = R.table_rows(exp, stats)
+    tables = [{"title": b["caption"], "header": b["header"], "rows": b["rows"]} for b in blocks if b["kind"] == "table"]
+    doc = {"id": index, "name": src.name, "kind": "experiment", "title": R.title(exp),
+           "setup": R._setup_line(exp, sum(s.games for s in stats)), "notes": notes,
+           "tables": [{"title": "Pairings", "header": header, "rows": rows}] + tables,
+           "plots": list(svgs), "blocks": blocks}
+    return doc, svgs

@@ -61,23 +61,23 @@ async function initPlay() {
   $("#resign-btn").addEventListener("click", () => act("resign"));
   $("#pass-btn").addEventListener("click", () => sendMove("pass"));
   $("#copy-position").addEventListener("click", () => copy($("#position-text").textContent));
-  $("#promo-yes").addEventListener("click", () => promoChoice(true));
-  $("#promo-no").addEventListener("click", () => promoChoice(false));
+  $("#promo-cancel").addEventListener("click", () => { play.pendingPromo = null; $("#promo").hidden = true; render(); });
 }
 
 function gameInfo() { return play.games.find(g => g.id === $("#game-select").value); }
 
 function setupSides() {
   const g = gameInfo();
-  const names = {shogi: ["▲ Sente (black)", "△ Gote (white)"], reversi: ["● Black", "○ White"],
-                 tictactoe: ["× X", "○ O"]}[g.kind] || ["Black", "White"];
-  $("#black-legend").textContent = names[0];
-  $("#white-legend").textContent = names[1];
-  for (const side of ["black", "white"]) {
+  $("#black-legend").textContent = g.side_names[0];
+  $("#white-legend").textContent = g.side_names[1];
+  // the side that moves first is listed first and played by the human
+  $("#black-side").style.order = g.first === 0 ? 1 : 2;
+  $("#white-side").style.order = g.first === 1 ? 1 : 2;
+  ["black", "white"].forEach((side, i) => {
     const s = $(`#${side}-kind`);
     s.replaceChildren(...g.players.map(p => el("option", {value: p.kind}, p.kind)));
-    s.value = side === "black" ? "human" : "engine";
-  }
+    s.value = i === g.first ? "human" : "engine";
+  });
   showOptions();
 }
 
@@ -107,7 +107,8 @@ async function newGame() {
       white: sideSpec("white"), start: $("#start-text").value, record: $("#record-text").value});
     play.state = null;
     play.selected = null;
-    play.flip = st.sides[0].kind !== "human" && st.sides[1].kind === "human";
+    const human = st.sides.map(s => s.kind === "human"), down = st.game.bottom;
+    play.flip = !human[down] && human[1 - down];  // the human's side at the bottom
     setState(st);
     $("#play-area").hidden = false;
     listen(st.id);
@@ -163,18 +164,22 @@ function onSquare(id, how) {
   render();
 }
 
+// moves with the same from and to differ by their choice (成 / 不成, Q R B N): ask which
 function chooseMove(cands) {
   if (cands.length === 1) return sendMove(cands[0].id);
   play.pendingPromo = cands;
+  $("#promo-choices").replaceChildren(...cands.map(m => el("button", {type: "button", "data-choice": m.choice,
+    class: "choice", onclick: () => pickChoice(m)}, choiceLabel(m))));
   $("#promo").hidden = false;
 }
 
-function promoChoice(yes) {
-  const c = play.pendingPromo || [];
+const CHOICE_WORDS = {"成": "成 promote", "不成": "不成 keep", Q: "♛ queen", R: "♜ rook", B: "♝ bishop", N: "♞ knight"};
+const choiceLabel = (m) => CHOICE_WORDS[m.choice] || m.choice || m.id;
+
+function pickChoice(m) {
   play.pendingPromo = null;
   $("#promo").hidden = true;
-  const m = c.find(x => x.promo === yes);
-  if (m) sendMove(m.id);
+  sendMove(m.id);
 }
 
 function onHand(kind) {
@@ -187,7 +192,7 @@ function render() {
   if (!st) return;
   const b = st.board;
   const targets = new Set(movesFrom(play.selected).map(m => m.to));
-  if (b.style !== "shogi" && !st.outcome) for (const m of st.legal) if (m.to) targets.add(m.to);
+  if (!st.outcome) for (const m of st.legal) if (m.to && !m.from && !m.drop) targets.add(m.to);  // one-click moves
   drawBoard($("#board"), b, {flip: play.flip, selected: play.selected, targets, onSquare,
                              dragFrom: (id) => st.legal.some(m => m.from === id)});
   const humanTurn = st.legal.length > 0;
@@ -197,6 +202,7 @@ function render() {
       canDrop: humanTurn && side === st.turn, onHand});
   }
   $("#moves").replaceChildren(...st.moves.map((m, i) => el("li", {"data-ply": i + 1}, m.label)));
+  $("#moves").classList.toggle("numbered", !!st.game.numbered);  // labels carry their own move numbers
   $("#moves").scrollTop = 1e9;
   $("#position-text").textContent = st.position;
   $("#pass-btn").hidden = !st.legal.some(m => m.pass);
@@ -216,7 +222,7 @@ function renderStatus() {
     const who = o.winner === null ? "draw" : `${st.side_names[o.winner === "black" ? 0 : 1]} wins`;
     text = `${o.japanese} (${o.reason}): ${who} after ${st.ply} moves`;
   } else {
-    text = `${st.side_names[st.turn]} to move (${st.sides[st.turn].name})` + (st.board.check ? " — 王手 check" : "");
+    text = `${st.side_names[st.turn]} to move (${st.sides[st.turn].name})` + (st.board.check ? ` — ${st.board.check_label || "check"}` : "");
   }
   if (st.board.score) text += ` · discs ${st.board.score[0]}–${st.board.score[1]}`;
   $("#status").textContent = text;
@@ -243,8 +249,8 @@ pages.play = () => initPlay().catch(e => flash(e.message));
 // ------------------------------------------------------------------------------------ experiments
 const exps = {sources: []};
 
-async function dbOptions(selectId) {
-  const dbs = (await api("/api/dbs")).dbs;
+async function dbOptions(selectId, kinds) {
+  const dbs = (await api("/api/dbs")).dbs.filter(d => !kinds || kinds.includes(d.kind || "experiment"));
   const s = $(selectId);
   const keep = s.value;
   s.replaceChildren(...dbs.map(d => el("option", {value: d.id}, `${d.name}${d.experiment ? " — " + d.experiment : ""}`)));
@@ -261,6 +267,11 @@ pages.experiments = async () => {
   box.replaceChildren(...dbs.map(d => el("div", {class: "panel exp", id: `exp-${d.id}`},
     el("h2", {}, d.name), el("div", {class: "exp-body"}, d.error || "loading…"))));
   for (const d of dbs) {
+    if (d.kind === "study") {  // a piece-values study has no pairings: its report is on the Reports page
+      $(`#exp-${d.id} .exp-body`).replaceChildren(el("p", {}, `${d.experiment} · ${d.games} of ${d.target} games · `,
+        el("a", {href: `#reports/${d.id}`}, "report")));
+      continue;
+    }
     const es = new EventSource(`/api/dbs/${d.id}/events`);
     es.onmessage = (ev) => renderExperiment(d.id, JSON.parse(ev.data));
     exps.sources.push(es);
@@ -290,7 +301,7 @@ const games = {page: 1, doc: null, ply: 0, flip: false, db: null};
 
 pages.games = async () => {
   const want = location.hash.split("/")[1];
-  await dbOptions("#games-db");
+  await dbOptions("#games-db", ["experiment"]);  // a study database has no game list
   if (want !== undefined) $("#games-db").value = want;
   if (!games.init) {
     games.init = true;
@@ -397,16 +408,42 @@ pages.reports = async () => {
 async function loadReport() {
   const db = $("#reports-db").value;
   const box = $("#report");
-  box.textContent = "drawing the report…";
+  delete box.dataset.ready;
+  box.replaceChildren(el("p", {class: "loading"}, "drawing the report…"));
   try {
     const r = await api(`/api/dbs/${db}/report`);
-    box.replaceChildren(el("h1", {}, r.title), el("p", {}, r.setup), ...r.notes.map(n => el("p", {}, n)),
-      ...r.tables.flatMap(t => [el("h2", {}, t.title), el("table", {class: "report"},
-        el("thead", {}, el("tr", {}, ...t.header.map(h => el("th", {}, h)))),
-        el("tbody", {}, ...t.rows.map(row => el("tr", {}, ...row.map(c => el("td", {}, c))))))]),
-      ...r.plots.map(p => el("figure", {}, el("img", {src: `/api/dbs/${db}/plots/${p}.svg?v=${Date.now()}`, alt: p}),
-        el("figcaption", {}, p))));
+    const kids = r.blocks.map(b => reportBlock(b, db));
+    box.replaceChildren(el("div", {class: "report-doc", "data-kind": r.kind}, ...kids));
+    box.dataset.ready = "1";
   } catch (e) { box.textContent = e.message; }
+}
+
+// **bold** and `code` become elements; everything else stays text (never parsed as HTML)
+function inline(text) {
+  const out = [];
+  for (const part of String(text).split(/(\*\*[^*]+\*\*|`[^`]+`)/)) {
+    if (part.startsWith("**") && part.endsWith("**") && part.length > 4) out.push(el("strong", {}, part.slice(2, -2)));
+    else if (part.startsWith("`") && part.endsWith("`") && part.length > 2) out.push(el("code", {}, part.slice(1, -1)));
+    else if (part) out.push(part);
+  }
+  return out;
+}
+
+function reportBlock(b, db) {
+  if (b.kind === "h1" || b.kind === "h2" || b.kind === "h3" || b.kind === "p") return el(b.kind, {}, ...inline(b.text));
+  if (b.kind === "ul") return el("ul", {}, ...b.items.map(i => el("li", {}, ...inline(i))));
+  if (b.kind === "table") {
+    return el("div", {class: "wrap"}, el("table", {class: "report"},
+      el("caption", {}, el("b", {}, `Table ${b.number}. `), ...inline(b.caption)),
+      el("thead", {}, el("tr", {}, ...b.header.map(h => el("th", {}, h)))),
+      el("tbody", {}, ...b.rows.map(row => el("tr", {}, ...row.map(c => el("td", {}, c)))))));
+  }
+  if (b.kind === "figure") {
+    return el("figure", {id: "fig-" + b.name},
+      el("img", {src: `/api/dbs/${db}/plots/${b.name}.svg?v=${Date.now()}`, alt: `Figure ${b.number}: ${b.caption}`}),
+      el("figcaption", {}, el("b", {}, `Figure ${b.number}. `), ...inline(b.caption)));
+  }
+  return el("p", {}, JSON.stringify(b));
 }
 
 route();

@@ -1,6 +1,8 @@
 // komaken board component: draws the board JSON of komaken.web._games as SVG (no libraries).
 // drawBoard(el, board, opts) — opts: {flip, selected, targets: Set of square ids, onSquare(id, how),
 // dragFrom(id) -> bool}. Hands are drawn with drawHand(el, pieces, side, opts).
+// It knows no rules: a board is cells (id, piece, shade) in rows, and every game's moves are
+// "from a square (or the hand) to a square", told apart by a choice when several share both.
 "use strict";
 
 const SVGNS = "http://www.w3.org/2000/svg";
@@ -16,6 +18,7 @@ const STYLES = {
   shogi: {cell: 52, bg: "#f0d59a", line: "#6b4b1b"},
   disc: {cell: 52, bg: "#2e7d4f", line: "#14412a"},
   mark: {cell: 96, bg: "#fbfbf7", line: "#333"},
+  chess: {cell: 56, bg: "#f0d9b5", line: "#8b6b43", dark: "#b58863", thin: true},
 };
 
 function drawBoard(el, board, opts) {
@@ -32,11 +35,14 @@ function drawBoard(el, board, opts) {
     const cell = board.cells[ci], col = k % W, row = Math.floor(k / W);
     const x = M + col * S, y = M + row * S;
     const g = svgEl("g", {"data-sq": cell.id, class: "sq"});
-    let fill = "transparent";
+    let fill = cell.shade && st.dark ? st.dark : "transparent";
     if (cell.id === last.to || cell.id === last.from) fill = "rgba(255, 200, 0, 0.45)";
     if (cell.id === board.check) fill = "rgba(230, 30, 30, 0.55)";
     if (cell.id === opts.selected) fill = "rgba(60, 120, 255, 0.45)";
-    g.appendChild(svgEl("rect", {x, y, width: S, height: S, fill, stroke: st.line, "stroke-width": 1}));
+    g.appendChild(svgEl("rect", {x, y, width: S, height: S, fill, stroke: st.thin ? "none" : st.line, "stroke-width": 1}));
+    if (fill !== "transparent" && cell.shade && st.dark && fill !== st.dark) {  // a marked dark square stays darker
+      g.appendChild(svgEl("rect", {x, y, width: S, height: S, fill: "rgba(0, 0, 0, 0.12)", "pointer-events": "none"}));
+    }
     if (cell.piece) g.appendChild(pieceEl(board.style, cell.piece, x + S / 2, y + S / 2, S, opts.flip));
     if (opts.targets && opts.targets.has(cell.id)) {
       g.appendChild(svgEl("circle", {cx: x + S / 2, cy: y + S / 2, r: cell.piece ? S * 0.44 : S * 0.13,
@@ -58,6 +64,11 @@ function drawBoard(el, board, opts) {
 function pieceEl(style, p, cx, cy, S, flip) {
   if (style === "disc") {
     return svgEl("circle", {cx, cy, r: S * 0.4, fill: p.side === 0 ? "#111" : "#f4f4f4", stroke: "#000", class: "piece"});
+  }
+  if (style === "chess") {  // solid glyphs, filled by side (side 1 is white)
+    return svgEl("text", {x: cx, y: cy + S * 0.3, "font-size": S * 0.82, "text-anchor": "middle", class: "piece",
+      fill: p.side === 1 ? "#fff" : "#111", stroke: "#111", "stroke-width": p.side === 1 ? 1.4 : 0.6,
+      "font-family": "'DejaVu Sans', 'Segoe UI Symbol', sans-serif"}, p.label);
   }
   if (style === "mark") {
     return svgEl("text", {x: cx, y: cy + S * 0.2, "font-size": S * 0.62, "text-anchor": "middle",
