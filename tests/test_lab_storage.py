@@ -27,6 +27,8 @@ def test_insert_is_unique_per_pairing_and_index(tmp_path: Path) -> None:
         assert not db.insert(row(0, "b"))  # already stored: refused, not counted twice
         assert db.count() == 2 and db.done_indexes("r-vs-r") == {0, 1}
         assert db.results("r-vs-r") == [("a", "a"), ("draw", "a")]
+        assert db.insert(row(3, "b"))
+        assert db.indexed_results("r-vs-r") == ([("a", "a"), ("draw", "a"), ("b", "a")], [0, 1, 3])
         with pytest.raises(sqlite3.IntegrityError):
             db._conn.execute(
                 "INSERT INTO games (pairing, game_index, a, b, result, reason, sente, moves, plies, seconds, seed, "

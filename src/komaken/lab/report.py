@@ -30,8 +30,11 @@ PIECE_NAMES = {
 def collect(db: ExperimentDB) -> tuple[Experiment, list[PairingStats]]:
     """The stored experiment and the statistics of each of its pairings."""
     exp = db.experiment()
-    return exp, [pairing_stats(p.name, p.a, p.b, db.results(p.name), p.sprt, db.game_indexes(p.name))
-                 for p in exp.pairings]
+    stats = []
+    for p in exp.pairings:
+        results, indexes = db.indexed_results(p.name)
+        stats.append(pairing_stats(p.name, p.a, p.b, results, p.sprt, indexes))
+    return exp, stats
 
 
 @dataclass(frozen=True, slots=True)

@@ -367,7 +367,8 @@ def _plan(db: ExperimentDB, exp: Experiment) -> tuple[dict[str, PairingCounts], 
     counts = {p.name: PairingCounts(p.name, p.a, p.b, p.games) for p in exp.pairings}
     missing: dict[str, list[int]] = {}
     for p in exp.pairings:
-        for (result, _), index in zip(db.results(p.name), db.game_indexes(p.name), strict=True):
+        results, indexes = db.indexed_results(p.name)
+        for (result, _), index in zip(results, indexes, strict=True):
             counts[p.name].add(result, index)
         done = db.done_indexes(p.name)
         missing[p.name] = [i for i in range(p.games) if i not in done]

@@ -290,8 +290,17 @@ class ExperimentDB:
 
     def game_indexes(self, pairing: str) -> list[int]:
         """The game index of every stored game of ``pairing``, in the order of :meth:`results`."""
-        rows = self._conn.execute("SELECT game_index FROM games WHERE pairing=? ORDER BY game_index", (pairing,))
-        return [r[0] for r in rows]
+        with self._guard("cannot read the stored games"):
+            rows = self._conn.execute("SELECT game_index FROM games WHERE pairing=? ORDER BY game_index", (pairing,))
+            return [r[0] for r in rows]
+
+    def indexed_results(self, pairing: str) -> tuple[list[tuple[str, str]], list[int]]:
+        """:meth:`results` and :meth:`game_indexes` from one query, so they agree even while another
+        process is adding games (two separate reads can see different numbers of games)."""
+        with self._guard("cannot read the stored games"):
+            rows = self._conn.execute("SELECT result, sente, game_index FROM games WHERE pairing=? "
+                                      "ORDER BY game_index", (pairing,)).fetchall()
+        return [(r[0], r[1]) for r in rows], [r[2] for r in rows]
 
     def count(self, pairing: str | None = None) -> int:
         with self._guard("cannot count the stored games"):
