@@ -295,6 +295,17 @@ def _gen_drops(bd: np.ndarray, hd: np.ndarray, st: np.ndarray, geo: np.ndarray, 
 
 
 @njit(cache=True, _nrt=False, inline="always")
+def _has_hand(hd: np.ndarray, us: int) -> bool:
+    for kind in range(1, 8):
+        if hd[us, kind] != 0:
+            return True
+    return False
+
+
+_attacked_inline = njit(_nrt=False, inline="always")(attacked.py_func)
+
+
+@njit(cache=True, _nrt=False, inline="always")
 def _gen_king(bd: np.ndarray, frm: int, us: int, out: np.ndarray, n: int, evade: bool) -> int:
     """Append the king's steps to squares the enemy does not attack.  In check the king is lifted
     off the board for the test (a slider's line goes on through its square); otherwise it cannot
@@ -308,7 +319,7 @@ def _gen_king(bd: np.ndarray, frm: int, us: int, out: np.ndarray, n: int, evade:
         to = frm + STEPS[p, k]
         if bd[to] & stop:
             continue
-        if attacked(bd, to, them):
+        if _attacked_inline(bd, to, them):
             continue
         out[n] = make_move(frm, to, 0)
         n += 1
@@ -432,7 +443,7 @@ def gen_legal_into(bd: np.ndarray, hd: np.ndarray, st: np.ndarray, geo: np.ndarr
             n = _gen_king(bd, frm, us, out, n, evade)
         else:
             n = _gen_piece(bd, frm, us, geo, dead_rule, out, n, sc, evade)
-    if nchk < 2:
+    if nchk < 2 and _has_hand(hd, us):
         n = _gen_drops(bd, hd, st, geo, rules, out, n, sc, evade)
     if nchk == 1:
         _mark_targets(sc, k, csq, cdel, 0)
@@ -557,19 +568,40 @@ def full_hash(bd: np.ndarray, hd: np.ndarray, side: int) -> np.uint64:
 
 
 # --- perft ------------------------------------------------------------------------------------
+# Perft inlines the generator and make/unmake into one loop over an explicit stack (a call
+# between kernels costs a push of every array's fields).
+_gen_inline = njit(_nrt=False, inline="always")(gen_legal_into.py_func)
+_do_inline = njit(_nrt=False, inline="always")(do_move.py_func)
+_undo_inline = njit(_nrt=False, inline="always")(undo_move.py_func)
+
+
 @njit(cache=True, _nrt=False)
 def _perft(bd: np.ndarray, hd: np.ndarray, st: np.ndarray, hh: np.ndarray, hist: np.ndarray,
-           geo: np.ndarray, rules: np.ndarray, depth: int, buf: np.ndarray, sc: np.ndarray) -> int:
-    base = depth * MAX_MOVES  # each ply has its own stretch of ``buf``
-    end = gen_legal_into(bd, hd, st, geo, rules, buf, base, sc)
-    if depth == 1:
-        return end - base
+           geo: np.ndarray, rules: np.ndarray, depth: int, buf: np.ndarray, sc: np.ndarray,
+           cur: np.ndarray, end: np.ndarray) -> int:
+    """Leaves ``depth`` ≥ 2 plies down.  The moves of ply ``d`` (counted down to 1 at the
+    leaves' parents) live in ``buf[d * MAX_MOVES:]``; ``cur[d]`` is the next to play, ``end[d]``
+    the end of the list."""
     total = 0
-    for i in range(base, end):
-        do_move(bd, hd, st, hh, hist, buf[i])
-        total += _perft(bd, hd, st, hh, hist, geo, rules, depth - 1, buf, sc)
-        undo_move(bd, hd, st, hist)
-    return total
+    d = depth
+    while True:
+        b = d * MAX_MOVES
+        e = _gen_inline(bd, hd, st, geo, rules, buf, b, sc)
+        if d == 1:  # bulk count: the leaves are not played
+            total += e - b
+            _undo_inline(bd, hd, st, hist)
+            d = 2
+        else:
+            cur[d] = b
+            end[d] = e
+        while cur[d] == end[d]:
+            if d == depth:
+                return total
+            _undo_inline(bd, hd, st, hist)
+            d += 1
+        _do_inline(bd, hd, st, hh, hist, buf[cur[d]])
+        cur[d] += 1
+        d -= 1
 
 
 @njit(cache=True)
@@ -580,7 +612,11 @@ def perft(bd: np.ndarray, hd: np.ndarray, st: np.ndarray, hh: np.ndarray, hist: 
         return 1
     buf = np.empty((depth + 1) * MAX_MOVES, dtype=np.int64)
     sc = np.zeros(SCRATCH_SIZE, dtype=np.int16)
-    return _perft(bd, hd, st, hh, hist, geo, rules, depth, buf, sc)
+    if depth == 1:
+        return gen_legal_into(bd, hd, st, geo, rules, buf, 0, sc)
+    cur = np.zeros(depth + 1, dtype=np.int64)
+    end = np.zeros(depth + 1, dtype=np.int64)
+    return _perft(bd, hd, st, hh, hist, geo, rules, depth, buf, sc, cur, end)
 
 
 # --- game end ---------------------------------------------------------------------------------
