@@ -362,7 +362,7 @@ def _gen_piece(bd: np.ndarray, frm: int, us: int, geo: np.ndarray, dead_rule: bo
     return n
 
 
-@njit(cache=True, _nrt=False)
+@njit(cache=True, _nrt=False, inline="always")
 def _scan_king(bd: np.ndarray, k: int, us: int, sc: np.ndarray) -> tuple[int, int, int]:
     """Look out from our king on ``k``: record the pinned pieces in ``sc`` and return (number of
     checkers, a checker's square, the step from the king towards it if it checks from afar, else 0)."""
