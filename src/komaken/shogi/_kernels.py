@@ -178,7 +178,8 @@ def in_check(bd: np.ndarray, st: np.ndarray) -> bool:
 # The generator produces legal moves directly: one look out from the king finds the checkers and
 # the pinned pieces (kept in a scratch array), a pinned piece moves only along its pin line, the
 # king steps only to unattacked squares, and in check the other pieces and the drops land only
-# on the checker or between it and the king.  Scratch layout (int16, all zero between calls):
+# on the checker or between it and the king.  Scratch layout (int16; the tables up to
+# SC_PINNED are all zero between calls, the rest is working space):
 SC_PIN = 0  # [square]: the step of the king-to-pinner line through the pinned piece there
 SC_TARGET = BOARD_SIZE  # [square]: 1 where a non-king evasion may land
 SC_PINNED = 2 * BOARD_SIZE  # number of pinned pieces, then their squares (at most 8)
@@ -422,8 +423,9 @@ def gen_legal_into(bd: np.ndarray, hd: np.ndarray, st: np.ndarray, geo: np.ndarr
                    out: np.ndarray, n: int, sc: np.ndarray) -> int:
     """Append the legal moves of the side to move to ``out`` from index ``n``; return the new end.
 
-    ``sc`` is scratch: ``np.zeros(SCRATCH_SIZE, np.int16)``, made once and reused (it is left
-    all zero).  The moves and their order are :func:`gen_legal`'s."""
+    ``sc`` is scratch: ``np.zeros(SCRATCH_SIZE, np.int16)``, made once and reused (its tables,
+    up to ``SC_PINNED``, are left zero for the next call).  The moves and their order are
+    :func:`gen_legal`'s."""
     us = st[ST_SIDE]
     k = st[ST_KING + us]
     nchk, csq, cdel = 0, 0, 0
