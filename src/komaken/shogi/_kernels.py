@@ -14,6 +14,11 @@ as the search.  A position is the tuple of arrays
 and a variant is ``geo`` (int8 per-square tables) with ``rules`` (int64 switches).
 
 Moves are ints: ``to | from << 8 | promote << 16 | drop_kind << 17``; a drop has ``from == 0``.
+
+The kernels on the move-generation and make/unmake path allocate nothing and are compiled with
+``_nrt=False``: with reference counting on, every call between kernels paid an atomic increment
+and decrement per array argument, half of perft's time.  Loops that generate moves at every node
+should call :func:`gen_legal_into` with a scratch array made once.
 """
 
 from __future__ import annotations
@@ -32,7 +37,6 @@ from komaken.shogi._board import (
     KIND_MASK,
     KING,
     KNIGHT,
-    LANCE,
     OPPOSITE,
     PAWN,
     POINTS,
@@ -106,7 +110,7 @@ def move_drop_kind(m: int) -> int:
 
 
 # --- attacks ----------------------------------------------------------------------------------
-@njit(cache=True)
+@njit(cache=True, _nrt=False)
 def attacked(bd: np.ndarray, sq: int, by: int) -> bool:
     """Whether any piece of color ``by`` attacks square ``sq``."""
     bit = BLACK_BIT << by
@@ -134,7 +138,7 @@ def attacked(bd: np.ndarray, sq: int, by: int) -> bool:
     return False
 
 
-@njit(cache=True)
+@njit(cache=True, _nrt=False)
 def attackers(bd: np.ndarray, sq: int, by: int, out: np.ndarray) -> int:
     """Store the squares of ``by``'s pieces attacking ``sq`` in ``out``; return how many."""
     bit = BLACK_BIT << by
@@ -167,7 +171,7 @@ def attackers(bd: np.ndarray, sq: int, by: int, out: np.ndarray) -> int:
     return n
 
 
-@njit(cache=True)
+@njit(cache=True, _nrt=False)
 def in_check(bd: np.ndarray, st: np.ndarray) -> bool:
     """Whether the side to move is in check."""
     us = st[ST_SIDE]
@@ -176,6 +180,18 @@ def in_check(bd: np.ndarray, st: np.ndarray) -> bool:
 
 
 # --- move generation --------------------------------------------------------------------------
+# The generator produces legal moves directly: one look out from the king finds the checkers and
+# the pinned pieces (kept in a scratch array), a pinned piece moves only along its pin line, the
+# king steps only to unattacked squares, and in check the other pieces and the drops land only
+# on the checker or between it and the king.  Scratch layout (int16; the tables up to
+# SC_PINNED are all zero between calls, the rest is working space):
+SC_PIN = 0  # [square]: the step of the king-to-pinner line through the pinned piece there
+SC_TARGET = BOARD_SIZE  # [square]: 1 where a non-king evasion may land
+SC_PINNED = 2 * BOARD_SIZE  # number of pinned pieces, then their squares (at most 8)
+SC_ATTACKERS = SC_PINNED + 9  # room for the attackers of a square (打ち歩詰め test)
+SCRATCH_SIZE = SC_ATTACKERS + 16
+
+
 @njit(cache=True, inline="always")
 def _add_board_move(out: np.ndarray, n: int, frm: int, to: int, kind: int, us: int, geo: np.ndarray,
                     dead_rule: bool, from_zone: bool) -> int:
@@ -197,14 +213,14 @@ def _add_board_move(out: np.ndarray, n: int, frm: int, to: int, kind: int, us: i
     return n
 
 
-@njit(cache=True)
-def _pawn_drop_mates(bd: np.ndarray, st: np.ndarray, to: int, us: int) -> bool:
+@njit(cache=True, _nrt=False)
+def _pawn_drop_mates(bd: np.ndarray, st: np.ndarray, to: int, us: int, sc: np.ndarray) -> bool:
     """With a pawn of ``us`` just dropped on ``to`` (checking the enemy king), can the enemy
     not escape?  Used for 打ち歩詰め.  The board is left as it was."""
     them = 1 - us
     tk = st[ST_KING + them]
     tbit = BLACK_BIT << them
-    buf = np.empty(16, dtype=np.int64)
+    buf = sc[SC_ATTACKERS:]
     # 1. capture the pawn with something other than the king, without exposing the king
     n = attackers(bd, to, them, buf)
     pawn = bd[to]
@@ -236,50 +252,46 @@ def _pawn_drop_mates(bd: np.ndarray, st: np.ndarray, to: int, us: int) -> bool:
     return not escape
 
 
-@njit(cache=True)
+@njit(cache=True, _nrt=False)
 def _gen_drops(bd: np.ndarray, hd: np.ndarray, st: np.ndarray, geo: np.ndarray, rules: np.ndarray,
-               out: np.ndarray, n: int) -> int:
+               out: np.ndarray, n: int, sc: np.ndarray, evade: bool) -> int:
+    """Append the drops (only on ``SC_TARGET`` squares when ``evade``), by square then kind."""
     us = st[ST_SIDE]
-    kinds = np.empty(7, dtype=np.int64)  # kinds in hand, pawn/lance/knight last-rank rules aside
-    nk = 0
+    kinds = 0  # bit k: kind k in hand
     for kind in range(1, 8):
         if hd[us, kind] != 0:
-            kinds[nk] = kind
-            nk += 1
-    if nk == 0:
+            kinds |= 1 << kind
+    if kinds == 0:
         return n
     ubit = BLACK_BIT << us
     nsq = rules[R_NSQ]
     dead_rule = rules[R_DEAD] != 0
-    pawn_file = np.zeros(16, dtype=np.bool_)
-    if hd[us, PAWN] != 0 and rules[R_NIFU] != 0:
+    pawn_files = 0  # bit f: file f holds an unpromoted pawn of ours (二歩)
+    if (kinds >> PAWN) & 1 and rules[R_NIFU] != 0:
         for i in range(nsq):
             s = rules[R_SQUARES + i]
             if bd[s] == (PAWN | ubit):
-                pawn_file[s >> 4] = True
+                pawn_files |= 1 << (s >> 4)
     them_king = st[ST_KING + 1 - us]
     mate_sq = -1
     if them_king != 0 and rules[R_UCHIFUZUME] != 0:
         mate_sq = them_king + (1 if us == 0 else -1)  # a pawn here checks the king (it moves -1 / +1)
     for i in range(nsq):
         to = rules[R_SQUARES + i]
-        if bd[to] != 0:
+        if bd[to] != 0 or (evade and sc[SC_TARGET + to] == 0):
             continue
         level = geo[G_DEAD + us, to] if dead_rule else 0
-        for j in range(nk):
-            kind = kinds[j]
-            if level != 0:
-                if kind == PAWN or kind == LANCE:
-                    if level == 1:
-                        continue
-                elif kind == KNIGHT:
-                    continue
+        for kind in range(1, 8):
+            if not (kinds >> kind) & 1:
+                continue
+            if level != 0 and kind <= KNIGHT and (level == 1 or kind == KNIGHT):
+                continue
             if kind == PAWN:
-                if pawn_file[to >> 4]:
+                if (pawn_files >> (to >> 4)) & 1:
                     continue
                 if to == mate_sq:
                     bd[to] = PAWN | ubit
-                    mates = _pawn_drop_mates(bd, st, to, us)
+                    mates = _pawn_drop_mates(bd, st, to, us, sc)
                     bd[to] = 0
                     if mates:
                         continue
@@ -288,122 +300,176 @@ def _gen_drops(bd: np.ndarray, hd: np.ndarray, st: np.ndarray, geo: np.ndarray, 
     return n
 
 
-@njit(cache=True)
-def _gen_board_moves(bd: np.ndarray, st: np.ndarray, geo: np.ndarray, rules: np.ndarray, out: np.ndarray,
-                     n: int, ray: np.ndarray, safe_king: bool) -> int:
-    """Board moves of the side to move.  ``ray`` marks pin lines (a pinned piece must stay on its
-    line; all zero to skip the test); with ``safe_king`` the king never steps onto an attacked
-    square."""
-    us = st[ST_SIDE]
+@njit(cache=True, _nrt=False, inline="always")
+def _has_hand(hd: np.ndarray, us: int) -> bool:
+    for kind in range(1, 8):
+        if hd[us, kind] != 0:
+            return True
+    return False
+
+
+_attacked_inline = njit(_nrt=False, inline="always")(attacked.py_func)
+
+
+@njit(cache=True, _nrt=False, inline="always")
+def _gen_king(bd: np.ndarray, frm: int, us: int, out: np.ndarray, n: int, evade: bool) -> int:
+    """Append the king's steps to squares the enemy does not attack.  In check the king is lifted
+    off the board for the test (a slider's line goes on through its square); otherwise it cannot
+    matter, since nothing attacks the king's own square."""
+    p = bd[frm]
+    stop = (BLACK_BIT << us) | WALL
+    them = 1 - us
+    if evade:
+        bd[frm] = 0
+    for k in range(STEP_N[p]):
+        to = frm + STEPS[p, k]
+        if bd[to] & stop:
+            continue
+        if _attacked_inline(bd, to, them):
+            continue
+        out[n] = make_move(frm, to, 0)
+        n += 1
+    bd[frm] = p
+    return n
+
+
+@njit(cache=True, _nrt=False, inline="always")
+def _gen_piece(bd: np.ndarray, frm: int, us: int, geo: np.ndarray, dead_rule: bool, out: np.ndarray, n: int,
+               sc: np.ndarray, evade: bool) -> int:
+    """Append the moves of the (non-king) piece on ``frm``: steps, then slides.  A pinned piece
+    keeps to its pin line; with ``evade`` only ``SC_TARGET`` squares are allowed."""
+    p = bd[frm]
+    stop = (BLACK_BIT << us) | WALL
+    kind = p & KIND_MASK
+    pd = sc[SC_PIN + frm]
+    from_zone = geo[G_ZONE + us, frm] != 0
+    for k in range(STEP_N[p]):
+        d = STEPS[p, k]
+        if pd != 0 and d != pd and d != -pd:
+            continue
+        to = frm + d
+        if bd[to] & stop or (evade and sc[SC_TARGET + to] == 0):
+            continue
+        n = _add_board_move(out, n, frm, to, kind, us, geo, dead_rule, from_zone)
+    for k in range(SLIDE_N[p]):
+        d = SLIDES[p, k]
+        if pd != 0 and d != pd and d != -pd:
+            continue
+        to = frm + d
+        while True:
+            q = bd[to]
+            if q & stop:
+                break
+            if not evade or sc[SC_TARGET + to] != 0:
+                n = _add_board_move(out, n, frm, to, kind, us, geo, dead_rule, from_zone)
+            if q != 0:
+                break
+            to += d
+    return n
+
+
+@njit(cache=True, _nrt=False, inline="always")
+def _scan_king(bd: np.ndarray, k: int, us: int, sc: np.ndarray) -> tuple[int, int, int]:
+    """Look out from our king on ``k``: record the pinned pieces in ``sc`` and return (number of
+    checkers, a checker's square, the step from the king towards it if it checks from afar, else 0)."""
     ubit = BLACK_BIT << us
-    stop = ubit | WALL
+    tbit = BLACK_BIT << (1 - us)
+    nchk, csq, cdel, npin = 0, 0, 0, 0
+    for j in range(8):
+        d = DIRS[j]
+        back = OPPOSITE[j]  # the direction an enemy piece on this line moves to reach the king
+        s = k + d
+        p = bd[s]
+        if p & tbit:
+            if CAN_STEP[p, back]:
+                nchk, csq, cdel = nchk + 1, s, 0
+            continue
+        while p == 0:
+            s += d
+            p = bd[s]
+        if p & tbit:
+            if CAN_SLIDE[p, back]:
+                nchk, csq, cdel = nchk + 1, s, d
+            continue
+        if not (p & ubit):
+            continue
+        s2 = s + d
+        q = bd[s2]
+        while q == 0:
+            s2 += d
+            q = bd[s2]
+        if (q & tbit) and CAN_SLIDE[q, back]:
+            sc[SC_PIN + s] = d
+            npin += 1
+            sc[SC_PINNED + npin] = s
+    sc[SC_PINNED] = npin
+    them = 1 - us
+    for j in range(8 + 2 * them, 10 + 2 * them):  # enemy knights jump along these
+        s = k - DIRS[j]
+        p = bd[s]
+        if (p & tbit) and CAN_STEP[p, j]:
+            nchk, csq, cdel = nchk + 1, s, 0
+    return nchk, csq, cdel
+
+
+@njit(cache=True, _nrt=False)
+def _mark_targets(sc: np.ndarray, k: int, csq: int, cdel: int, value: int) -> None:
+    """Set ``SC_TARGET`` to ``value`` on the checker's square and the squares between it and the king."""
+    sc[SC_TARGET + csq] = value
+    if cdel != 0:
+        t = k + cdel
+        while t != csq:
+            sc[SC_TARGET + t] = value
+            t += cdel
+
+
+@njit(cache=True, _nrt=False)
+def gen_legal_into(bd: np.ndarray, hd: np.ndarray, st: np.ndarray, geo: np.ndarray, rules: np.ndarray,
+                   out: np.ndarray, n: int, sc: np.ndarray) -> int:
+    """Append the legal moves of the side to move to ``out`` from index ``n``; return the new end.
+
+    ``sc`` is scratch: ``np.zeros(SCRATCH_SIZE, np.int16)``, made once and reused (its tables,
+    up to ``SC_PINNED``, are left zero for the next call).  The moves and their order are
+    :func:`gen_legal`'s."""
+    us = st[ST_SIDE]
+    k = st[ST_KING + us]
+    nchk, csq, cdel = 0, 0, 0
+    if k != 0:
+        nchk, csq, cdel = _scan_king(bd, k, us, sc)
+    evade = nchk != 0  # in double check nothing is marked as a target: only the king moves
+    if nchk == 1:
+        _mark_targets(sc, k, csq, cdel, 1)
+    ubit = BLACK_BIT << us
     dead_rule = rules[R_DEAD] != 0
-    nsq = rules[R_NSQ]
-    for i in range(nsq):
+    for i in range(rules[R_NSQ]):
         frm = rules[R_SQUARES + i]
         p = bd[frm]
         if not (p & ubit):
             continue
-        kind = p & KIND_MASK
-        pin = ray[frm]
-        from_zone = geo[G_ZONE + us, frm] != 0
-        if kind == KING:
-            for k in range(STEP_N[p]):
-                to = frm + STEPS[p, k]
-                if bd[to] & stop:
-                    continue
-                if safe_king and attacked(bd, to, 1 - us):
-                    continue
-                out[n] = make_move(frm, to, 0)
-                n += 1
-            continue
-        for k in range(STEP_N[p]):
-            to = frm + STEPS[p, k]
-            if bd[to] & stop:
-                continue
-            if pin != 0 and ray[to] != pin:
-                continue
-            n = _add_board_move(out, n, frm, to, kind, us, geo, dead_rule, from_zone)
-        for k in range(SLIDE_N[p]):
-            d = SLIDES[p, k]
-            to = frm + d
-            while True:
-                q = bd[to]
-                if q & stop:
-                    break
-                if pin == 0 or ray[to] == pin:
-                    n = _add_board_move(out, n, frm, to, kind, us, geo, dead_rule, from_zone)
-                if q != 0:
-                    break
-                to += d
+        if (p & KIND_MASK) == KING:
+            n = _gen_king(bd, frm, us, out, n, evade)
+        else:
+            n = _gen_piece(bd, frm, us, geo, dead_rule, out, n, sc, evade)
+    if nchk < 2 and _has_hand(hd, us):
+        n = _gen_drops(bd, hd, st, geo, rules, out, n, sc, evade)
+    if nchk == 1:
+        _mark_targets(sc, k, csq, cdel, 0)
+    for i in range(sc[SC_PINNED]):
+        sc[SC_PIN + sc[SC_PINNED + 1 + i]] = 0
+    sc[SC_PINNED] = 0
     return n
-
-
-@njit(cache=True)
-def _mark_pins(bd: np.ndarray, st: np.ndarray, ray: np.ndarray) -> None:
-    """Mark in ``ray`` each line from our king to an enemy slider that pins one of our pieces:
-    every square of the line (pinned piece and pinner included) gets the line's number."""
-    us = st[ST_SIDE]
-    k = st[ST_KING + us]
-    if k == 0:
-        return
-    ubit = BLACK_BIT << us
-    tbit = BLACK_BIT << (1 - us)
-    for j in range(8):
-        d = DIRS[j]
-        s = k + d
-        while bd[s] == 0:
-            s += d
-        if not (bd[s] & ubit):
-            continue
-        s2 = s + d
-        while bd[s2] == 0:
-            s2 += d
-        p = bd[s2]
-        if (p & tbit) and CAN_SLIDE[p, OPPOSITE[j]]:
-            t = k + d
-            while True:
-                ray[t] = j + 1
-                if t == s2:
-                    break
-                t += d
 
 
 @njit(cache=True)
 def gen_legal(bd: np.ndarray, hd: np.ndarray, st: np.ndarray, geo: np.ndarray, rules: np.ndarray,
               out: np.ndarray) -> int:
-    """Write the legal moves of the side to move into ``out``; return their number."""
-    us = st[ST_SIDE]
-    ray = np.zeros(BOARD_SIZE, dtype=np.int8)
-    if not in_check(bd, st):
-        _mark_pins(bd, st, ray)
-        n = _gen_board_moves(bd, st, geo, rules, out, 0, ray, True)
-        return _gen_drops(bd, hd, st, geo, rules, out, n)
-    # Evasions: generate everything, keep what leaves the king safe.
-    n = _gen_board_moves(bd, st, geo, rules, out, 0, ray, False)
-    n = _gen_drops(bd, hd, st, geo, rules, out, n)
-    k = st[ST_KING + us]
-    m = 0
-    for i in range(n):
-        mv = out[i]
-        to = move_to(mv)
-        frm = move_from(mv)
-        saved_to = bd[to]
-        if frm == 0:
-            bd[to] = 1  # any non-empty placeholder: a drop only matters as a blocker
-            ok = not attacked(bd, k, 1 - us)
-            bd[to] = saved_to
-        else:
-            p = bd[frm]
-            bd[to] = p
-            bd[frm] = 0
-            ok = not attacked(bd, to if frm == k else k, 1 - us)
-            bd[frm] = p
-            bd[to] = saved_to
-        if ok:
-            out[m] = mv
-            m += 1
-    return m
+    """Write the legal moves of the side to move into ``out``; return their number.
+
+    Board moves come first, by square in ``rules`` order (for each piece its steps, then its
+    slides, a promotion before the same move unpromoted), then drops by square and kind.  Hot
+    loops should call :func:`gen_legal_into` with a scratch array made once."""
+    sc = np.zeros(SCRATCH_SIZE, dtype=np.int16)
+    return gen_legal_into(bd, hd, st, geo, rules, out, 0, sc)
 
 
 @njit(cache=True)
@@ -419,7 +485,7 @@ def is_legal(bd: np.ndarray, hd: np.ndarray, st: np.ndarray, geo: np.ndarray, ru
 
 
 # --- make / unmake ----------------------------------------------------------------------------
-@njit(cache=True)
+@njit(cache=True, _nrt=False)
 def do_move(bd: np.ndarray, hd: np.ndarray, st: np.ndarray, hh: np.ndarray, hist: np.ndarray,
             mv: int) -> None:
     """Play ``mv`` (assumed legal), updating the hash incrementally."""
@@ -467,7 +533,7 @@ def push(bd: np.ndarray, hd: np.ndarray, st: np.ndarray, hh: np.ndarray, hist: n
     return check
 
 
-@njit(cache=True)
+@njit(cache=True, _nrt=False)
 def undo_move(bd: np.ndarray, hd: np.ndarray, st: np.ndarray, hist: np.ndarray) -> None:
     """Take back the last move."""
     ply = st[ST_PLY] - 1
@@ -509,19 +575,40 @@ def full_hash(bd: np.ndarray, hd: np.ndarray, side: int) -> np.uint64:
 
 
 # --- perft ------------------------------------------------------------------------------------
-@njit(cache=True)
+# Perft inlines the generator and make/unmake into one loop over an explicit stack (a call
+# between kernels costs a push of every array's fields).
+_gen_inline = njit(_nrt=False, inline="always")(gen_legal_into.py_func)
+_do_inline = njit(_nrt=False, inline="always")(do_move.py_func)
+_undo_inline = njit(_nrt=False, inline="always")(undo_move.py_func)
+
+
+@njit(cache=True, _nrt=False)
 def _perft(bd: np.ndarray, hd: np.ndarray, st: np.ndarray, hh: np.ndarray, hist: np.ndarray,
-           geo: np.ndarray, rules: np.ndarray, depth: int, buf: np.ndarray) -> int:
-    out = buf[depth]
-    n = gen_legal(bd, hd, st, geo, rules, out)
-    if depth == 1:
-        return n
+           geo: np.ndarray, rules: np.ndarray, depth: int, buf: np.ndarray, sc: np.ndarray,
+           cur: np.ndarray, end: np.ndarray) -> int:
+    """Leaves ``depth`` ≥ 2 plies down.  The moves of ply ``d`` (counted down to 1 at the
+    leaves' parents) live in ``buf[d * MAX_MOVES:]``; ``cur[d]`` is the next to play, ``end[d]``
+    the end of the list."""
     total = 0
-    for i in range(n):
-        do_move(bd, hd, st, hh, hist, out[i])
-        total += _perft(bd, hd, st, hh, hist, geo, rules, depth - 1, buf)
-        undo_move(bd, hd, st, hist)
-    return total
+    d = depth
+    while True:
+        b = d * MAX_MOVES
+        e = _gen_inline(bd, hd, st, geo, rules, buf, b, sc)
+        if d == 1:  # bulk count: the leaves are not played
+            total += e - b
+            _undo_inline(bd, hd, st, hist)
+            d = 2
+        else:
+            cur[d] = b
+            end[d] = e
+        while cur[d] == end[d]:
+            if d == depth:
+                return total
+            _undo_inline(bd, hd, st, hist)
+            d += 1
+        _do_inline(bd, hd, st, hh, hist, buf[cur[d]])
+        cur[d] += 1
+        d -= 1
 
 
 @njit(cache=True)
@@ -530,8 +617,13 @@ def perft(bd: np.ndarray, hd: np.ndarray, st: np.ndarray, hh: np.ndarray, hist: 
     """Leaf count of the legal move tree to ``depth`` (bulk-counted at the last ply)."""
     if depth <= 0:
         return 1
-    buf = np.empty((depth + 1, MAX_MOVES), dtype=np.int64)
-    return _perft(bd, hd, st, hh, hist, geo, rules, depth, buf)
+    buf = np.empty((depth + 1) * MAX_MOVES, dtype=np.int64)
+    sc = np.zeros(SCRATCH_SIZE, dtype=np.int16)
+    if depth == 1:
+        return gen_legal_into(bd, hd, st, geo, rules, buf, 0, sc)
+    cur = np.zeros(depth + 1, dtype=np.int64)
+    end = np.zeros(depth + 1, dtype=np.int64)
+    return _perft(bd, hd, st, hh, hist, geo, rules, depth, buf, sc, cur, end)
 
 
 # --- game end ---------------------------------------------------------------------------------

@@ -1,0 +1,58 @@
+"""The direct legal-move generator: the kernel entry the engine's loops use, checked on random games."""
+
+from __future__ import annotations
+
+import random
+
+import numpy as np
+
+from komaken.shogi import Position
+from komaken.shogi import _kernels as K
+
+
+def _positions(variant: str, games: int, seed: int):
+    rng = random.Random(seed)
+    for _ in range(games):
+        pos = Position.start(variant)
+        for _ in range(120):
+            codes = pos.legal_codes()
+            if len(codes) == 0:
+                break
+            yield pos
+            captures = [int(c) for c in codes if (c >> 8) & 0xFF and pos._bd[c & 0xFF]]
+            pos.push_usi(pos.legal_moves()[list(codes).index(rng.choice(captures))].usi()
+                         if captures and rng.random() < 0.5 else rng.choice(pos.legal_moves()).usi())
+
+
+def test_gen_legal_into_appends_the_same_moves_and_leaves_its_tables_zero() -> None:
+    out = np.full(3 * K.MAX_MOVES, -1, dtype=np.int64)
+    sc = np.zeros(K.SCRATCH_SIZE, dtype=np.int16)
+    checks = 0
+    for variant in ("shogi", "minishogi"):
+        for pos in _positions(variant, 8, 7):
+            s = pos.kernel_state()
+            expected = pos.legal_codes()
+            end = K.gen_legal_into(s.bd, s.hd, s.st, s.geo, s.rules, out, 100, sc)
+            assert list(out[100:end]) == list(expected)
+            assert out[99] == -1 and not sc[: K.SC_PINNED + 1].any()
+            checks += pos.is_check()
+    assert checks > 10  # evasions were exercised
+
+
+def test_every_generated_move_leaves_the_king_safe() -> None:
+    for pos in _positions("shogi", 6, 11):
+        mover = int(pos._st[K.ST_SIDE])
+        for move in pos.legal_moves():
+            pos.push(move)
+            king = int(pos._st[K.ST_KING + mover])
+            assert not K.attacked(pos._bd, king, 1 - mover), (pos.sfen(), move.usi())
+            pos.pop()
+
+
+def test_double_check_allows_only_king_moves() -> None:
+    # white's king on 5a checked by the rook on 5i and the knight on 4c; a gold on 6b could take
+    # the knight, a silver in hand could block on the file: neither answers both checks
+    pos = Position.from_sfen("4k4/3g5/5N3/9/9/9/9/9/K3R4 w S 1")
+    assert pos.is_check()
+    moves = pos.legal_moves()
+    assert moves and all(m.from_square == pos.king_square("white") for m in moves)
