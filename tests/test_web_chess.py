@@ -112,3 +112,25 @@ def test_pgn_and_uci_downloads_read_back(client) -> None:  # type: ignore[no-unt
     bad = client.post("/api/play", json={"game": "chess", "record": "1. e4 e5 2. Ke3"})
     assert bad.status_code == 400 and "move 3" in bad.json()["error"]
     assert client.get(f"/api/play/{st['id']}/record?format=kif").status_code == 400
+
+
+def test_stored_chess_game_record_names_white_and_the_winner(tmp_path) -> None:  # type: ignore[no-untyped-def]
+    """In chess white moves first: a stored game's PGN puts the first mover under White and a
+    black win as 0-1 (the lab stores who moved first, not a colour)."""
+    from komaken.lab import ExperimentDB, GameRow, experiment_from_dict
+
+    exp = experiment_from_dict({
+        "experiment": {"name": "fools", "game": "chess", "games": 2, "seed": 1},
+        "players": {"alice": {"engine": "random"}, "bob": {"engine": "random"}},
+        "pairings": [{"a": "alice", "b": "bob"}],
+    })
+    db_path = tmp_path / "chess.db"
+    with ExperimentDB.create(db_path, exp) as db:
+        # alice moved first (white) and was mated: bob, black, won
+        db.insert(GameRow("alice-vs-bob", 0, "alice", "bob", "b", "checkmate", "a", "f2f3 e7e5 g2g4 d8h4", 4, 0,
+                          "", 0.1, 1, 0.0, termination="checkmate"))
+    with TestClient(create_app([db_path])) as c:
+        gid = c.get("/api/dbs/0/games").json()["games"][0]["id"]
+        pgn = c.get(f"/api/dbs/0/games/{gid}/record", params={"format": "pgn"}).text
+    assert '[White "alice"]' in pgn and '[Black "bob"]' in pgn
+    assert '[Result "0-1"]' in pgn and pgn.rstrip().endswith("0-1")

@@ -94,8 +94,14 @@ class GameRow:
 
     @property
     def outcome(self) -> Outcome:
-        """The structured end of the game: the termination and the winning colour."""
-        winner = None if self.result == "draw" else (Color.BLACK if self.result == self.sente else Color.WHITE)
+        """The structured end of the game when black moved first (shogi, reversi); see
+        :meth:`outcome_from` for games where white moves first (chess) or set-ups with white to move."""
+        return self.outcome_from(Color.BLACK)
+
+    def outcome_from(self, first: Color) -> Outcome:
+        """The termination and the winning colour, given the colour that made the first move
+        (the ``sente`` player's colour)."""
+        winner = None if self.result == "draw" else (first if self.result == self.sente else first.other)
         return Outcome(Termination(self.termination) if self.termination else _legacy(self.reason), winner)
 
 

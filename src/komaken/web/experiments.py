@@ -19,6 +19,7 @@ from pathlib import Path
 from typing import Any
 
 from komaken.errors import KomakenError
+from komaken.game import Color
 from komaken.lab.config import Experiment, experiment_from_dict
 from komaken.lab.storage import ExperimentDB, GameRow, select_columns
 from komaken.web import _games as G
@@ -211,8 +212,11 @@ class Databases:
         except KomakenError as exc:
             raise NotFound(f"game {gid} cannot be replayed: {exc}") from None
         a, b = exp.players[row.a].label, exp.players[row.b].label
-        names = (a, b) if row.sente == "a" else (b, a)
-        text = G.record_text(info, pos, fmt, names, row.outcome,
+        first = G.replay(info, row.start, []).turn  # white in chess, black in shogi (unless set up)
+        names = (a, b) if row.sente == "a" else (b, a)  # (first mover, second mover)
+        if first is not Color.BLACK:
+            names = (names[1], names[0])  # record_text takes (black, white)
+        text = G.record_text(info, pos, fmt, names, row.outcome_from(first),
                              f"{row.pairing} game {row.game_index}: {row.reason}")
         return text, f"game-{gid}.{fmt}"
 
