@@ -3,6 +3,8 @@
 from __future__ import annotations
 
 import random
+import subprocess
+import sys
 from pathlib import Path
 
 import numpy as np
@@ -288,3 +290,74 @@ def test_a_file_for_judkins_is_refused_by_a_minishogi_engine(tmp_path: Path) -> 
     EvalParams.default("judkins").write(path)
     with pytest.raises(ParamsError, match=r"j\.toml: variant: the file is for 'judkins'"):
         Engine("minishogi", params=path)
+
+
+# --- USI EvalFile ---------------------------------------------------------------------------------
+def _score(eng: object, sfen: str) -> int:
+    eng.send(f"position sfen {sfen}")  # type: ignore[attr-defined]
+    eng.send("go depth 1")  # type: ignore[attr-defined]
+    lines = eng.until("bestmove", 30.0)  # type: ignore[attr-defined]
+    info = [line for line in lines if " score cp " in line][-1].split()
+    return int(info[info.index("cp") + 1])
+
+
+def test_usi_evalfile_loads_refuses_bad_files_whole_and_resets_with_the_variant(tmp_path: Path) -> None:
+    from usi_support import start_engine
+
+    good = _file(tmp_path, 'variant = "minishogi"\n[psq]\ntempo = 3000\n', "good.toml")
+    bad = _file(tmp_path, '[psq]\ntempo = 5\n[psq.rank]\nP = [1, 2]\n', "bad.toml")
+    sfen = "rbsgk/4p/5/P4/KGSBR b - 1"
+    eng = start_engine("minishogi")
+    try:
+        before = _score(eng, sfen)
+        eng.send(f"setoption name EvalFile value {good}")
+        tuned = _score(eng, sfen)
+        assert tuned < before - 500  # after black's move white has the tempo bonus
+        eng.send(f"setoption name EvalFile value {bad}")
+        error = eng.until("info string error", 30.0)[-1]
+        assert "bad.toml: psq.rank.P" in error
+        assert _score(eng, sfen) == tuned  # nothing of the bad file was taken, not even its tempo
+        eng.send("setoption name UCI_Variant value minishogi")  # a variant change: its own defaults
+        assert _score(eng, sfen) == before
+        eng.send("setoption name UCI_Variant value shogi")
+        eng.send(f"setoption name EvalFile value {good}")
+        assert "variant: the file is for 'minishogi'" in eng.until("info string error", 30.0)[-1]
+        eng.send("quit")
+    finally:
+        eng.close(timeout=30.0)
+
+
+# --- the tuner ------------------------------------------------------------------------------------
+def _komaken(*args: str) -> subprocess.CompletedProcess[str]:
+    return subprocess.run([sys.executable, "-m", "komaken", *args], capture_output=True, text=True, timeout=600)
+
+
+def test_tune_end_to_end_writes_parameters_the_engine_plays_with(tmp_path: Path) -> None:
+    db, out = tmp_path / "games.db", tmp_path / "tuned.toml"
+    r = _komaken("tune", "-v", "minishogi", "--games", "8", "--db", str(db), "--out", str(out), "--nodes", "60",
+                 "--l2", "1e-2", "--l2", "1e-4")
+    assert r.returncode == 0, r.stderr
+    assert f"wrote {out}" in r.stdout and "lambda 0.0001: held-out cross-entropy" in r.stderr
+    tuned = EvalParams.load(out, "minishogi")
+    assert tuned.terms == {"mobility": 1.0, "king_safety": 1.0, "psq": 1.0}
+    assert tuned.values.board != EvalParams.default("minishogi").values.board  # the fit moved something
+    assert "tuned by komaken tune on 8 self-play games" in out.read_text(encoding="utf-8")
+    pos = Position.start("minishogi")
+    assert Engine("minishogi", params=out).search(pos, Limits(depth=2)).move in pos.legal_moves()
+    # the same games again (--games 0): the same file
+    again = tmp_path / "again.toml"
+    r = _komaken("tune", "-v", "minishogi", "--games", "0", "--db", str(db), "--out", str(again), "--l2", "1e-2",
+                 "--l2", "1e-4", "-q")
+    assert r.returncode == 0 and again.read_text(encoding="utf-8") == out.read_text(encoding="utf-8")
+
+
+def test_tune_bad_input_is_one_line_exit_2(tmp_path: Path) -> None:
+    bad = _file(tmp_path, "[psq.file]\nK = [1]\n", "start.toml")
+    r = _komaken("tune", "-v", "minishogi", "--games", "2", "--db", str(tmp_path / "g.db"), "--out",
+                 str(tmp_path / "o.toml"), "--params", str(bad))
+    assert r.returncode == 2 and r.stderr.count("\n") == 1
+    assert "start.toml: psq.file.K: must be a list of 3 numbers" in r.stderr
+    assert not (tmp_path / "g.db").exists()  # refused before any game was played
+    r = _komaken("tune", "-v", "judkins", "--games", "0", "--db", str(tmp_path / "none.db"), "--out",
+                 str(tmp_path / "o.toml"))
+    assert r.returncode == 2 and "none.db does not exist" in r.stderr

@@ -25,7 +25,7 @@ FILE = click.Path(dir_okay=False, path_type=Path)
 @click.option("--mobility/--no-mobility", default=True, show_default=True,
               help="Tune mobility too (it costs search speed).")
 @click.option("--l2", "lambdas", type=click.FloatRange(min=0), multiple=True,
-              help="Ridge strength(s) to try (default 1e-2 1e-3 1e-4 1e-5; the held-out games choose).")
+              help="Ridge strength(s) to try (default 1e-2 .. 1e-6; the held-out games choose).")
 @click.option("--quiet", "-q", is_flag=True, help="No progress lines.")
 def tune(variant: str, games: int, db: Path, out: Path, start: Path | None, nodes: int, workers: int, seed: int,
          noise: float, mobility: bool, lambdas: tuple[float, ...], quiet: bool) -> None:

@@ -37,7 +37,7 @@ from komaken.shogi.engine.values import MAX_PIECE_VALUE, PieceValues
 from komaken.shogi.position import Position
 from komaken.shogi.variant import Variant
 
-LAMBDAS = (1e-2, 1e-3, 1e-4, 1e-5)
+LAMBDAS = (1e-2, 1e-3, 1e-4, 1e-5, 1e-6)
 _TERMS = ("mobility", "king_safety", "psq")
 
 
