@@ -189,6 +189,15 @@ def test_shipped_files_load_and_legacy_files_match_the_legacy_tables() -> None:
             assert kernel_eval(pos, p) == kernel_eval(pos, legacy)
 
 
+def test_minishogi_ships_the_tuned_parameters_and_the_legacy_copy_is_the_earlier_evaluation() -> None:
+    tuned = EvalParams.default("minishogi")
+    assert tuned.terms == {"mobility": 1.0, "king_safety": 1.0, "psq": 1.0}
+    copy = EvalParams.load(Path(__file__).parent.parent / "examples/eval/minishogi-legacy.toml", "minishogi")
+    legacy = EvalParams.legacy("minishogi")
+    for pos in random_positions("minishogi", 10, seed=9):
+        assert kernel_eval(pos, copy) == kernel_eval(pos, legacy)
+
+
 def test_a_written_file_loads_back_equal(tmp_path: Path) -> None:
     rng = np.random.default_rng(1)
     p = EvalParams.legacy("judkins").with_tables(rng.integers(-99, 99, W_SIZE - O_RANK).astype(float))
@@ -213,7 +222,9 @@ def test_engine_params_path_changes_the_evaluation_and_keeps_the_rest(tmp_path: 
     default = Engine("minishogi")
     tuned = Engine("minishogi", params=path)
     assert tuned.values.board["P"] == 555 and tuned.values.board["R"] == default.values.board["R"]
-    assert kernel_eval(pos, tuned.params) == kernel_eval(pos, default.params) + 40
+    # one pawn each: the pawn's value cancels; the file's tempo replaces the default's
+    tempo = default.params.tables[O_TEMPO - O_RANK]
+    assert kernel_eval(pos, tuned.params) == kernel_eval(pos, default.params) + 40 - tempo
     # values= and terms= still win over the file
     assert Engine("minishogi", {"P": 7}, params=path).values.board["P"] == 7
     assert Engine("minishogi", terms={"psq": 0}, params=path).terms["psq"] == 0.0
@@ -361,3 +372,11 @@ def test_tune_bad_input_is_one_line_exit_2(tmp_path: Path) -> None:
     r = _komaken("tune", "-v", "judkins", "--games", "0", "--db", str(tmp_path / "none.db"), "--out",
                  str(tmp_path / "o.toml"))
     assert r.returncode == 2 and "none.db does not exist" in r.stderr
+
+
+def test_a_board_value_given_alone_sets_its_hand_value_too() -> None:
+    default = EvalParams.default("minishogi").values
+    e = Engine("minishogi", {"P": 300, "hand": {"S": 900}, "G*": 1000})
+    assert (e.values.board["P"], e.values.hand["P"]) == (300, 300)
+    assert (e.values.hand["S"], e.values.hand["G"], e.values.hand["R"]) == (900, 1000, default.hand["R"])
+    assert e.values.board["S"] == default.board["S"]

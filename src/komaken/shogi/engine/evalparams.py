@@ -303,6 +303,20 @@ def _size(board: Any) -> str:
     return repr(board)
 
 
+def override_values(base: PieceValues, mapping: Mapping[str, Any] | None) -> PieceValues:
+    """``base`` with the values of ``mapping`` (as :meth:`PieceValues.with_values` reads it); a
+    board value given without its hand value sets the hand value too, as in a value file."""
+    mapping = dict(mapping or {})
+    explicit = {str(k).upper() for k in mapping.get("hand", {})} | {str(k)[:-1].upper() for k in mapping
+                                                                     if str(k).endswith("*")}
+    follow = {str(k).strip().upper(): v for k, v in mapping.items()
+              if k != "hand" and not str(k).endswith("*") and str(k).strip().upper() not in explicit}
+    hand = {k: v for k, v in follow.items() if k in base.hand}
+    if hand:
+        mapping["hand"] = {**hand, **mapping.get("hand", {})}
+    return base.with_values(mapping)
+
+
 def resolve(params: EvalParams | str | Path | None, variant: Variant | str) -> EvalParams:
     """``params`` for ``variant``: ``None`` → the variant's default, a path → that file."""
     v = load_variant(variant)
@@ -317,4 +331,4 @@ def resolve(params: EvalParams | str | Path | None, variant: Variant | str) -> E
 
 
 __all__ = ["EvalParams", "FILE_TERMS", "LEGACY_TERMS", "N_FILES", "N_RANKS", "ParamsError", "TABLE_RANGE",
-           "kind_code", "resolve"]
+           "kind_code", "override_values", "resolve"]

@@ -28,7 +28,7 @@ from komaken.search.result import SearchResult
 from komaken.shogi import _kernels as K
 from komaken.shogi.engine import _search as S
 from komaken.shogi.engine._evaluate import TERMS
-from komaken.shogi.engine.evalparams import EvalParams, resolve
+from komaken.shogi.engine.evalparams import EvalParams, override_values, resolve
 from komaken.shogi.engine.skill import Skill
 from komaken.shogi.engine.timeman import MIN_SECONDS as _MIN_S
 from komaken.shogi.engine.timeman import clock_budget
@@ -121,8 +121,8 @@ class Engine:
     """A reusable searcher for one variant, value table and set of evaluation terms.
 
     ``terms`` weights the positional terms (``mobility``, ``king_safety``, ``psq``; ``noise``
-    adds ± that many units of seeded, per-position noise); pass ``{"king_safety": 0, "psq": 0}``
-    for material only.  ``params`` (an :class:`~komaken.shogi.engine.evalparams.EvalParams` or a
+    adds ± that many units of seeded, per-position noise); pass ``{"mobility": 0, "king_safety": 0,
+    "psq": 0}`` for material only.  ``params`` (an :class:`~komaken.shogi.engine.evalparams.EvalParams` or a
     TOML path; default: the variant's shipped file) gives the piece values, term weights and
     tables; ``values`` and ``terms`` override it.
     """
@@ -154,7 +154,7 @@ class Engine:
 
     def set_values(self, values: PieceValues | Mapping[str, int] | None) -> None:
         if not isinstance(values, PieceValues):
-            values = self.params.values.with_values(values or {})
+            values = override_values(self.params.values, values)
         self.values = values
         self._bval, self._hval = values.arrays()
 
