@@ -242,6 +242,12 @@ def test_player_spec_and_experiment_key_take_a_params_file(tmp_path: Path) -> No
     assert spec.build(GAME, v).engine.values.board["P"] == 321  # type: ignore[attr-defined]
     table = PlayerSpec.from_table("tuned", {"engine": "engine", "nodes": 100, "params": str(path)}, GAME, v)
     assert table.build(GAME, v).engine.values.board["P"] == 321  # type: ignore[attr-defined]
+    from komaken.lab import experiment_from_dict
+
+    exp = experiment_from_dict({"experiment": {"name": "x", "variant": "minishogi"},
+                                "players": {"t": {"engine": "engine", "nodes": 100, "params": str(path)}},
+                                "pairings": [{"a": "t", "b": "t"}]})
+    assert exp.players["t"].build(GAME, v).engine.values.board["P"] == 321  # type: ignore[attr-defined]
     bad = _file(tmp_path, '[values]\nP = "x"\n', "bad.toml")
     with pytest.raises(KomakenError, match=r"bad\.toml: values\.P: must be a number"):
         PlayerSpec.parse(f"engine:params={bad}", GAME, v)

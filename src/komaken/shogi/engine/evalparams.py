@@ -26,7 +26,7 @@ from collections.abc import Mapping
 from dataclasses import dataclass, field
 from importlib import resources
 from pathlib import Path
-from typing import Any
+from typing import Any, NoReturn
 
 import numpy as np
 
@@ -180,7 +180,7 @@ class _Reader:
         self.v = variant
         self.files = (variant.width + 1) // 2
 
-    def fail(self, key: str, message: str) -> None:
+    def fail(self, key: str, message: str) -> NoReturn:
         raise ParamsError(f"{self.source}: {key}: {message}")
 
     def check_header(self, data: Mapping[str, Any]) -> None:
@@ -215,7 +215,6 @@ class _Reader:
             return check_weight(name, value)
         except KomakenError as exc:
             self.fail(key, str(exc))
-        raise AssertionError  # unreachable
 
     def values(self, base: PieceValues, board: Any, hand: Any) -> PieceValues:
         mapping: dict[str, Any] = {}
@@ -238,7 +237,6 @@ class _Reader:
             return base.with_values(mapping)
         except KomakenError as exc:
             self.fail("values", str(exc))
-        raise AssertionError  # unreachable
 
     def _letter(self, key: str, letter: str, hand: bool = False) -> int:
         if letter not in _LETTERS or (hand and letter.startswith("+")):
