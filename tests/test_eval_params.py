@@ -390,3 +390,18 @@ def test_a_board_value_given_alone_sets_its_hand_value_too() -> None:
     assert (e.values.board["P"], e.values.hand["P"]) == (300, 300)
     assert (e.values.hand["S"], e.values.hand["G"], e.values.hand["R"]) == (900, 1000, default.hand["R"])
     assert e.values.board["S"] == default.board["S"]
+
+
+@pytest.mark.parametrize("k", [1e-3, 1.7e-4])
+def test_the_fit_recovers_known_parameters_whatever_the_scale_k(k: float) -> None:
+    """Results drawn from a known logistic model: the ridge fit (tiny lambda) finds its parameters,
+    also when K is small (an unscaled optimiser stopped at the start there)."""
+    from komaken.shogi.engine.tune import fit_k, fit_theta
+
+    rng = np.random.default_rng(2)
+    X = rng.integers(-3, 4, size=(40_000, 4)).astype(float)
+    truth = np.array([400.0, -250.0, 800.0, 150.0]) * (1e-3 / k)
+    y = (rng.random(len(X)) < 1 / (1 + np.exp(-k * (X @ truth)))).astype(float)
+    fitted = fit_theta(X, y, np.zeros(4), k, 1e-9)
+    np.testing.assert_allclose(fitted, truth, rtol=0.08)
+    assert fit_k(X @ truth, y) == pytest.approx(k, rel=0.08)

@@ -126,16 +126,18 @@ def fit_k(e0: np.ndarray, y: np.ndarray) -> float:
 def fit_theta(X: np.ndarray, y: np.ndarray, theta0: np.ndarray, k: float, lam: float) -> np.ndarray:
     """Minimise cross-entropy + ``lam · Σ((θ − θ0)/100)²`` over the columns of ``X`` (L-BFGS)."""
     n = len(y)
-    scale = 100.0
+    scale = 100.0  # optimised in steps of 100 units, so the gradient is not tiny when K is small
+    e0 = k * (X @ theta0)
+    kx = (k * scale) * X
 
-    def loss(t: np.ndarray) -> tuple[float, np.ndarray]:
-        e = k * (X @ t)
-        d = (t - theta0) / scale
-        grad = k * (X.T @ (expit(e) - y)) / n + 2.0 * lam * d / scale
+    def loss(d: np.ndarray) -> tuple[float, np.ndarray]:
+        e = e0 + kx @ d
+        grad = kx.T @ (expit(e) - y) / n + 2.0 * lam * d
         return _ce(e, y) + lam * float(d @ d), grad
 
-    r = minimize(loss, theta0.copy(), jac=True, method="L-BFGS-B", options={"maxiter": 2000})
-    return np.asarray(r.x)
+    r = minimize(loss, np.zeros(len(theta0)), jac=True, method="L-BFGS-B",
+                 options={"maxiter": 5000, "ftol": 1e-13, "gtol": 1e-9})
+    return theta0 + scale * np.asarray(r.x)
 
 
 def _columns(params: EvalParams, X: np.ndarray, mobility: bool) -> np.ndarray:
