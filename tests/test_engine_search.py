@@ -145,7 +145,7 @@ def test_piece_values_toml(tmp_path) -> None:  # type: ignore[no-untyped-def]
 def test_values_change_the_choice() -> None:
     # the rook on 3c can take an undefended silver (4c) or gold (2c): the table decides
     pos = Position.from_sfen("k4/5/1sRg1/5/K4 b - 1", "minishogi")
-    material = {"king_safety": 0, "psq": 0}
+    material = {"mobility": 0, "king_safety": 0, "psq": 0}
     assert search(pos, Limits(depth=3), terms=material).move.usi() == "3c2c"  # type: ignore[union-attr]
     pricey_silver = search(pos, Limits(depth=3), {"S": 1500}, terms=material)
     assert pricey_silver.move is not None and pricey_silver.move.usi() == "3c4c"

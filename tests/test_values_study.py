@@ -25,6 +25,7 @@ from komaken.lab.valuestudy.storage import SelfPlayGame, StudyDB, StudyDBError
 from komaken.players.engine import EnginePlayer
 from komaken.shogi import Position
 from komaken.shogi.engine import PieceValues
+from komaken.shogi.engine.evalparams import EvalParams
 from komaken.shogi.engine.selfplay import COL_FLAGS, COL_SIDE, FLAG_CHECK, NF
 from komaken.shogi.position import Move
 
@@ -65,7 +66,10 @@ def test_kernel_games_equal_the_python_game_loop(variant: str) -> None:
         for m in moves[:2]:
             pos.push_usi(m)
         seed = game.seed & 0x7FFFFFFFFFFFFFFF
-        players = [EnginePlayer(v, nodes=300, hash_mb=1, seed=seed, noise=10) for _ in range(2)]
+        # the study plays with the earlier evaluation (its tables and the seed's values), whatever
+        # parameter file the variant ships
+        legacy = EvalParams.legacy(v)
+        players = [EnginePlayer(v, nodes=300, hash_mb=1, seed=seed, noise=10, params=legacy) for _ in range(2)]
         res = python_play_game(pos, players[0], players[1], max_plies=config["max_plies"], moves_before=moves[:2])
         assert res.moves == moves
         expected = 0.5 if res.winner is None else 1.0 - int(res.winner)

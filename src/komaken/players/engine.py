@@ -9,11 +9,13 @@ True
 from __future__ import annotations
 
 from collections.abc import Mapping
+from pathlib import Path
 from typing import Any
 
 from komaken.errors import KomakenError
 from komaken.game import Game
 from komaken.players.base import DECLARE, RESIGN, PlayerAction
+from komaken.shogi.engine.evalparams import EvalParams
 from komaken.shogi.engine.search import Engine, Limits, SearchResult
 from komaken.shogi.engine.skill import Skill
 from komaken.shogi.position import Move, Position
@@ -28,13 +30,14 @@ class EnginePlayer:
     keyword arguments weight evaluation terms (``mobility=1, king_safety=0, psq=0, noise=50``).
     ``seed`` feeds the noise term and the skill choice, so equal seeds and depth/node limits repeat
     the same games.  ``skill`` (0..20) or ``elo`` (500..2500) plays weaker
-    (:mod:`komaken.shogi.engine.skill`); give one of them, not both.
+    (:mod:`komaken.shogi.engine.skill`); give one of them, not both.  ``params`` is an evaluation
+    parameter file (default: the variant's, :mod:`komaken.shogi.engine.evalparams`).
     """
 
     def __init__(self, variant: Variant | str, depth: int | None = None, nodes: int | None = None,
                  movetime: float | None = None, values: Mapping[str, int] | None = None, seed: int = 0,
                  hash_mb: int = 16, skill: int | None = None, elo: int | None = None,
-                 **eval_terms: float) -> None:
+                 params: EvalParams | str | Path | None = None, **eval_terms: float) -> None:
         for key, v in (("depth", depth), ("nodes", nodes), ("movetime", movetime)):
             if v is not None and v <= 0:
                 raise KomakenError(f"engine {key} must be positive, got {v}")
@@ -45,7 +48,7 @@ class EnginePlayer:
         if skill is not None and elo is not None:
             raise KomakenError("engine: give skill or elo, not both")
         strength = Skill.from_elo(elo) if elo is not None else Skill(skill) if skill is not None else None
-        self.engine = Engine(variant, values, eval_terms, hash_mb=hash_mb, seed=seed, skill=strength)
+        self.engine = Engine(variant, values, eval_terms, hash_mb=hash_mb, seed=seed, skill=strength, params=params)
         parts = [f"{k}={v:g}" for k, v in (("depth", depth), ("nodes", nodes), ("movetime", movetime)) if v]
         parts += [f"{k}={v}" for k, v in (("skill", skill), ("elo", elo)) if v is not None]
         self.name = "engine(" + ", ".join(parts) + ")"

@@ -120,6 +120,16 @@ def _terms(value: Any, variant: Any) -> dict[str, float]:
     return out
 
 
+def _params(value: Any, variant: Any) -> str:
+    """An evaluation parameter file: read and checked whole now, so a bad one stops the run early."""
+    from pathlib import Path
+
+    from komaken.shogi.engine.evalparams import EvalParams
+
+    EvalParams.load(value, variant if variant is not None else "shogi")
+    return str(Path(value).resolve())
+
+
 def _usi_options(value: Any, variant: Any) -> dict[str, str]:
     return {k: str(v).lower() if isinstance(v, bool) else str(v) for k, v in value.items()}
 
@@ -129,7 +139,7 @@ def _build_engine(ctx: BuildContext, o: dict[str, Any]) -> Player:
 
     return EnginePlayer(ctx.variant, depth=o.get("depth"), nodes=o.get("nodes"), movetime=o.get("movetime"),
                         values=o.get("values"), seed=o.get("seed", 0), hash_mb=o.get("hash", 16),
-                        skill=o.get("skill"), elo=o.get("elo"), **o.get("eval", {}))
+                        skill=o.get("skill"), elo=o.get("elo"), params=o.get("params"), **o.get("eval", {}))
 
 
 def _build_thesis(ctx: BuildContext, o: dict[str, Any]) -> Player:
@@ -163,6 +173,8 @@ PLAYERS = {
                                                                      86400.0),
          SEED, VALUES, Option("eval", "table", "evaluation term weights", check=_terms),
          Option("hash", "int", "hash table MiB", 1, 4096),
+         Option("params", "str", "evaluation parameter TOML (piece values, tables; see docs/engine.md)",
+                check=_params),
          Option("skill", "int", "strength 0 (weakest) .. 20 (full); see docs/engine.md", 0, 20),
          Option("elo", "int", "strength as an (uncalibrated) Elo 500..2500, 100 a skill level", 500, 2500)),
         extra="eval"),

@@ -40,7 +40,7 @@ class Option:
     """One option as ``usi`` announces it; :meth:`parse` checks a value and returns it canonical."""
 
     name: str
-    kind: str  # spin | check | combo
+    kind: str  # spin | check | combo | string
     default: str
     low: int = 0
     high: int = 0
@@ -62,6 +62,8 @@ class Option:
             if not self.low <= v <= self.high:
                 raise KomakenError(f"option {self.name}: {v} is out of range {self.low}..{self.high}")
             return str(v)
+        if self.kind == "string":  # a file name; empty (or <empty>) for the default
+            return "" if text in ("", "<empty>") else text
         if self.kind == "check":
             if text.lower() not in ("true", "false"):
                 raise KomakenError(f"option {self.name}: expected true or false, got {text!r}")
@@ -95,6 +97,7 @@ def _build() -> dict[str, Option]:
         Option("EvalMobility", "spin", "0", 0, 1000),
         Option("EvalKingSafety", "spin", "100", 0, 1000),
         Option("EvalPsq", "spin", "100", 0, 1000),
+        Option("EvalFile", "string", "<empty>"),
         Option("MultiPV", "spin", "1", 1, MAX_MULTIPV),
         Option("Skill Level", "spin", str(MAX_LEVEL), 0, MAX_LEVEL),
         Option("UCI_LimitStrength", "check", "false"),
@@ -117,7 +120,7 @@ def lookup(name: str) -> Option | None:
 
 def default_options(variant: str) -> dict[str, str]:
     """Every option at its default, ``UCI_Variant`` set to ``variant``."""
-    out = {name: o.default for name, o in OPTIONS.items()}
+    out = {name: "" if o.kind == "string" else o.default for name, o in OPTIONS.items()}
     out["UCI_Variant"] = variant
     return out
 

@@ -150,6 +150,8 @@ class UsiServer:
             raise KomakenError(f"unknown option {name[:60]!r}")
         text = opt.parse(value)
         options = {**self.options, opt.name: text}
+        if opt.name == "UCI_Variant":  # a parameter file belongs to one variant: back to the new one's
+            options["EvalFile"] = ""
         explicit = self.explicit | {opt.name}
         variant = load_variant(text) if opt.name == "UCI_Variant" else self.variant
         engine, thesis = self._build(variant, options, explicit)
@@ -161,11 +163,12 @@ class UsiServer:
 
     @staticmethod
     def _build(variant: Variant, o: dict[str, str], explicit: set[str]) -> tuple[Engine, ThesisPlayer | None]:
-        terms = {t: int(o[k]) / 100.0 for k, t in TERM_OPTIONS.items()}
+        # weights not set keep the parameter file's (EvalFile, else the variant's shipped one)
+        terms = {t: int(o[k]) / 100.0 for k, t in TERM_OPTIONS.items() if k in explicit}
         terms["noise"] = float(o["Noise"])
         values = piece_values(o, explicit)
         engine = Engine(variant, values, terms, hash_mb=int(o["USI_Hash"]), seed=int(o["Seed"]),
-                        overhead=float(o["MoveOverhead"]) / 1000.0, skill=skill(o))
+                        overhead=float(o["MoveOverhead"]) / 1000.0, skill=skill(o), params=o["EvalFile"] or None)
         thesis = None
         if o["Thesis"] == "true":
             thesis = ThesisPlayer(variant, values, depth=int(o["Depth"]) or 4, seed=int(o["Seed"]),

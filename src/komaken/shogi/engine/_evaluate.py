@@ -1,16 +1,28 @@
-"""Evaluation kernels: material plus optional positional terms, in the side to move's view.
+"""Evaluation kernels: material plus positional terms with tunable tables, in the side to move's view.
 
 ``bval[piece code]`` holds signed values (black +, white -) and ``hval[color, kind]`` the signed
-value of a piece in hand, so material is one table look-up per square.  The positional terms are
-weighted by ``w`` (all zero: material only, so experiments can isolate piece values):
+value of a piece in hand, so material is one table look-up per square.  ``w`` carries the rest:
+the weight of each positional term (slots :data:`W_MOBILITY` .. :data:`W_NOISE`, all zero:
+material only, so experiments can isolate piece values) and, from :data:`O_RANK` on, the tables
+the terms read (:mod:`komaken.shogi.engine.params` loads them from a variant's parameter file;
+without one :func:`weights` fills in :func:`legacy_tables`).  Every table entry is a bonus in
+units of the piece values (a pawn is 100) for the owner of the piece or king:
 
-``w[W_MOBILITY]``     4 per pseudo-legal board move more than the opponent
-``w[W_KING_SAFETY]``  +30 per gold/silver-like defender next to the king, -20 per square next
-                      to the king that the enemy attacks
-``w[W_PSQ]``          small bonus for advancing pawns, lances, knights and silvers
-``w[W_NOISE]``        ± that many units of deterministic noise from the position hash and a seed
-                      (the same position always gets the same noise, so the search stays
-                      consistent and reproducible)
+``mobility``     ``MOB[kind]`` per pseudo-legal board move of a piece of that kind
+``king_safety``  ``SHIELD[kind]`` per own piece next to the king, ``ATTACKED[n]`` for ``n`` squares
+                 next to the king that the enemy attacks, ``ATTACKER[kind]`` per enemy piece within
+                 two squares (Chebyshev distance) of the king
+``psq``          ``RANK[kind, r]`` with ``r`` the piece's rank counted from its owner's back rank
+                 (0 .. height-1), ``FILE[kind, d]`` with ``d`` the distance from the centre file
+                 (``|2·file − (width+1)| // 2``), and ``TEMPO`` for the side to move
+``noise``        ± that many units of deterministic noise from the position hash and a seed
+                 (the same position always gets the same noise, so the search stays
+                 consistent and reproducible)
+
+Each term is the sum of its table entries times the term's weight; the sum of the weighted terms
+is truncated to an integer and added to the material.  The legacy tables (4 a move; 30 a gold or
+silver-like defender, -20 an attacked square; 6/3/4/4/1 a rank for P/L/N/S/G) reproduce the
+evaluation of earlier releases exactly.
 """
 
 from __future__ import annotations
@@ -23,21 +35,44 @@ import numpy as np
 from numba import njit
 
 from komaken.errors import KomakenError
-from komaken.shogi._board import BLACK_BIT, DIRS, KIND_MASK, SLIDE_N, SLIDES, STEP_N, STEPS, WALL
-from komaken.shogi._kernels import R_HEIGHT, R_NSQ, R_SQUARES, ST_KING, ST_SIDE, attacked
+from komaken.shogi._board import BLACK_BIT, DIRS, KIND_MASK, SLIDE_N, SLIDES, STEP_N, STEPS, WALL, WHITE_BIT
+from komaken.shogi._kernels import R_HEIGHT, R_NSQ, R_SQUARES, R_WIDTH, ST_KING, ST_SIDE, attacked
 
 W_MOBILITY, W_KING_SAFETY, W_PSQ, W_NOISE = 0, 1, 2, 3
-W_SIZE = 4
 TERMS = ("mobility", "king_safety", "psq", "noise")
+#: table layout inside ``w``: kinds are piece-code kinds 0..15 (1..8 P L N S G B R K, 9..15 promoted)
+N_KINDS, N_RANKS, N_FILES, N_ATTACKED = 16, 9, 5, 9
+O_RANK = 4
+O_FILE = O_RANK + N_KINDS * N_RANKS
+O_MOB = O_FILE + N_KINDS * N_FILES
+O_SHIELD = O_MOB + N_KINDS
+O_ATTACKER = O_SHIELD + N_KINDS
+O_ATTACKED = O_ATTACKER + N_KINDS
+O_TEMPO = O_ATTACKED + N_ATTACKED
+W_SIZE = O_TEMPO + 1
 #: allowed range of each weight: with piece values within ±100 000 the evaluation stays far from
 #: the search's mate scores (and from int64 overflow)
 WEIGHT_RANGES = {"mobility": (-1000.0, 1000.0), "king_safety": (-1000.0, 1000.0), "psq": (-1000.0, 1000.0),
                  "noise": (0.0, 100_000.0)}
 
-# advance bonus per rank, by kind (pawn, lance, knight, silver)
-_ADV = np.array([0, 6, 3, 4, 4, 1, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0], dtype=np.int64)
-# defenders next to the king: gold, silver and the gold-like promoted minors
-_DEFENDER = np.array([0, 0, 0, 0, 1, 1, 0, 0, 0, 1, 1, 1, 1, 0, 0, 0], dtype=np.int64)
+# earlier releases' constants: advance bonus per rank (P L N S G) and the gold-like defenders
+_ADV = {1: 6, 2: 3, 3: 4, 4: 4, 5: 1}
+_DEFENDERS = (4, 5, 9, 10, 11, 12)  # S G +P +L +N +S
+
+
+def legacy_tables() -> np.ndarray:
+    """``w[O_RANK:]``: the tables of earlier releases (4 a move, 30 a defender, -20 an attacked
+    square next to the king, 6/3/4/4/1 per rank advanced for P/L/N/S/G)."""
+    t = np.zeros(W_SIZE, dtype=np.float64)
+    for kind, a in _ADV.items():
+        for r in range(N_RANKS):
+            t[O_RANK + kind * N_RANKS + r] = a * r
+    t[O_MOB + 1:O_MOB + N_KINDS] = 4.0
+    for kind in _DEFENDERS:
+        t[O_SHIELD + kind] = 30.0
+    for n in range(N_ATTACKED):
+        t[O_ATTACKED + n] = -20.0 * n
+    return t[O_RANK:]
 
 
 @njit(cache=True)
@@ -52,70 +87,97 @@ def material(bd: np.ndarray, hd: np.ndarray, rules: np.ndarray, bval: np.ndarray
 
 
 @njit(cache=True)
-def _mobility(bd: np.ndarray, rules: np.ndarray) -> int:
+def piece_moves(bd: np.ndarray, s: int, p: int) -> int:
+    """Pseudo-legal board moves of the piece ``p`` on ``s`` (captures of own pieces excluded)."""
     n = 0
+    own = (p & (BLACK_BIT | WHITE_BIT)) | WALL
+    for k in range(STEP_N[p]):
+        if not (bd[s + STEPS[p, k]] & own):
+            n += 1
+    for k in range(SLIDE_N[p]):
+        d = SLIDES[p, k]
+        t = s + d
+        while True:
+            q = bd[t]
+            if q & own:
+                break
+            n += 1
+            if q != 0:
+                break
+            t += d
+    return n
+
+
+@njit(cache=True)
+def _mobility(bd: np.ndarray, rules: np.ndarray, w: np.ndarray) -> float:
+    v = 0.0
     for i in range(rules[R_NSQ]):
         s = rules[R_SQUARES + i]
         p = bd[s]
         if p == 0:
             continue
-        sign = 1 if p & BLACK_BIT else -1
-        own = (p & (BLACK_BIT | 0x20)) | WALL
-        for k in range(STEP_N[p]):
-            if not (bd[s + STEPS[p, k]] & own):
-                n += sign
-        for k in range(SLIDE_N[p]):
-            d = SLIDES[p, k]
-            t = s + d
-            while True:
-                q = bd[t]
-                if q & own:
-                    break
-                n += sign
-                if q != 0:
-                    break
-                t += d
-    return n
+        n = piece_moves(bd, s, p)
+        if p & BLACK_BIT:
+            v += n * w[O_MOB + (p & KIND_MASK)]
+        else:
+            v -= n * w[O_MOB + (p & KIND_MASK)]
+    return v
 
 
 @njit(cache=True)
-def _king_safety(bd: np.ndarray, st: np.ndarray) -> int:
-    v = 0
+def _king_safety(bd: np.ndarray, st: np.ndarray, rules: np.ndarray, w: np.ndarray) -> float:
+    width = rules[R_WIDTH]
+    height = rules[R_HEIGHT]
+    v = 0.0
     for c in range(2):
         k = st[ST_KING + c]
         if k == 0:
             continue
-        sign = 1 - 2 * c
+        sign = 1.0 - 2.0 * c
         bit = BLACK_BIT << c
+        enemy = WHITE_BIT >> c
+        n = 0
         for j in range(8):
             s = k + DIRS[j]
             p = bd[s]
             if p == WALL:
                 continue
-            if (p & bit) and _DEFENDER[p & KIND_MASK]:
-                v += 30 * sign
+            if p & bit:
+                v += sign * w[O_SHIELD + (p & KIND_MASK)]
             if attacked(bd, s, 1 - c):
-                v -= 20 * sign
+                n += 1
+        v += sign * w[O_ATTACKED + n]
+        kf = k >> 4
+        kr = k & 15
+        for f in range(max(1, kf - 2), min(width, kf + 2) + 1):
+            for r in range(max(1, kr - 2), min(height, kr + 2) + 1):
+                p = bd[f * 16 + r]
+                if p & enemy:
+                    v += sign * w[O_ATTACKER + (p & KIND_MASK)]
     return v
 
 
 @njit(cache=True)
-def _psq(bd: np.ndarray, rules: np.ndarray) -> int:
+def _psq(bd: np.ndarray, st: np.ndarray, rules: np.ndarray, w: np.ndarray) -> float:
     h = rules[R_HEIGHT]
-    v = 0
+    width = rules[R_WIDTH]
+    v = 0.0
     for i in range(rules[R_NSQ]):
         s = rules[R_SQUARES + i]
         p = bd[s]
         if p == 0:
             continue
-        a = _ADV[p & KIND_MASK]
-        if a == 0:
-            continue
+        k = p & KIND_MASK
         r = s & 15
+        d = abs(2 * (s >> 4) - (width + 1)) // 2
         if p & BLACK_BIT:
-            v += a * (h - r)
+            v += w[O_RANK + k * N_RANKS + h - r] + w[O_FILE + k * N_FILES + d]
         else:
-            v -= a * (r - 1)
+            v -= w[O_RANK + k * N_RANKS + r - 1] + w[O_FILE + k * N_FILES + d]
+    if st[ST_SIDE] == 0:
+        v += w[O_TEMPO]
+    else:
+        v -= w[O_TEMPO]
     return v
 
 
@@ -138,11 +200,11 @@ def evaluate(bd: np.ndarray, hd: np.ndarray, st: np.ndarray, rules: np.ndarray, 
     v = material(bd, hd, rules, bval, hval)
     extra = 0.0
     if w[W_MOBILITY] != 0.0:
-        extra += 4.0 * w[W_MOBILITY] * _mobility(bd, rules)
+        extra += w[W_MOBILITY] * _mobility(bd, rules, w)
     if w[W_KING_SAFETY] != 0.0:
-        extra += w[W_KING_SAFETY] * _king_safety(bd, st)
+        extra += w[W_KING_SAFETY] * _king_safety(bd, st, rules, w)
     if w[W_PSQ] != 0.0:
-        extra += w[W_PSQ] * _psq(bd, rules)
+        extra += w[W_PSQ] * _psq(bd, st, rules, w)
     v += int(extra)
     if st[ST_SIDE] == 1:
         v = -v
@@ -169,10 +231,12 @@ def check_weight(name: str, value: Any) -> float:
     return number
 
 
-def weights(terms: Mapping[str, Any] | None = None) -> np.ndarray:
-    """The ``w`` array from ``{"mobility": 1, ...}``; an unknown name or a value out of range
-    raises :class:`KomakenError` (see :func:`check_weight`)."""
+def weights(terms: Mapping[str, Any] | None = None, tables: np.ndarray | None = None) -> np.ndarray:
+    """The ``w`` array from ``{"mobility": 1, ...}`` and the term tables (``w[O_RANK:]``; default
+    :func:`legacy_tables`); an unknown name or a value out of range raises :class:`KomakenError`
+    (see :func:`check_weight`)."""
     w = np.zeros(W_SIZE, dtype=np.float64)
+    w[O_RANK:] = legacy_tables() if tables is None else tables
     for name, value in (terms or {}).items():
         w[TERMS.index(name)] = check_weight(name, value)
     return w

@@ -19,6 +19,7 @@ import threading
 import time
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass
+from pathlib import Path
 
 import numpy as np
 
@@ -26,7 +27,8 @@ from komaken.errors import KomakenError
 from komaken.search.result import SearchResult
 from komaken.shogi import _kernels as K
 from komaken.shogi.engine import _search as S
-from komaken.shogi.engine._evaluate import TERMS, weights
+from komaken.shogi.engine._evaluate import TERMS
+from komaken.shogi.engine.evalparams import EvalParams, override_values, resolve
 from komaken.shogi.engine.skill import Skill
 from komaken.shogi.engine.timeman import MIN_SECONDS as _MIN_S
 from komaken.shogi.engine.timeman import clock_budget
@@ -119,21 +121,25 @@ class Engine:
     """A reusable searcher for one variant, value table and set of evaluation terms.
 
     ``terms`` weights the positional terms (``mobility``, ``king_safety``, ``psq``; ``noise``
-    adds ± that many units of seeded, per-position noise).  Defaults: :data:`DEFAULT_TERMS`;
-    pass ``{"king_safety": 0, "psq": 0}`` for material only.
+    adds ± that many units of seeded, per-position noise); pass ``{"mobility": 0, "king_safety": 0,
+    "psq": 0}`` for material only.  ``params`` (an :class:`~komaken.shogi.engine.evalparams.EvalParams` or a
+    TOML path; default: the variant's shipped file) gives the piece values, term weights and
+    tables; ``values`` and ``terms`` override it.
     """
 
     def __init__(self, variant: Variant | str = "shogi", values: PieceValues | Mapping[str, int] | None = None,
                  terms: Mapping[str, float] | None = None, hash_mb: int = 16, seed: int = 0,
-                 overhead: float = 0.03, skill: Skill | None = None) -> None:
+                 overhead: float = 0.03, skill: Skill | None = None,
+                 params: EvalParams | str | Path | None = None) -> None:
         self.variant = load_variant(variant)
         self.skill = skill  # None or level 20: full strength
+        self.params = resolve(params, self.variant)  # checked whole before anything is stored
         self.set_values(values)
         unknown = set(terms or {}) - set(TERMS)
         if unknown:
             raise KomakenError(f"unknown evaluation term {sorted(unknown)[0]!r} (known: {', '.join(TERMS)})")
-        self.terms = {**DEFAULT_TERMS, **{k: float(v) for k, v in (terms or {}).items()}}
-        self._w = weights(self.terms)
+        self.terms = {**self.params.terms, "noise": 0.0, **{k: float(v) for k, v in (terms or {}).items()}}
+        self._w = self.params.weights(self.terms)
         self.seed = int(seed)
         self.overhead = float(overhead)  # seconds lost per move to process switches and pipes
         self.set_hash(hash_mb)
@@ -148,7 +154,7 @@ class Engine:
 
     def set_values(self, values: PieceValues | Mapping[str, int] | None) -> None:
         if not isinstance(values, PieceValues):
-            values = PieceValues.from_mapping(values, self.variant)
+            values = override_values(self.params.values, values)
         self.values = values
         self._bval, self._hval = values.arrays()
 
@@ -156,7 +162,7 @@ class Engine:
         if name not in TERMS:
             raise KomakenError(f"unknown evaluation term {name!r} (known: {', '.join(TERMS)})")
         self.terms[name] = float(weight)
-        self._w = weights(self.terms)
+        self._w = self.params.weights(self.terms)
 
     def set_hash(self, hash_mb: int) -> None:
         """Size the transposition table (16 bytes an entry, rounded down to a power of two)."""
@@ -300,9 +306,10 @@ def _since(t0: float) -> float:
 
 def search(position: Position, limits: Limits | None = None, values: PieceValues | Mapping[str, int] | None = None,
            *, terms: Mapping[str, float] | None = None, seed: int = 0, hash_mb: int = 16,
-           info: InfoCallback | None = None, multipv: int = 1, skill: Skill | None = None) -> SearchResult[Move]:
+           info: InfoCallback | None = None, multipv: int = 1, skill: Skill | None = None,
+           params: EvalParams | str | Path | None = None) -> SearchResult[Move]:
     """Search ``position`` once with a fresh :class:`Engine` (see there for the arguments)."""
-    engine = Engine(position.variant, values, terms, hash_mb=hash_mb, seed=seed, skill=skill)
+    engine = Engine(position.variant, values, terms, hash_mb=hash_mb, seed=seed, skill=skill, params=params)
     return engine.search(position, limits, info=info, multipv=multipv)
 
 

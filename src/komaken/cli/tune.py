@@ -1,0 +1,65 @@
+"""``komaken tune``: Texel tuning of a variant's evaluation parameters on self-play games."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import click
+
+FILE = click.Path(dir_okay=False, path_type=Path)
+
+
+@click.command("tune")
+@click.option("--variant", "-v", required=True, metavar="NAME|FILE", help="minishogi, judkins, shogi or a TOML.")
+@click.option("--games", type=click.IntRange(min=0), required=True,
+              help="Self-play games to tune on: played into --db until it holds this many (0: use --db as it is).")
+@click.option("--db", type=FILE, required=True, help="Self-play database (a `komaken values selfplay` study).")
+@click.option("--out", type=FILE, required=True, help="Write the tuned parameter TOML here.")
+@click.option("--params", "start", type=FILE, default=None,
+              help="Start from (and regularise towards) this parameter file (default: the variant's).")
+@click.option("--nodes", type=click.IntRange(min=1), default=1000, show_default=True, help="Nodes per move.")
+@click.option("--workers", "-j", type=click.IntRange(min=1), default=1, show_default=True)
+@click.option("--seed", type=click.IntRange(min=0), default=0, show_default=True)
+@click.option("--noise", type=click.FloatRange(min=0), default=10.0, show_default=True,
+              help="Evaluation noise of the self-play games.")
+@click.option("--mobility/--no-mobility", default=True, show_default=True,
+              help="Tune mobility too (it costs search speed).")
+@click.option("--l2", "lambdas", type=click.FloatRange(min=0), multiple=True,
+              help="Ridge strength(s) to try (default 1e-2 .. 1e-6; the held-out games choose).")
+@click.option("--quiet", "-q", is_flag=True, help="No progress lines.")
+def tune(variant: str, games: int, db: Path, out: Path, start: Path | None, nodes: int, workers: int, seed: int,
+         noise: float, mobility: bool, lambdas: tuple[float, ...], quiet: bool) -> None:
+    """Fit piece values, piece-square tables, king safety, mobility and tempo to game results."""
+    from komaken.shogi.engine.evalparams import EvalParams
+    from komaken.shogi.engine.tune import LAMBDAS, read_games
+    from komaken.shogi.engine.tune import tune as fit
+    from komaken.shogi.variant import load_variant
+
+    def say(text: str) -> None:
+        if not quiet:
+            click.echo(text, err=True)
+
+    v = load_variant(variant)
+    params = EvalParams.load(start, v) if start is not None else EvalParams.default(v)  # checked before playing
+    if games > 0:
+        from komaken.lab.valuestudy.selfplay import run_selfplay, study_config
+
+        config = study_config(v, games=games, nodes=nodes, seed=seed, noise=noise)
+        s = run_selfplay(config, db, workers=workers)
+        say(f"{db}: played {s.played} games in {s.wall_seconds:.1f}s; {s.stored}/{s.target} stored")
+    elif not db.exists():
+        raise click.UsageError(f"--games 0 needs an existing --db; {db} does not exist")
+    _, data = read_games(db, v)
+    result = fit(params, data, lambdas=lambdas or LAMBDAS, mobility=mobility, log=say)
+    comment = (f"tuned by komaken tune on {result.games} self-play games of {v.name} ({result.positions} quiet "
+               f"positions, {result.columns} parameters)\nK = {result.k:.6g}, lambda = {result.lam:g}; held-out "
+               f"cross-entropy {result.holdout_before:.5f} -> {result.holdout_after:.5f}")
+    result.params.write(out, comment)
+    EvalParams.load(out, v)  # what was written loads back
+    click.echo(f"wrote {out}: {result.positions} positions from {result.games} games, held-out cross-entropy "
+               f"{result.holdout_before:.5f} -> {result.holdout_after:.5f} (lambda {result.lam:g}, K {result.k:.6g})")
+
+
+def register(main: click.Group) -> None:
+    """Add ``tune`` to the ``komaken`` command."""
+    main.add_command(tune)

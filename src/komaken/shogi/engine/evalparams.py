@@ -1,0 +1,332 @@
+"""Evaluation parameters as data: a variant's piece values, term weights and term tables in TOML.
+
+Every built-in variant ships a file (``komaken/shogi/engine/params/<variant>.toml``) that the
+engine reads by default; another file overrides it (``Engine(params=PATH)``, the player spec
+``engine:params=PATH``, USI ``setoption name EvalFile value PATH``).  A file only has to name what
+it changes: everything else keeps the variant's default.  ``komaken tune`` writes complete files.
+
+>>> p = EvalParams.default("minishogi")
+>>> p.variant, p.width, p.height, p.values.board["P"] > 0
+('minishogi', 5, 5, True)
+>>> try:
+...     EvalParams.from_mapping({"psq": {"rank": {"P": [0, 1]}}}, "minishogi", source="x.toml")
+... except ParamsError as exc:
+...     print(exc)
+x.toml: psq.rank.P: must be a list of 5 numbers (one per rank, from the back rank), not 2
+
+The whole file is checked before anything is used: a bad one raises :class:`ParamsError` naming
+the file and the key, and the engine keeps (or never gets) its previous parameters.
+"""
+
+from __future__ import annotations
+
+import math
+import tomllib
+from collections.abc import Mapping
+from dataclasses import dataclass, field
+from importlib import resources
+from pathlib import Path
+from typing import Any, NoReturn
+
+import numpy as np
+
+from komaken.errors import KomakenError
+from komaken.shogi._board import KIND_OF_LETTER
+from komaken.shogi.engine._evaluate import (
+    N_ATTACKED,
+    N_FILES,
+    N_RANKS,
+    O_ATTACKED,
+    O_ATTACKER,
+    O_FILE,
+    O_MOB,
+    O_RANK,
+    O_SHIELD,
+    O_TEMPO,
+    W_SIZE,
+    check_weight,
+    legacy_tables,
+    weights,
+)
+from komaken.shogi.engine.values import PieceValues
+from komaken.shogi.variant import Variant, load_variant
+
+#: terms a file may weight (``noise`` is an engine setting, not a parameter)
+FILE_TERMS = ("mobility", "king_safety", "psq")
+#: default weights of the terms (earlier releases' defaults)
+LEGACY_TERMS = {"mobility": 0.0, "king_safety": 1.0, "psq": 1.0}
+#: a table entry must lie within ±TABLE_RANGE (a pawn is about 100)
+TABLE_RANGE = 10_000.0
+_LETTERS = ("P", "L", "N", "S", "G", "B", "R", "K", "+P", "+L", "+N", "+S", "+B", "+R")
+_TOP = ("variant", "board", "terms", "values", "hand", "mobility", "king_safety", "psq")
+
+
+class ParamsError(KomakenError):
+    """An evaluation parameter file that cannot be used; the message names the file and the key."""
+
+
+def kind_code(letter: str) -> int:
+    """The kernel kind (0..15) of a piece letter such as ``"+R"``."""
+    base = KIND_OF_LETTER[letter.lstrip("+")]
+    return base | 8 if letter.startswith("+") else base
+
+
+@dataclass(frozen=True, eq=False)
+class EvalParams:
+    """One variant's evaluation: ``values`` (material), ``terms`` (weights) and ``tables``
+    (``w[O_RANK:]`` of :mod:`komaken.shogi.engine._evaluate`).  ``source`` names the file."""
+
+    variant: str
+    width: int
+    height: int
+    values: PieceValues
+    terms: dict[str, float]
+    tables: np.ndarray = field(repr=False)
+    source: str = "built-in"
+
+    # ---- construction ----------------------------------------------------------------------
+    @classmethod
+    def legacy(cls, variant: Variant | str) -> EvalParams:
+        """Earlier releases' evaluation: the seed's piece values and fixed tables."""
+        v = load_variant(variant)
+        return cls(v.name, v.width, v.height, PieceValues.default(v), dict(LEGACY_TERMS), legacy_tables())
+
+    @classmethod
+    def default(cls, variant: Variant | str) -> EvalParams:
+        """The variant's shipped parameters (``params/<name>.toml``), else :meth:`legacy`."""
+        v = load_variant(variant)
+        res = resources.files("komaken.shogi.engine").joinpath("params", f"{v.name}.toml")
+        if not res.is_file():
+            return cls.legacy(v)
+        text = res.read_text(encoding="utf-8")
+        return cls.from_mapping(_parse(text, f"params/{v.name}.toml"), v, base=cls.legacy(v),
+                                source=f"params/{v.name}.toml")
+
+    @classmethod
+    def load(cls, path: str | Path, variant: Variant | str, base: EvalParams | None = None) -> EvalParams:
+        """Read a file; what it leaves out comes from ``base`` (default: the variant's :meth:`default`)."""
+        try:
+            text = Path(path).read_text(encoding="utf-8")
+        except FileNotFoundError:
+            raise ParamsError(f"evaluation parameter file not found: {path}") from None
+        except UnicodeDecodeError as exc:
+            raise ParamsError(f"{path}: not UTF-8 (byte {exc.start + 1})") from None
+        except OSError as exc:
+            raise ParamsError(f"{path}: cannot read: {exc.strerror or exc}") from None
+        return cls.from_mapping(_parse(text, str(path)), variant, base=base, source=str(path))
+
+    @classmethod
+    def from_mapping(cls, data: Mapping[str, Any], variant: Variant | str, base: EvalParams | None = None,
+                     source: str = "parameters") -> EvalParams:
+        """Parameters from a parsed file; every key is checked first (:class:`ParamsError`)."""
+        v = load_variant(variant)
+        base = base if base is not None else cls.default(v)
+        reader = _Reader(source, v)
+        reader.check_header(data)
+        values = reader.values(base.values, data.get("values"), data.get("hand"))
+        terms = dict(base.terms)
+        for name, value in reader.table(data, "terms").items():
+            if name not in FILE_TERMS:
+                reader.fail(f"terms.{name}", f"unknown term (known: {', '.join(FILE_TERMS)})")
+            terms[name] = reader.weight(f"terms.{name}", name, value)
+        tables = base.tables.copy()
+        reader.fill_tables(data, tables)
+        return cls(v.name, v.width, v.height, values, terms, tables, source)
+
+    # ---- use -------------------------------------------------------------------------------
+    def arrays(self) -> tuple[np.ndarray, np.ndarray]:
+        """``bval``, ``hval`` for the kernels."""
+        return self.values.arrays()
+
+    def weights(self, terms: Mapping[str, Any] | None = None) -> np.ndarray:
+        """The kernels' ``w``: these weights and tables, ``terms`` (e.g. ``noise``) on top."""
+        return weights({**self.terms, **(terms or {})}, self.tables)
+
+    def with_tables(self, tables: np.ndarray, values: PieceValues | None = None,
+                    terms: Mapping[str, float] | None = None, source: str = "tuned") -> EvalParams:
+        """A copy with other tables (and optionally values and weights)."""
+        if tables.shape != (W_SIZE - O_RANK,):
+            raise KomakenError(f"tables must have {W_SIZE - O_RANK} entries, not {tables.shape}")
+        return EvalParams(self.variant, self.width, self.height, values or self.values,
+                          {**self.terms, **(terms or {})}, np.asarray(tables, dtype=np.float64).copy(), source)
+
+    def letters(self) -> tuple[str, ...]:
+        """The piece letters of this variant (king included), in table order."""
+        present = set(load_variant(self.variant).piece_letters) | {"K"}
+        return tuple(k for k in _LETTERS if k in present)
+
+    def to_toml(self, comment: str = "") -> str:
+        """The complete file (loads back to equal parameters)."""
+        from komaken.shogi.engine._paramsio import to_toml
+
+        return to_toml(self, comment)
+
+    def write(self, path: str | Path, comment: str = "") -> None:
+        Path(path).write_text(self.to_toml(comment), encoding="utf-8")
+
+
+def _parse(text: str, source: str) -> dict[str, Any]:
+    try:
+        return tomllib.loads(text)
+    except ValueError as exc:  # TOMLDecodeError, or an integer of more than 4300 digits
+        raise ParamsError(f"{source}: invalid TOML: {exc}") from None
+
+
+class _Reader:
+    """Checks the keys of one file and reads them; every error names ``source`` and the key."""
+
+    def __init__(self, source: str, variant: Variant) -> None:
+        self.source = source
+        self.v = variant
+        self.files = (variant.width + 1) // 2
+
+    def fail(self, key: str, message: str) -> NoReturn:
+        raise ParamsError(f"{self.source}: {key}: {message}")
+
+    def check_header(self, data: Mapping[str, Any]) -> None:
+        for key in data:
+            if key not in _TOP:
+                self.fail(str(key), f"unknown key (known: {', '.join(_TOP)})")
+        name = data.get("variant", self.v.name)
+        if name != self.v.name:
+            self.fail("variant", f"the file is for {name!r}, the engine plays {self.v.name!r}")
+        board = data.get("board", [self.v.width, self.v.height])
+        if board != [self.v.width, self.v.height]:
+            self.fail("board", f"the file is for a {_size(board)} board, {self.v.name} is "
+                               f"{self.v.width}x{self.v.height}")
+
+    def table(self, data: Mapping[str, Any], key: str) -> Mapping[str, Any]:
+        value = data.get(key, {})
+        if not isinstance(value, Mapping):
+            self.fail(key, f"must be a table, not {value!r}")
+        return value
+
+    def number(self, key: str, value: Any, limit: float = TABLE_RANGE) -> float:
+        if isinstance(value, bool) or not isinstance(value, int | float):
+            self.fail(key, f"must be a number, not {value!r}")
+        if not math.isfinite(value) or abs(value) > limit:
+            self.fail(key, f"must be within ±{limit:g}, not {value!r}")
+        return float(value)
+
+    def weight(self, key: str, name: str, value: Any) -> float:
+        if isinstance(value, bool) or not isinstance(value, int | float):
+            self.fail(key, f"must be a number, not {value!r}")
+        try:
+            return check_weight(name, value)
+        except KomakenError as exc:
+            self.fail(key, str(exc))
+
+    def values(self, base: PieceValues, board: Any, hand: Any) -> PieceValues:
+        mapping: dict[str, Any] = {}
+        for key, section in (("values", board), ("hand", hand)):
+            if section is None:
+                continue
+            if not isinstance(section, Mapping):
+                self.fail(key, f"must be a table such as {{P = 100}}, not {section!r}")
+            for letter, value in section.items():
+                self._letter(f"{key}.{letter}", letter, hand=key == "hand")
+                if letter == "K":
+                    self.fail(f"{key}.K", "the king has no value")
+                self.number(f"{key}.{letter}", value, 100_000)
+                if value != int(value):
+                    self.fail(f"{key}.{letter}", f"must be an integer, not {value!r}")
+        mapping.update(board or {})
+        if hand:
+            mapping["hand"] = dict(hand)
+        try:
+            return base.with_values(mapping)
+        except KomakenError as exc:
+            self.fail("values", str(exc))
+
+    def _letter(self, key: str, letter: str, hand: bool = False) -> int:
+        if letter not in _LETTERS or (hand and letter.startswith("+")):
+            self.fail(key, f"unknown piece {letter!r} (known: {' '.join(_LETTERS)})")
+        return kind_code(letter)
+
+    def per_kind(self, key: str, section: Any, tables: np.ndarray, offset: int) -> None:
+        if not isinstance(section, Mapping):
+            self.fail(key, f"must be a table of piece letters, not {section!r}")
+        for letter, value in section.items():
+            k = self._letter(f"{key}.{letter}", letter)
+            tables[offset + k - O_RANK] = self.number(f"{key}.{letter}", value)
+
+    def per_kind_list(self, key: str, section: Any, tables: np.ndarray, offset: int, n: int, stride: int,
+                      what: str) -> None:
+        if not isinstance(section, Mapping):
+            self.fail(key, f"must be a table of piece letters, not {section!r}")
+        for letter, row in section.items():
+            k = self._letter(f"{key}.{letter}", letter)
+            if not isinstance(row, list) or len(row) != n:
+                got = len(row) if isinstance(row, list) else repr(row)
+                self.fail(f"{key}.{letter}", f"must be a list of {n} numbers ({what}), not {got}")
+            for i, value in enumerate(row):
+                tables[offset + k * stride + i - O_RANK] = self.number(f"{key}.{letter}[{i}]", value)
+
+    def fill_tables(self, data: Mapping[str, Any], tables: np.ndarray) -> None:
+        if "mobility" in data:
+            self.per_kind("mobility", data["mobility"], tables, O_MOB)
+        ks = self.table(data, "king_safety")
+        for key in ks:
+            if key not in ("shield", "attacker", "attacked"):
+                self.fail(f"king_safety.{key}", "unknown key (known: shield, attacker, attacked)")
+        if "shield" in ks:
+            self.per_kind("king_safety.shield", ks["shield"], tables, O_SHIELD)
+        if "attacker" in ks:
+            self.per_kind("king_safety.attacker", ks["attacker"], tables, O_ATTACKER)
+        if "attacked" in ks:
+            row = ks["attacked"]
+            if not isinstance(row, list) or len(row) != N_ATTACKED:
+                got = len(row) if isinstance(row, list) else repr(row)
+                self.fail("king_safety.attacked", f"must be a list of {N_ATTACKED} numbers (0..8 attacked "
+                                                  f"squares), not {got}")
+            for i, value in enumerate(row):
+                tables[O_ATTACKED + i - O_RANK] = self.number(f"king_safety.attacked[{i}]", value)
+        psq = self.table(data, "psq")
+        for key in psq:
+            if key not in ("rank", "file", "tempo"):
+                self.fail(f"psq.{key}", "unknown key (known: rank, file, tempo)")
+        if "rank" in psq:
+            self.per_kind_list("psq.rank", psq["rank"], tables, O_RANK, self.v.height, N_RANKS,
+                               "one per rank, from the back rank")
+        if "file" in psq:
+            self.per_kind_list("psq.file", psq["file"], tables, O_FILE, self.files, N_FILES,
+                               "one per distance from the centre file")
+        if "tempo" in psq:
+            tables[O_TEMPO - O_RANK] = self.number("psq.tempo", psq["tempo"])
+
+
+def _size(board: Any) -> str:
+    if isinstance(board, list) and len(board) == 2:
+        return f"{board[0]}x{board[1]}"
+    return repr(board)
+
+
+def override_values(base: PieceValues, mapping: Mapping[str, Any] | None) -> PieceValues:
+    """``base`` with the values of ``mapping`` (as :meth:`PieceValues.with_values` reads it); a
+    board value given without its hand value sets the hand value too, as in a value file."""
+    mapping = dict(mapping or {})
+    explicit = {str(k).upper() for k in mapping.get("hand", {})} | {str(k)[:-1].upper() for k in mapping
+                                                                     if str(k).endswith("*")}
+    follow = {str(k).strip().upper(): v for k, v in mapping.items()
+              if k != "hand" and not str(k).endswith("*") and str(k).strip().upper() not in explicit}
+    hand = {k: v for k, v in follow.items() if k in base.hand}
+    if hand:
+        mapping["hand"] = {**hand, **mapping.get("hand", {})}
+    return base.with_values(mapping)
+
+
+def resolve(params: EvalParams | str | Path | None, variant: Variant | str) -> EvalParams:
+    """``params`` for ``variant``: ``None`` → the variant's default, a path → that file."""
+    v = load_variant(variant)
+    if params is None:
+        return EvalParams.default(v)
+    if isinstance(params, EvalParams):
+        if params.variant != v.name or (params.width, params.height) != (v.width, v.height):
+            raise ParamsError(f"{params.source}: variant: the parameters are for {params.variant} "
+                              f"({params.width}x{params.height}), the engine plays {v.name}")
+        return params
+    return EvalParams.load(params, v)
+
+
+__all__ = ["EvalParams", "FILE_TERMS", "LEGACY_TERMS", "N_FILES", "N_RANKS", "ParamsError", "TABLE_RANGE",
+           "kind_code", "override_values", "resolve"]

@@ -1,0 +1,205 @@
+"""Texel tuning: fit a variant's evaluation parameters to the results of self-play games.
+
+The evaluation is linear in its parameters (:mod:`komaken.shogi.engine._features`), so the Texel
+method is a logistic regression: for every quiet position ``i`` of a game with result ``y_i``
+(1 black won, ½ draw, 0 white won) the model says ``P(black wins) = σ(K · x_i · θ)`` with ``x_i``
+the position's features and ``θ`` the parameters in centipawn-like units.  Steps:
+
+1. games: self-play of the piece-values study (:mod:`komaken.lab.valuestudy.selfplay`, whole games
+   in numba), stored in a study database that can be extended and resumed;
+2. positions: every position after the random opening that is quiet — not in check and no
+   capture sequence gains material (the study stores these flags per position);
+3. ``K``: fitted by maximum likelihood with θ fixed at the current parameters ``θ0``, so the
+   scale of the units stays that of the current evaluation;
+4. θ: minimise the mean cross-entropy plus ``λ · Σ ((θ_j − θ0_j) / 100)²`` (ridge towards the
+   current parameters, so a parameter the data say little about stays where it was); ``λ`` is
+   chosen from a grid by the cross-entropy of one game in five held out, then the fit is redone
+   on all games;
+5. the result is rounded to integers and written as a complete parameter file.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import math
+from collections.abc import Callable, Sequence
+from pathlib import Path
+
+import numpy as np
+from scipy.optimize import minimize, minimize_scalar
+from scipy.special import expit
+
+from komaken.errors import KomakenError
+from komaken.shogi.engine._evaluate import O_MOB, O_RANK, W_MOBILITY, W_SIZE
+from komaken.shogi.engine._features import N_FEATURES, O_BOARD, O_HAND, game_features
+from komaken.shogi.engine.evalparams import TABLE_RANGE, EvalParams, kind_code
+from komaken.shogi.engine.values import MAX_PIECE_VALUE, PieceValues
+from komaken.shogi.position import Position
+from komaken.shogi.variant import Variant
+
+LAMBDAS = (1e-2, 1e-3, 1e-4, 1e-5, 1e-6)
+_TERMS = ("mobility", "king_safety", "psq")
+
+
+@dataclasses.dataclass
+class Dataset:
+    """Quiet positions: features ``X`` (black's view), results ``y`` and the game of each row."""
+
+    X: np.ndarray
+    y: np.ndarray
+    game: np.ndarray
+    games: int
+
+
+@dataclasses.dataclass
+class TuneResult:
+    params: EvalParams
+    k: float
+    lam: float
+    positions: int
+    games: int
+    #: mean cross-entropy on the held-out games: the start parameters, the tuned ones
+    holdout_before: float
+    holdout_after: float
+    columns: int
+
+
+def theta_of(params: EvalParams) -> np.ndarray:
+    """The parameter vector the features multiply (term weights folded into the tables)."""
+    theta = np.zeros(N_FEATURES, dtype=np.float64)
+    w = params.weights()
+    theta[O_RANK:W_SIZE] = w[O_RANK:]
+    theta[O_MOB:O_MOB + 16] *= w[W_MOBILITY]
+    theta[O_RANK:O_MOB] *= w[2]  # psq (rank, file)
+    theta[W_SIZE - 1] *= w[2]  # tempo
+    theta[O_MOB + 16:W_SIZE - 1] *= w[1]  # king safety
+    bval, hval = params.arrays()
+    theta[O_BOARD:O_BOARD + 16] = bval[0x10:0x20]
+    theta[O_HAND:O_HAND + 8] = hval[0]
+    return theta
+
+
+def read_games(db: str | Path, variant: Variant | None = None,
+               progress: Callable[[int], None] | None = None) -> tuple[Variant, Dataset]:
+    """The quiet positions of every game in a study database."""
+    from komaken.lab.valuestudy.storage import StudyDB
+    from komaken.shogi.engine._selfplay import COL_FLAGS, FLAG_CHECK, FLAG_QS_CAP, FLAG_QS_GAIN, NF
+    from komaken.shogi.variant import variant_from_dict
+
+    with StudyDB.open(db) as study:
+        import tomllib
+
+        v = variant_from_dict(tomllib.loads(study.config()["variant_toml"]), source=str(db))
+        if variant is not None and (variant.name, variant.width, variant.height) != (v.name, v.width, v.height):
+            raise KomakenError(f"{db}: the games are of {v.name}, not {variant.name}")
+        start = Position.start(v)
+        xs, ys, gs = [], [], []
+        for n, game in enumerate(study.games()):
+            flags = game.feature_array(NF)[:, COL_FLAGS]
+            keep = (flags & (FLAG_CHECK | FLAG_QS_GAIN | FLAG_QS_CAP)) == 0
+            moves = game.move_codes().astype(np.int64)
+            s = start.kernel_state(len(moves) + 8)
+            out = np.zeros((int(keep.sum()), N_FEATURES), dtype=np.float64)
+            rows = game_features(s.bd, s.hd, s.st, s.hh, s.hist, s.rules, moves, game.opening_plies, keep, out)
+            xs.append(out[:rows])
+            ys.append(np.full(rows, game.score))
+            gs.append(np.full(rows, n))
+            if progress is not None:
+                progress(n + 1)
+    if not xs or sum(len(x) for x in xs) == 0:
+        raise KomakenError(f"{db}: no games with quiet positions to tune on")
+    return v, Dataset(np.concatenate(xs), np.concatenate(ys), np.concatenate(gs), len(xs))
+
+
+def _ce(e: np.ndarray, y: np.ndarray) -> float:
+    """Mean cross-entropy of results ``y`` under ``σ(e)``."""
+    return float(np.mean(np.logaddexp(0.0, e) - y * e))
+
+
+def fit_k(e0: np.ndarray, y: np.ndarray) -> float:
+    """The scale ``K`` (per centipawn) that makes ``σ(K · e0)`` fit the results best."""
+    r = minimize_scalar(lambda k: _ce(k * e0, y), bounds=(1e-6, 0.05), method="bounded",
+                        options={"xatol": 1e-8})
+    return float(r.x)
+
+
+def fit_theta(X: np.ndarray, y: np.ndarray, theta0: np.ndarray, k: float, lam: float) -> np.ndarray:
+    """Minimise cross-entropy + ``lam · Σ((θ − θ0)/100)²`` over the columns of ``X`` (L-BFGS)."""
+    n = len(y)
+    scale = 100.0  # optimised in steps of 100 units, so the gradient is not tiny when K is small
+    e0 = k * (X @ theta0)
+    kx = (k * scale) * X
+
+    def loss(d: np.ndarray) -> tuple[float, np.ndarray]:
+        e = e0 + kx @ d
+        grad = kx.T @ (expit(e) - y) / n + 2.0 * lam * d
+        return _ce(e, y) + lam * float(d @ d), grad
+
+    r = minimize(loss, np.zeros(len(theta0)), jac=True, method="L-BFGS-B",
+                 options={"maxiter": 5000, "ftol": 1e-13, "gtol": 1e-9})
+    return theta0 + scale * np.asarray(r.x)
+
+
+def _columns(params: EvalParams, X: np.ndarray, mobility: bool) -> np.ndarray:
+    """Columns to fit: those that vary, for the variant's pieces (no king value; mobility optional)."""
+    used = np.any(X != 0.0, axis=0)
+    used[:O_RANK] = False
+    used[O_BOARD + 8] = False  # the king is not material
+    if not mobility:
+        used[O_MOB:O_MOB + 16] = False
+    present = {kind_code(k) for k in params.letters()}
+    for code in range(16):
+        if code not in present:
+            used[O_BOARD + code] = False
+    return np.flatnonzero(used)
+
+
+def tune(params: EvalParams, data: Dataset, *, lambdas: Sequence[float] = LAMBDAS, mobility: bool = True,
+         holdout_every: int = 5, log: Callable[[str], None] | None = None) -> TuneResult:
+    """Fit ``params`` (the start, also the ridge's centre) to ``data``; see the module docstring."""
+    say = log or (lambda _s: None)
+    theta0 = theta_of(params)
+    cols = _columns(params, data.X, mobility)
+    X = data.X[:, cols]
+    t0 = theta0[cols]
+    k = fit_k(X @ t0, data.y)
+    held = (data.game % holdout_every) == 0
+    if held.all() or not held.any():
+        held = np.zeros(len(data.y), dtype=bool)
+        held[::holdout_every] = True
+    train = ~held
+    before = _ce(k * (X[held] @ t0), data.y[held])
+    say(f"{len(data.y)} quiet positions from {data.games} games, {len(cols)} parameters, K = {k:.6f}; "
+        f"held-out cross-entropy with the start parameters {before:.5f}")
+    best = (math.inf, lambdas[0])
+    for lam in lambdas:
+        t = fit_theta(X[train], data.y[train], t0, k, lam)
+        ce = _ce(k * (X[held] @ t), data.y[held])
+        say(f"  lambda {lam:g}: held-out cross-entropy {ce:.5f}")
+        best = min(best, (ce, lam))
+    theta = theta0.copy()
+    theta[cols] = fit_theta(X, data.y, t0, k, best[1])
+    return TuneResult(_params_of(params, theta, mobility), k, best[1], len(data.y), data.games, before,
+                      best[0], len(cols))
+
+
+def _params_of(params: EvalParams, theta: np.ndarray, mobility: bool) -> EvalParams:
+    """Round ``theta`` into a parameter set (term weights 1; mobility 0 when not tuned)."""
+    theta = np.round(theta)
+    tables = np.clip(theta[O_RANK:W_SIZE], -TABLE_RANGE, TABLE_RANGE)
+    board, hand = {}, {}
+    for letter in params.letters():
+        if letter == "K":
+            continue
+        board[letter] = int(np.clip(theta[O_BOARD + kind_code(letter)], -MAX_PIECE_VALUE, MAX_PIECE_VALUE))
+        if not letter.startswith("+"):
+            hand[letter] = int(np.clip(theta[O_HAND + kind_code(letter)], -MAX_PIECE_VALUE, MAX_PIECE_VALUE))
+    values = PieceValues({**params.values.board, **board}, {**params.values.hand, **hand})
+    terms = {name: 1.0 for name in _TERMS}
+    if not mobility:  # mobility stays as it was, weight and table
+        terms["mobility"] = params.terms["mobility"]
+        tables[O_MOB - O_RANK:O_MOB - O_RANK + 16] = params.tables[O_MOB - O_RANK:O_MOB - O_RANK + 16]
+    return params.with_tables(tables, values, terms, source="tuned")
+
+
+__all__ = ["Dataset", "LAMBDAS", "TuneResult", "fit_k", "fit_theta", "read_games", "theta_of", "tune"]

@@ -1,0 +1,407 @@
+"""Evaluation parameters as data: the kernel against slow references, files, overrides, bad files."""
+
+from __future__ import annotations
+
+import random
+import subprocess
+import sys
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+from komaken.errors import KomakenError
+from komaken.shogi import Position
+from komaken.shogi._board import BLACK_BIT, DIRS, SLIDE_N, SLIDES, STEP_N, STEPS, WALL, WHITE_BIT
+from komaken.shogi.engine import Engine, Limits
+from komaken.shogi.engine._evaluate import (
+    N_FILES,
+    N_RANKS,
+    O_ATTACKED,
+    O_ATTACKER,
+    O_FILE,
+    O_MOB,
+    O_RANK,
+    O_SHIELD,
+    O_TEMPO,
+    W_SIZE,
+    evaluate,
+)
+from komaken.shogi.engine._features import N_FEATURES, O_BOARD, O_HAND, eval_features
+from komaken.shogi.engine.evalparams import EvalParams, ParamsError
+
+VARIANTS = ("minishogi", "judkins", "shogi")
+
+
+def random_positions(variant: str, n: int, seed: int) -> list[Position]:
+    rng = random.Random(seed)
+    out = []
+    while len(out) < n:
+        pos = Position.start(variant)
+        for _ in range(rng.randrange(0, 90)):
+            moves = pos.legal_moves()
+            if not moves:
+                break
+            pos.push(rng.choice(moves))
+        out.append(pos)
+    return out
+
+
+# --- slow Python references -------------------------------------------------------------------
+def _targets(bd: np.ndarray, s: int) -> list[int]:
+    """Squares the piece on ``s`` attacks or may move to (own pieces included, walls not)."""
+    p = int(bd[s])
+    out = [s + int(STEPS[p, k]) for k in range(int(STEP_N[p])) if bd[s + int(STEPS[p, k])] != WALL]
+    for k in range(int(SLIDE_N[p])):
+        d = int(SLIDES[p, k])
+        t = s + d
+        while bd[t] != WALL:
+            out.append(t)
+            if bd[t] != 0:
+                break
+            t += d
+    return out
+
+
+def _attacked(bd: np.ndarray, sq: int, by: int, squares: list[int]) -> bool:
+    bit = BLACK_BIT << by
+    return any(int(bd[s]) & bit and sq in _targets(bd, s) for s in squares)
+
+
+def reference_features(pos: Position) -> np.ndarray:
+    """The feature vector, from first principles (loops over squares in Python)."""
+    s = pos.kernel_state(1)
+    bd, v = s.bd, pos.variant
+    squares = [f * 16 + r for f in range(1, v.width + 1) for r in range(1, v.height + 1)]
+    x = np.zeros(N_FEATURES)
+    for sq in squares:
+        p = int(bd[sq])
+        if p == 0:
+            continue
+        k, f, r = p & 15, sq >> 4, sq & 15
+        black = bool(p & BLACK_BIT)
+        sign = 1 if black else -1
+        rel = v.height - r if black else r - 1
+        x[O_RANK + k * N_RANKS + rel] += sign
+        x[O_FILE + k * N_FILES + abs(2 * f - (v.width + 1)) // 2] += sign
+        own = BLACK_BIT if black else WHITE_BIT
+        x[O_MOB + k] += sign * sum(1 for t in _targets(bd, sq) if not int(bd[t]) & own)
+        x[O_BOARD + k] += sign
+    for c in (0, 1):
+        for letter, n in pos.hand(c).items():  # type: ignore[arg-type]
+            x[O_HAND + "PLNSGBR".index(letter) + 1] += n * (1 - 2 * c)
+        king = int(s.st[2 + c])
+        sign = 1 - 2 * c
+        near = [king + int(DIRS[j]) for j in range(8) if bd[king + int(DIRS[j])] != WALL]
+        for t in near:
+            if int(bd[t]) & (BLACK_BIT << c):
+                x[O_SHIELD + (int(bd[t]) & 15)] += sign
+        x[O_ATTACKED + sum(_attacked(bd, t, 1 - c, squares) for t in near)] += sign
+        for t in squares:
+            if max(abs((t >> 4) - (king >> 4)), abs((t & 15) - (king & 15))) <= 2 and int(bd[t]) & (WHITE_BIT >> c):
+                x[O_ATTACKER + (int(bd[t]) & 15)] += sign
+    x[O_TEMPO] = 1 if int(pos.turn) == 0 else -1
+    return x
+
+
+def previous_evaluation(pos: Position) -> int:
+    """The evaluation of earlier releases (fixed constants, king_safety = psq = 1), written out."""
+    s = pos.kernel_state(1)
+    bd, v = s.bd, pos.variant
+    values = EvalParams.legacy(v).values
+    adv = {1: 6, 2: 3, 3: 4, 4: 4, 5: 1}
+    total = 0
+    squares = [f * 16 + r for f in range(1, v.width + 1) for r in range(1, v.height + 1)]
+    letters = {1: "P", 2: "L", 3: "N", 4: "S", 5: "G", 6: "B", 7: "R", 9: "+P", 10: "+L", 11: "+N", 12: "+S",
+               14: "+B", 15: "+R"}
+    for sq in squares:
+        p = int(bd[sq])
+        if p == 0 or p & 15 == 8:
+            continue
+        sign = 1 if p & BLACK_BIT else -1
+        total += sign * values.board[letters[p & 15]]
+        rel = v.height - (sq & 15) if sign > 0 else (sq & 15) - 1
+        total += sign * adv.get(p & 15, 0) * rel
+    for c in (0, 1):
+        for letter, n in pos.hand(c).items():  # type: ignore[arg-type]
+            total += (1 - 2 * c) * n * values.hand[letter]
+        king = int(s.st[2 + c])
+        for j in range(8):
+            t = king + int(DIRS[j])
+            if bd[t] == WALL:
+                continue
+            if int(bd[t]) & (BLACK_BIT << c) and int(bd[t]) & 15 in (4, 5, 9, 10, 11, 12):
+                total += 30 * (1 - 2 * c)
+            if _attacked(bd, t, 1 - c, squares):
+                total -= 20 * (1 - 2 * c)
+    return total if int(pos.turn) == 0 else -total
+
+
+def kernel_eval(pos: Position, params: EvalParams, terms: dict[str, float] | None = None) -> int:
+    s = pos.kernel_state(1)
+    bval, hval = params.arrays()
+    return int(evaluate(s.bd, s.hd, s.st, s.rules, bval, hval, params.weights(terms), np.uint64(0), 0))
+
+
+# --- the kernels --------------------------------------------------------------------------------
+@pytest.mark.parametrize("variant", VARIANTS)
+def test_feature_kernel_equals_the_python_reference(variant: str) -> None:
+    x = np.zeros(N_FEATURES)
+    for pos in random_positions(variant, 25, seed=3):
+        s = pos.kernel_state(1)
+        eval_features(s.bd, s.hd, s.st, s.rules, x)
+        np.testing.assert_array_equal(x, reference_features(pos), err_msg=pos.sfen())
+
+
+@pytest.mark.parametrize("variant", VARIANTS)
+def test_evaluation_is_the_features_times_the_parameters(variant: str) -> None:
+    """With random integer tables and all term weights 1: eval = material + int(x · tables)."""
+    rng = np.random.default_rng(5)
+    base = EvalParams.legacy(variant)
+    params = base.with_tables(rng.integers(-300, 300, W_SIZE - O_RANK).astype(float),
+                              terms={"mobility": 1.0, "king_safety": 1.0, "psq": 1.0})
+    bval, hval = params.arrays()
+    x = np.zeros(N_FEATURES)
+    for pos in random_positions(variant, 40, seed=4):
+        s = pos.kernel_state(1)
+        eval_features(s.bd, s.hd, s.st, s.rules, x)
+        black = x[O_BOARD:O_BOARD + 16] @ bval[0x10:0x20] + x[O_HAND:O_HAND + 8] @ hval[0]
+        black += x[O_RANK:W_SIZE] @ params.tables
+        assert kernel_eval(pos, params) == (black if int(pos.turn) == 0 else -black)
+
+
+@pytest.mark.parametrize("variant", VARIANTS)
+def test_legacy_parameters_reproduce_the_previous_evaluation_exactly(variant: str) -> None:
+    legacy = EvalParams.legacy(variant)
+    for pos in random_positions(variant, 40, seed=6):
+        assert kernel_eval(pos, legacy) == previous_evaluation(pos), pos.sfen()
+
+
+def test_shipped_files_load_and_legacy_files_match_the_legacy_tables() -> None:
+    for variant in VARIANTS:
+        p = EvalParams.default(variant)
+        assert p.source == f"params/{variant}.toml" and (p.width, p.height) == (
+            Position.start(variant).variant.width, Position.start(variant).variant.height)
+    for variant in ("shogi",):  # not tuned yet: the earlier evaluation
+        p, legacy = EvalParams.default(variant), EvalParams.legacy(variant)
+        assert p.terms == legacy.terms and p.values.board == legacy.values.board
+        for pos in random_positions(variant, 10, seed=7):
+            assert kernel_eval(pos, p) == kernel_eval(pos, legacy)
+
+
+@pytest.mark.parametrize(("variant", "mobility"), [("minishogi", 1.0), ("judkins", 0.0)])
+def test_tuned_parameters_ship_and_the_legacy_copies_are_the_earlier_evaluation(variant: str,
+                                                                                mobility: float) -> None:
+    tuned = EvalParams.default(variant)
+    assert tuned.terms == {"mobility": mobility, "king_safety": 1.0, "psq": 1.0}
+    assert "H1 accepted" in (Path(__file__).parent.parent / "src/komaken/shogi/engine/params"
+                             / f"{variant}.toml").read_text(encoding="utf-8")
+    copy = EvalParams.load(Path(__file__).parent.parent / f"examples/eval/{variant}-legacy.toml", variant)
+    legacy = EvalParams.legacy(variant)
+    for pos in random_positions(variant, 10, seed=9):
+        assert kernel_eval(pos, copy) == kernel_eval(pos, legacy)
+
+
+def test_a_written_file_loads_back_equal(tmp_path: Path) -> None:
+    rng = np.random.default_rng(1)
+    p = EvalParams.legacy("judkins").with_tables(rng.integers(-99, 99, W_SIZE - O_RANK).astype(float))
+    path = tmp_path / "p.toml"
+    p.write(path, "a comment\nover two lines")
+    q = EvalParams.load(path, "judkins")
+    assert q.values.board == p.values.board and q.values.hand == p.values.hand and q.terms == p.terms
+    for pos in random_positions("judkins", 10, seed=8):
+        assert kernel_eval(pos, q) == kernel_eval(pos, p)
+
+
+# --- overrides ----------------------------------------------------------------------------------
+def _file(tmp_path: Path, text: str, name: str = "p.toml") -> Path:
+    path = tmp_path / name
+    path.write_text(text, encoding="utf-8")
+    return path
+
+
+def test_engine_params_path_changes_the_evaluation_and_keeps_the_rest(tmp_path: Path) -> None:
+    path = _file(tmp_path, 'variant = "minishogi"\n[values]\nP = 555\n[psq]\ntempo = 40\n')
+    pos = Position.from_sfen("rbsgk/4p/5/P4/KGSBR b - 1")
+    default = Engine("minishogi")
+    tuned = Engine("minishogi", params=path)
+    assert tuned.values.board["P"] == 555 and tuned.values.board["R"] == default.values.board["R"]
+    # one pawn each: the pawn's value cancels; the file's tempo replaces the default's
+    tempo = default.params.tables[O_TEMPO - O_RANK]
+    assert kernel_eval(pos, tuned.params) == kernel_eval(pos, default.params) + 40 - tempo
+    # values= and terms= still win over the file
+    assert Engine("minishogi", {"P": 7}, params=path).values.board["P"] == 7
+    assert Engine("minishogi", terms={"psq": 0}, params=path).terms["psq"] == 0.0
+    assert tuned.search(pos, Limits(depth=2)).move is not None
+
+
+def test_player_spec_and_experiment_key_take_a_params_file(tmp_path: Path) -> None:
+    from komaken.players.registry import PlayerSpec
+    from komaken.shogi.game import GAME
+    from komaken.shogi.variant import load_variant
+
+    v = load_variant("minishogi")
+    path = _file(tmp_path, '[values]\nP = 321\n')
+    spec = PlayerSpec.parse(f"engine:nodes=100,params={path}", GAME, v)
+    assert spec.build(GAME, v).engine.values.board["P"] == 321  # type: ignore[attr-defined]
+    table = PlayerSpec.from_table("tuned", {"engine": "engine", "nodes": 100, "params": str(path)}, GAME, v)
+    assert table.build(GAME, v).engine.values.board["P"] == 321  # type: ignore[attr-defined]
+    from komaken.lab import experiment_from_dict
+
+    exp = experiment_from_dict({"experiment": {"name": "x", "variant": "minishogi"},
+                                "players": {"t": {"engine": "engine", "nodes": 100, "params": str(path)}},
+                                "pairings": [{"a": "t", "b": "t"}]})
+    assert exp.players["t"].build(GAME, v).engine.values.board["P"] == 321  # type: ignore[attr-defined]
+    bad = _file(tmp_path, '[values]\nP = "x"\n', "bad.toml")
+    with pytest.raises(KomakenError, match=r"bad\.toml: values\.P: must be a number"):
+        PlayerSpec.parse(f"engine:params={bad}", GAME, v)
+    with pytest.raises(KomakenError, match=r"players\.tuned\.params: .*bad\.toml: values\.P"):
+        PlayerSpec.from_table("tuned", {"engine": "engine", "params": str(bad)}, GAME, v)
+
+
+# --- bad files ------------------------------------------------------------------------------------
+BAD = [
+    ('variant = "shogi"\n', "variant", "for 'shogi'"),
+    ("board = [9, 9]\n", "board", "9x9 board"),
+    ("colour = 1\n", "colour", "unknown key"),
+    ("[terms]\nspeed = 1\n", "terms.speed", "unknown term"),
+    ("[terms]\nnoise = 1\n", "terms.noise", "unknown term"),
+    ("[terms]\npsq = 1e9\n", "terms.psq", "within"),
+    ('[terms]\npsq = "1"\n', "terms.psq", "must be a number"),
+    ("[values]\nQ = 5\n", "values.Q", "unknown piece"),
+    ("[values]\nP = 1.5\n", "values.P", "integer"),
+    ("[values]\nP = 1000000\n", "values.P", "within"),
+    ("[values]\nK = 5\n", "values.K", "no value"),
+    ('[hand]\n"+P" = 5\n', "hand.+P", "unknown piece"),
+    ("[mobility]\nP = true\n", "mobility.P", "must be a number"),
+    ("[mobility]\nP = nan\n", "mobility.P", "within"),
+    ("mobility = 3\n", "mobility", "table of piece letters"),
+    ("[king_safety]\nattacked = [1, 2]\n", "king_safety.attacked", "9 numbers"),
+    ("[king_safety]\nnear = 1\n", "king_safety.near", "unknown key"),
+    ("[king_safety.shield]\nX = 1\n", "king_safety.shield.X", "unknown piece"),
+    ("[king_safety.attacker]\nS = 20000\n", "king_safety.attacker.S", "within"),
+    ("[psq]\nzone = 1\n", "psq.zone", "unknown key"),
+    ("[psq.rank]\nP = [0, 1, 2, 3, 4, 5, 6, 7, 8]\n", "psq.rank.P", "5 numbers"),
+    ("[psq.file]\nP = [0, 1]\n", "psq.file.P", "3 numbers"),
+    ('[psq.file]\nP = [0, 1, "a"]\n', r"psq.file.P\[2\]", "must be a number"),
+    ("[psq]\ntempo = inf\n", "psq.tempo", "within"),
+    ("[values\n", "", "invalid TOML"),
+]
+
+
+@pytest.mark.parametrize(("text", "key", "problem"), BAD)
+def test_a_bad_file_names_the_file_and_the_key(tmp_path: Path, text: str, key: str, problem: str) -> None:
+    path = _file(tmp_path, text, "bad.toml")
+    with pytest.raises(ParamsError, match=rf"bad\.toml: {key}.*{problem}") as info:
+        EvalParams.load(path, "minishogi")
+    assert isinstance(info.value, ValueError)
+    with pytest.raises(ParamsError, match=r"bad\.toml"):
+        Engine("minishogi", params=path)
+
+
+def test_missing_file_and_parameters_of_another_variant() -> None:
+    with pytest.raises(ParamsError, match="not found: nowhere.toml"):
+        EvalParams.load("nowhere.toml", "minishogi")
+    with pytest.raises(ParamsError, match="for shogi .9x9., the engine plays minishogi"):
+        Engine("minishogi", params=EvalParams.default("shogi"))
+
+
+def test_a_file_for_judkins_is_refused_by_a_minishogi_engine(tmp_path: Path) -> None:
+    path = tmp_path / "j.toml"
+    EvalParams.default("judkins").write(path)
+    with pytest.raises(ParamsError, match=r"j\.toml: variant: the file is for 'judkins'"):
+        Engine("minishogi", params=path)
+
+
+# --- USI EvalFile ---------------------------------------------------------------------------------
+def _score(eng: object, sfen: str) -> int:
+    eng.send(f"position sfen {sfen}")  # type: ignore[attr-defined]
+    eng.send("go depth 1")  # type: ignore[attr-defined]
+    lines = eng.until("bestmove", 30.0)  # type: ignore[attr-defined]
+    info = [line for line in lines if " score cp " in line][-1].split()
+    return int(info[info.index("cp") + 1])
+
+
+def test_usi_evalfile_loads_refuses_bad_files_whole_and_resets_with_the_variant(tmp_path: Path) -> None:
+    from usi_support import start_engine
+
+    good = _file(tmp_path, 'variant = "minishogi"\n[psq]\ntempo = 3000\n', "good.toml")
+    bad = _file(tmp_path, '[psq]\ntempo = 5\n[psq.rank]\nP = [1, 2]\n', "bad.toml")
+    sfen = "rbsgk/4p/5/P4/KGSBR b - 1"
+    eng = start_engine("minishogi")
+    try:
+        before = _score(eng, sfen)
+        eng.send(f"setoption name EvalFile value {good}")
+        tuned = _score(eng, sfen)
+        assert tuned < before - 500  # after black's move white has the tempo bonus
+        eng.send(f"setoption name EvalFile value {bad}")
+        error = eng.until("info string error", 30.0)[-1]
+        assert "bad.toml: psq.rank.P" in error
+        assert _score(eng, sfen) == tuned  # nothing of the bad file was taken, not even its tempo
+        eng.send("setoption name UCI_Variant value minishogi")  # a variant change: its own defaults
+        assert _score(eng, sfen) == before
+        eng.send("setoption name UCI_Variant value shogi")
+        eng.send(f"setoption name EvalFile value {good}")
+        assert "variant: the file is for 'minishogi'" in eng.until("info string error", 30.0)[-1]
+        eng.send("quit")
+    finally:
+        eng.close(timeout=30.0)
+
+
+# --- the tuner ------------------------------------------------------------------------------------
+def _komaken(*args: str) -> subprocess.CompletedProcess[str]:
+    return subprocess.run([sys.executable, "-m", "komaken", *args], capture_output=True, text=True, timeout=600)
+
+
+def test_tune_end_to_end_writes_parameters_the_engine_plays_with(tmp_path: Path) -> None:
+    db, out = tmp_path / "games.db", tmp_path / "tuned.toml"
+    r = _komaken("tune", "-v", "minishogi", "--games", "8", "--db", str(db), "--out", str(out), "--nodes", "60",
+                 "--l2", "1e-2", "--l2", "1e-4")
+    assert r.returncode == 0, r.stderr
+    assert f"wrote {out}" in r.stdout and "lambda 0.0001: held-out cross-entropy" in r.stderr
+    tuned = EvalParams.load(out, "minishogi")
+    assert tuned.terms == {"mobility": 1.0, "king_safety": 1.0, "psq": 1.0}
+    assert tuned.values.board != EvalParams.default("minishogi").values.board  # the fit moved something
+    assert "tuned by komaken tune on 8 self-play games" in out.read_text(encoding="utf-8")
+    pos = Position.start("minishogi")
+    assert Engine("minishogi", params=out).search(pos, Limits(depth=2)).move in pos.legal_moves()
+    # the same games again (--games 0): the same file
+    again = tmp_path / "again.toml"
+    r = _komaken("tune", "-v", "minishogi", "--games", "0", "--db", str(db), "--out", str(again), "--l2", "1e-2",
+                 "--l2", "1e-4", "-q")
+    assert r.returncode == 0 and again.read_text(encoding="utf-8") == out.read_text(encoding="utf-8")
+
+
+def test_tune_bad_input_is_one_line_exit_2(tmp_path: Path) -> None:
+    bad = _file(tmp_path, "[psq.file]\nK = [1]\n", "start.toml")
+    r = _komaken("tune", "-v", "minishogi", "--games", "2", "--db", str(tmp_path / "g.db"), "--out",
+                 str(tmp_path / "o.toml"), "--params", str(bad))
+    assert r.returncode == 2 and r.stderr.count("\n") == 1
+    assert "start.toml: psq.file.K: must be a list of 3 numbers" in r.stderr
+    assert not (tmp_path / "g.db").exists()  # refused before any game was played
+    r = _komaken("tune", "-v", "judkins", "--games", "0", "--db", str(tmp_path / "none.db"), "--out",
+                 str(tmp_path / "o.toml"))
+    assert r.returncode == 2 and "none.db does not exist" in r.stderr
+
+
+def test_a_board_value_given_alone_sets_its_hand_value_too() -> None:
+    default = EvalParams.default("minishogi").values
+    e = Engine("minishogi", {"P": 300, "hand": {"S": 900}, "G*": 1000})
+    assert (e.values.board["P"], e.values.hand["P"]) == (300, 300)
+    assert (e.values.hand["S"], e.values.hand["G"], e.values.hand["R"]) == (900, 1000, default.hand["R"])
+    assert e.values.board["S"] == default.board["S"]
+
+
+@pytest.mark.parametrize("k", [1e-3, 1.7e-4])
+def test_the_fit_recovers_known_parameters_whatever_the_scale_k(k: float) -> None:
+    """Results drawn from a known logistic model: the ridge fit (tiny lambda) finds its parameters,
+    also when K is small (an unscaled optimiser stopped at the start there)."""
+    from komaken.shogi.engine.tune import fit_k, fit_theta
+
+    rng = np.random.default_rng(2)
+    X = rng.integers(-3, 4, size=(40_000, 4)).astype(float)
+    truth = np.array([400.0, -250.0, 800.0, 150.0]) * (1e-3 / k)
+    y = (rng.random(len(X)) < 1 / (1 + np.exp(-k * (X @ truth)))).astype(float)
+    fitted = fit_theta(X, y, np.zeros(4), k, 1e-9)
+    np.testing.assert_allclose(fitted, truth, rtol=0.08)
+    assert fit_k(X @ truth, y) == pytest.approx(k, rel=0.08)
