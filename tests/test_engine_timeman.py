@@ -36,8 +36,9 @@ def test_more_time_on_the_clock_never_means_less_thinking(a: float, b: float, in
 @pytest.mark.parametrize("byo", [0.2, 1.0, 3.0, 10.0, 30.0])
 def test_byoyomi_alone_is_used_in_full_less_overhead_and_margin(byo: float) -> None:
     soft, hard = clock_budget(0.0, 0.0, byo, 0.03)
-    assert hard == soft == pytest.approx(byo - 0.03 - min(0.02 * byo, 0.1))
-    assert byo - hard >= 0.03 + 0.004  # 1 s: answered by 0.95 s, not the 0.977 s measured before
+    assert hard == soft == pytest.approx(byo - 0.03 - min(0.1 * byo, 0.06))
+    # room for a loaded machine: 200 ms stops at 150 ms (the ladder lost on time at 256 ms with 166)
+    assert byo - hard >= 0.03 + min(0.1 * byo, 0.06) - 1e-9
 
 
 def test_sudden_death_3s_over_40_plies_spends_the_clock() -> None:
@@ -60,7 +61,7 @@ def test_main_time_with_byoyomi_is_spread() -> None:
     soft, hard = clock_budget(600.0, 0.0, 10.0, 0.03)
     assert 10.0 < soft < 20.0 and hard < 50.0  # was: up to 60 s (58 s measured on move 12)
     soft, hard = clock_budget(5.0, 0.0, 10.0, 0.03)
-    assert hard == pytest.approx(4.97 / 10 + 9.9)  # a tenth of the main time left, plus the byoyomi (less margin)
+    assert hard == pytest.approx(4.97 / 10 + 9.94)  # a tenth of the main time left, plus the byoyomi (less margin)
 
 
 def test_increment_is_spent_but_never_borrowed() -> None:
@@ -106,15 +107,16 @@ def test_usi_sudden_death_3s_game_spends_the_clock_and_never_runs_out() -> None:
     try:
         for ply in range(40):
             side = ply % 2
+            pos = position_after("minishogi", None, moves)
             mv, took, depth = _bestmove(eng, moves, f"go btime {int(clock[0] * 1000)} wtime {int(clock[1] * 1000)}")
-            assert is_legal_answer(position_after("minishogi", None, moves), mv)
+            assert is_legal_answer(pos, mv)
             clock[side] -= took
             used[side] += took
             assert clock[side] > 0, f"side {side} ran out of time at ply {ply}"
             if mv in ("resign", "win"):
                 break
             moves.append(mv)
-            if clock[side] < 1.2 and ply < 36:
+            if clock[side] < 1.2 and ply < 36 and len(pos.legal_moves()) > 1:  # one legal move: played at once
                 assert depth >= 3, f"a depth-{depth} move with {clock[side]:.2f} s left"
     finally:
         assert eng.close(timeout=DEADLINE) == 0

@@ -10,8 +10,9 @@ The rules, in order:
 * **Overhead.**  ``overhead`` (USI ``MoveOverhead``, 30 ms by default) is what the move loses to
   pipes and process switches.  It is taken from the main time when there is some, else from the
   byoyomi.
-* **Byoyomi is used in full**, less the overhead and a safety margin of 2 % (at most 100 ms):
-  with 1 s byoyomi and no main time the search stops at 0.95 s.  Unused byoyomi is lost, so with
+* **Byoyomi is used in full**, less the overhead and a safety margin of 10 % (at most 60 ms) for
+  the moments a loaded machine does not run the engine: with 1 s byoyomi and no main time the
+  search stops at 0.91 s, with 200 ms at 0.15 s.  Unused byoyomi is lost, so with
   no main time ``soft = hard``: the engine thinks until the alarm.
 * **Main time is spread** over an expected :data:`MOVES_TO_GO` moves (15 in sudden death or with
   an increment, 40 when byoyomi follows: then the main time is a bonus, not all there is), after
@@ -28,10 +29,10 @@ The rules, in order:
 
 >>> [round(t, 3) for t in clock_budget(3.0, 0.0, 0.0)]  # 3 s sudden death: 0.19 s a move at first
 [0.15, 0.282]
->>> [round(t, 3) for t in clock_budget(0.0, 0.0, 1.0)]  # byoyomi 1 s: think until 0.95 s
-[0.95, 0.95]
+>>> [round(t, 3) for t in clock_budget(0.0, 0.0, 1.0)]  # byoyomi 1 s: think until 0.91 s
+[0.91, 0.91]
 >>> [round(t, 3) for t in clock_budget(600.0, 0.0, 10.0)]  # 10 min + 10 s byoyomi
-[19.919, 49.799]
+[19.951, 49.879]
 """
 
 from __future__ import annotations
@@ -41,7 +42,7 @@ MOVES_TO_GO = {"sudden_death": 15, "byoyomi": 40}
 SOFT_FRACTION = 0.8
 GROWTH = (1.5, 6.0, 3.0)  # an iteration takes this many times the last one: (least, most, when unknown)
 MAX_FRACTION = 0.1  # of the usable main time, on any one move
-BYOYOMI_MARGIN = (0.02, 0.1)  # fraction of the byoyomi, capped at this many seconds
+BYOYOMI_MARGIN = (0.1, 0.06)  # fraction of the byoyomi, capped at this many seconds
 RESERVE = (0.05, 1.0)  # sudden death: keep this fraction of the main time, capped at this many seconds
 
 
