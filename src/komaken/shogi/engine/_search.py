@@ -7,8 +7,10 @@ the previous one's best line.
 
 Inside: negamax with α-β and principal-variation search; a transposition table (Zobrist keys,
 always-replace); move ordering hash move → captures by MVV-LVA (most valuable victim, least
-valuable attacker) → killer moves → history; null-move pruning and late-move reductions;
-one ply of extension for checks; quiescence search over captures (all evasions when in check);
+valuable attacker) → killer moves → captures that lose material by static exchange evaluation
+(:mod:`komaken.shogi.engine._see`) → history; null-move pruning and late-move reductions;
+one ply of extension for checks; quiescence search over captures that do not lose material by
+SEE (all evasions when in check);
 mate scores ``±(MATE - plies)``; repetition (千日手, 連続王手の千日手), 持将棋 point counts,
 declarations and the ply limit per variant.
 
@@ -54,12 +56,14 @@ from komaken.shogi._kernels import (
     undo_move,
 )
 from komaken.shogi.engine._evaluate import evaluate
+from komaken.shogi.engine._see import see
 
 INF = 1_000_000_000
 MATE = 100_000_000
 MATE_BOUND = MATE - 10_000  # |score| above this: a mate in MATE - |score| plies
 KNOWN_WIN = 50_000_000  # decided without mate: won repetition, impasse count, declaration
 MAX_PLY = 128
+SCRATCH_ROW = MAX_PLY + 1  # a row of the move-score buffer no ply reaches: SEE's scratch space
 
 # ctl slots
 C_NODES, C_STOP, C_ABORT, C_MAX_NODES, C_SELDEPTH, C_GAME_START, C_SEED, C_ROOT_MOVE, C_ROOT_SCORE = range(9)
@@ -164,7 +168,7 @@ def _poll(ctl: np.ndarray) -> bool:
 
 @njit(cache=True)
 def _score_moves(bd: np.ndarray, moves: np.ndarray, scores: np.ndarray, n: int, ttm: int, bval: np.ndarray,
-                 killers: np.ndarray, history: np.ndarray, ply: int) -> None:
+                 killers: np.ndarray, history: np.ndarray, ply: int, us: int, scratch: np.ndarray) -> None:
     for i in range(n):
         mv = moves[i]
         to = move_to(mv)
@@ -175,7 +179,9 @@ def _score_moves(bd: np.ndarray, moves: np.ndarray, scores: np.ndarray, n: int, 
         victim = bd[to]
         if victim != 0:
             attacker = bd[frm]
-            scores[i] = (1 << 50) + abs(bval[victim]) * 64 - (abs(bval[attacker]) >> 6)
+            # captures by MVV-LVA; one that loses material in the exchange after the killers
+            band = (1 << 50) if see(bd, bval, frm, to, us, scratch) >= 0 else (1 << 46)
+            scores[i] = band + abs(bval[victim]) * 64 - (abs(bval[attacker]) >> 6)
             if move_promotes(mv):
                 scores[i] += 1 << 20
         elif move_promotes(mv) and (bd[frm] & KIND_MASK) >= 6:
@@ -232,6 +238,8 @@ def qsearch(bd: np.ndarray, hd: np.ndarray, st: np.ndarray, hh: np.ndarray, hist
     for i in range(n_all):
         mv = moves[i]
         if checked or (move_from(mv) != 0 and bd[move_to(mv)] != 0):
+            if not checked and see(bd, bval, move_from(mv), move_to(mv), st[ST_SIDE], sbuf[SCRATCH_ROW]) < 0:
+                continue  # a capture that loses material in the exchange does not make it quiet
             moves[n] = mv
             victim = bd[move_to(mv)]
             frm = move_from(mv)
@@ -329,7 +337,7 @@ def negamax(bd: np.ndarray, hd: np.ndarray, st: np.ndarray, hh: np.ndarray, hist
     n = gen_legal(bd, hd, st, geo, rules, moves)
     if n == 0:
         return -MATE + ply  # checkmated, or no move at all: both lose in shogi
-    _score_moves(bd, moves, scores, n, ttm, bval, killers, history, ply)
+    _score_moves(bd, moves, scores, n, ttm, bval, killers, history, ply, st[ST_SIDE], sbuf[SCRATCH_ROW])
     best = -INF
     best_move = 0
     old_alpha = alpha

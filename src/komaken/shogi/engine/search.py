@@ -31,7 +31,7 @@ from komaken.shogi.engine._evaluate import TERMS
 from komaken.shogi.engine.evalparams import EvalParams, override_values, resolve
 from komaken.shogi.engine.skill import Skill
 from komaken.shogi.engine.timeman import MIN_SECONDS as _MIN_S
-from komaken.shogi.engine.timeman import clock_budget
+from komaken.shogi.engine.timeman import clock_budget, next_iteration_fits
 from komaken.shogi.engine.values import PieceValues
 from komaken.shogi.position import Move, Position
 from komaken.shogi.variant import Variant, load_variant
@@ -238,9 +238,12 @@ class Engine:
                 return _result(Move(int(legal[0])), 0, [Move(int(legal[0]))], seconds=_since(t0))
             timer = self.stop_after(budget[1] - _since(t0))
         lines: list[SearchResult[Move]] = []
+        took = [0.0, 0.0]  # how long the last two iterations took
         try:
             for depth in range(1, max_depth + 1):
+                t_iter = time.perf_counter()
                 found, complete = self._depth(state, depth, k, lines, t0)
+                took = [took[1], _since(t_iter)]
                 lines = found
                 if not complete:
                     break
@@ -250,7 +253,7 @@ class Engine:
                 best = lines[0]
                 if best.mate is not None and abs(best.mate) <= depth and not limits.infinite:
                     break
-                if budget is not None and _since(t0) > budget[0]:
+                if budget is not None and not next_iteration_fits(_since(t0), took[1], took[0], *budget):
                     break
                 if limits.nodes and ctl[S.C_NODES] >= limits.nodes:
                     break
