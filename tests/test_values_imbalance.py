@@ -1,0 +1,158 @@
+"""``komaken values selfplay --imbalance N``: games from random material-imbalance starts."""
+
+from __future__ import annotations
+
+import sqlite3
+import subprocess
+import sys
+from collections import Counter
+from pathlib import Path
+
+import numpy as np
+import pytest
+from click.testing import CliRunner
+
+from komaken.cli import main
+from komaken.lab.valuestudy.fit import design, letter_columns
+from komaken.lab.valuestudy.imbalance import (
+    ImbalanceError,
+    check_imbalance,
+    imbalance_seed,
+    imbalanced_start,
+    removable,
+)
+from komaken.lab.valuestudy.selfplay import _Context, resolve_variant, run_selfplay, study_config
+from komaken.lab.valuestudy.storage import StudyDB, identity
+from komaken.shogi import Position
+from komaken.shogi.engine.selfplay import NF
+
+CLI = [sys.executable, "-m", "komaken", "values"]
+
+
+def _army(pos: Position, color: int) -> Counter[str]:
+    return Counter(p.kind for _, p in pos.pieces() if int(p.color) == color)
+
+
+@pytest.mark.parametrize("variant", ["minishogi", "judkins", "shogi", "shogi7x7", "ctrl9"])
+def test_imbalanced_starts_are_legal_and_miss_exactly_n_pieces(variant: str) -> None:
+    v = resolve_variant(variant)
+    full = Position.start(v)
+    before = _army(full, 0) + _army(full, 1)
+    kinds: Counter[str] = Counter()
+    for n in (1, 2, 3):
+        for seed in range(40):
+            sfen = imbalanced_start(v, n, seed)
+            assert sfen == imbalanced_start(v, n, seed)  # reproducible from the seed
+            pos = Position.from_sfen(sfen, v)
+            assert pos.outcome() is None and pos.legal_moves()
+            after = _army(pos, 0) + _army(pos, 1)
+            gone = before - after
+            assert sum(gone.values()) == n and "K" not in gone and not after - before
+            assert not pos.hand(0) and not pos.hand(1)
+            kinds.update(gone)
+    # every kind of the army is drawn, not only the most numerous one
+    assert set(kinds) == {k for k in before if k != "K"}
+
+
+@pytest.mark.parametrize("variant", ["minishogi", "judkins", "shogi"])
+def test_transfer_and_exchange_starts_keep_the_material_pool(variant: str) -> None:
+    v = resolve_variant(variant)
+    full = Position.start(v)
+    pool = _army(full, 0) + _army(full, 1)
+    for mode in ("transfer", "exchange"):
+        for seed in range(30):
+            pos = Position.from_sfen(imbalanced_start(v, 2, seed, mode), v)
+            assert pos.outcome() is None and pos.legal_moves()
+            hands = [Counter(pos.hand(c)) for c in (0, 1)]
+            assert sum(hands[0].values()) + sum(hands[1].values()) == 2
+            assert _army(pos, 0) + _army(pos, 1) + hands[0] + hands[1] == pool
+            if mode == "exchange":
+                # one piece from each side: both keep as many pieces as they started with
+                assert sum(hands[0].values()) == sum(hands[1].values()) == 1
+    assert imbalanced_start(v, 2, 5, "transfer") != imbalanced_start(v, 2, 5, "remove")
+
+
+def test_a_removal_that_would_leave_a_side_in_check_is_redrawn() -> None:
+    # minishogi: white's pawn on 1b shields its king on 1a from black's rook on 1e
+    v = resolve_variant("minishogi")
+    for seed in range(300):
+        pos = Position.from_sfen(imbalanced_start(v, 1, seed), v)
+        assert not (pos.piece_at("1b") is None and pos.piece_at("1e") is not None)
+
+
+@pytest.mark.parametrize("bad", [-1, 9, 10, 2.5, True])
+def test_bad_imbalance_names_the_key(bad: object) -> None:
+    v = resolve_variant("minishogi")
+    assert removable(v) == 10
+    with pytest.raises(ImbalanceError, match="^imbalance: "):
+        check_imbalance(v, bad)  # type: ignore[arg-type]
+    with pytest.raises(ImbalanceError, match="^imbalance: "):
+        study_config("minishogi", games=2, nodes=100, imbalance=bad)  # type: ignore[arg-type]
+
+
+def test_bad_imbalance_mode_names_the_key(tmp_path: Path) -> None:
+    with pytest.raises(ImbalanceError, match="^imbalance_mode: 'swap' is not one of remove, transfer, exchange"):
+        study_config("minishogi", games=2, nodes=100, imbalance=1, imbalance_mode="swap")
+    res = CliRunner().invoke(main, ["values", "selfplay", "--variant", "minishogi", "--games", "2", "--imbalance", "1",
+                                    "--imbalance-mode", "swap", "--db", str(tmp_path / "x.db")])
+    assert res.exit_code == 2 and "--imbalance-mode" in res.output and not (tmp_path / "x.db").exists()
+
+
+def test_cli_bad_imbalance_is_one_line_exit_2_and_creates_nothing(tmp_path: Path) -> None:
+    db = tmp_path / "s.db"
+    out = subprocess.run([*CLI, "selfplay", "--variant", "minishogi", "--games", "2", "--imbalance", "12",
+                          "--db", str(db)], capture_output=True, text=True, timeout=120)
+    assert out.returncode == 2
+    assert out.stderr.count("\n") == 1 and "imbalance: 12 is more than minishogi allows (8" in out.stderr
+    assert not db.exists()
+
+
+def test_level_start_keeps_the_preregistered_identity() -> None:
+    plain = study_config("minishogi", games=5, nodes=100)
+    assert "imbalance" not in plain and "imbalance_mode" not in plain
+    assert plain == study_config("minishogi", games=5, nodes=100, imbalance=0, imbalance_mode="exchange")
+    other = study_config("minishogi", games=5, nodes=100, imbalance=2)
+    assert other["imbalance"] == 2 and identity(other) != identity(plain)
+    assert identity(other) != identity(study_config("minishogi", games=5, nodes=100, imbalance=2,
+                                                    imbalance_mode="transfer"))
+
+
+def test_imbalanced_games_start_from_their_start_and_resume(tmp_path: Path) -> None:
+    config = study_config("minishogi", games=6, nodes=150, imbalance=2, random_plies=0, imbalance_mode="exchange")
+    v = resolve_variant("minishogi")
+    db = tmp_path / "i.db"
+    run_selfplay({**config, "games": 3}, db)
+    s = run_selfplay(config, db)
+    assert s.played == 3 and s.stored == 6
+    with StudyDB.open(db) as store:
+        games = list(store.games())
+    assert [g.game_index for g in games] == list(range(6))
+    letters = ("P", "S", "G", "B", "R")
+    for g in games:
+        start = Position.from_sfen(imbalanced_start(v, 2, imbalance_seed(0, "minishogi", g.game_index), "exchange"), v)
+        feat = g.feature_array(NF)
+        # no random plies: the first stored row is the imbalanced start itself
+        first = design(feat[:1], letters)[0, :-1]
+        count = [_army(start, c) + Counter(start.hand(c)) for c in (0, 1)]
+        assert (first == np.array([count[0][x] - count[1][x] for x in letters])).all()
+        assert feat[0, [c for x in letters for c in letter_columns(x)]].sum() == 5
+        assert feat[0, [c + 20 for x in letters for c in letter_columns(x)]].sum() == 5
+    again = _Context(config).play(4)
+    assert again.moves == games[4].moves and again.features == games[4].features
+
+
+def test_cli_imbalance_runs_and_the_fit_reads_it(tmp_path: Path) -> None:
+    db = tmp_path / "c.db"
+    out = subprocess.run([*CLI, "selfplay", "--variant", "ctrl5", "--games", "4", "--nodes", "100", "--imbalance", "1",
+                          "--db", str(db), "-q"], capture_output=True, text=True, timeout=300)
+    assert out.returncode == 0, out.stderr
+    assert "4/4 stored" in out.stdout
+    conn = sqlite3.connect(db)
+    try:
+        assert conn.execute("SELECT COUNT(*) FROM games").fetchone()[0] == 4
+    finally:
+        conn.close()
+    with StudyDB.open(db) as store:
+        assert store.config()["imbalance"] == 1
+    res = CliRunner().invoke(main, ["values", "fit", "--db", str(db), "--min-games", "200"])
+    assert res.exit_code == 2 and "needs at least 200" in res.output
