@@ -156,3 +156,21 @@ def test_cli_imbalance_runs_and_the_fit_reads_it(tmp_path: Path) -> None:
         assert store.config()["imbalance"] == 1
     res = CliRunner().invoke(main, ["values", "fit", "--db", str(db), "--min-games", "200"])
     assert res.exit_code == 2 and "needs at least 200" in res.output
+
+
+@pytest.mark.parametrize("name", ["minishogi", "judkins", "shogi7x7", "shogi"])
+def test_sprt_validation_files_load(name: str) -> None:
+    """examples/values/sprt-*.toml: fitted values against the seed table, SPRT [0, 10] (issue 11 §5)."""
+    import warnings
+
+    from komaken.lab.config import load_experiment
+
+    path = Path(__file__).parent.parent / "examples" / "values" / f"sprt-{name}.toml"
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        exp = load_experiment(path)
+    assert exp.load_variant().name == name
+    (pairing,) = exp.pairings
+    assert (pairing.sprt.elo0, pairing.sprt.elo1, pairing.sprt.alpha, pairing.sprt.beta) == (0, 10, 0.05, 0.05)
+    fitted = exp.players[pairing.a]
+    assert fitted.options["values"]["G"] == 1200 and exp.players[pairing.b].options.get("values") is None
