@@ -174,3 +174,39 @@ def test_sprt_validation_files_load(name: str) -> None:
     assert (pairing.sprt.elo0, pairing.sprt.elo1, pairing.sprt.alpha, pairing.sprt.beta) == (0, 10, 0.05, 0.05)
     fitted = exp.players[pairing.a]
     assert fitted.options["values"]["G"] == 1200 and exp.players[pairing.b].options.get("values") is None
+
+
+def _synthetic(path: Path, games: int, seed: int, **kw: object) -> None:
+    """Synthetic minishogi games: one piece captured, the side ahead wins 3 games in 4."""
+    from komaken.lab.valuestudy.storage import SelfPlayGame
+
+    rng = np.random.default_rng(seed)
+    with StudyDB.create(path, study_config("minishogi", games=games, **kw)) as db:  # type: ignore[arg-type]
+        base = np.zeros(NF, dtype=np.int8)
+        for c in (0, 3, 4, 5, 6):
+            base[c] = base[20 + c] = 1
+        for g in range(games):
+            row = base.copy()
+            col, side = (0, 3, 4, 5, 6)[int(rng.integers(0, 5))], int(rng.integers(0, 2))
+            row[20 * side + col] = 0
+            row[20 * (1 - side) + 13 + col] = 1
+            score = float(rng.random() < (0.25 if side == 0 else 0.75))
+            db.insert(SelfPlayGame(g, g, score, "checkmate", 10, 2, 5, b"", np.tile(row, (5, 1)).tobytes(), 0.5, 0.0))
+
+
+def test_report_tells_the_designs_apart_and_compares_them(tmp_path: Path) -> None:
+    from komaken.lab.valuestudy.fit import fit_study, format_fit
+    from komaken.lab.valuestudy.report import primary, write_report
+
+    level, ex = tmp_path / "level.db", tmp_path / "ex.db"
+    _synthetic(level, 300, 1)
+    _synthetic(ex, 400, 2, imbalance=2, imbalance_mode="exchange")
+    fits = [fit_study(level, bootstrap=20, min_games=50), fit_study(ex, bootstrap=20, min_games=50)]
+    assert [f.design for f in fits] == ["level", "exchange 2"]
+    assert primary(fits, "minishogi") is fits[1] and primary(fits[:1], "minishogi") is fits[0]
+    assert "2 pieces exchanged" in format_fit(fits[1]) and fits[1].seconds == 200.0
+    write_report([level, ex], tmp_path / "rep", bootstrap=20)
+    md = (tmp_path / "rep" / "report.md").read_text(encoding="utf-8")
+    assert "| minishogi | 5 | 1000 nodes | 300 |" in md and "| minishogi | 5 | 1000 nodes, exchange 2 | 400 |" in md
+    assert "| minishogi | 1000 | exchange 2 | 400 | 200 |" in md and "| minishogi | 1000 | level | 300 | 150 |" in md
+    assert "- minishogi B: exchange 2 " in md and " − level " in md
