@@ -262,7 +262,8 @@ def format_fit(r: FitResult) -> str:
 def write_values_toml(r: FitResult, path: str | Path, gold: int = 1200) -> Path:
     """Write the fitted values as a :class:`komaken.shogi.engine.PieceValues` TOML (gold = ``gold``)."""
     path = Path(path)
-    lines = [f"# Piece values fitted by `komaken values fit` on {r.variant} ({r.games} games, "
+    start = "" if not r.imbalance else f", {r.design} starts"
+    lines = [f"# Piece values fitted by `komaken values fit` on {r.variant} ({r.games} games{start}, "
              f"{r.quiet_positions} quiet positions); gold anchored at {gold}.",
              "# 95% whole-game bootstrap intervals in gold units after each value."]
     for x in r.letters:
