@@ -29,17 +29,24 @@ def values() -> None:
               help="Evaluation noise amplitude (gold = 1200).")
 @click.option("--max-plies", type=click.IntRange(min=1), default=None,
               help="Draw after this many plies (default 300 up to 7x7, else 400).")
+@click.option("--imbalance", type=int, default=0, show_default=True,
+              help="Start every game with this many random non-king pieces removed (0: the level start).")
+@click.option("--imbalance-mode", type=click.Choice(["remove", "transfer", "exchange"]), default="remove",
+              show_default=True,
+              help="remove: the pieces leave the game; transfer: they go to the other side's hand; "
+                   "exchange: transfer, taking from black and white in turn.")
 @click.option("--quiet", "-q", is_flag=True, help="No progress lines.")
 def selfplay(variant: str, games: int, db: Path, nodes: int | None, depth: int | None, workers: int,
              dask: str | None, seed: int, random_plies: int, noise: float, max_plies: int | None,
-             quiet: bool) -> None:
+             imbalance: int, imbalance_mode: str, quiet: bool) -> None:
     """Play engine-vs-engine games whole in numba and store their material features in --db."""
     from komaken.lab.valuestudy.selfplay import run_selfplay, study_config
 
     if nodes is None and depth is None:
         nodes = 1000
     config = study_config(variant, games=games, nodes=nodes, depth=depth, seed=seed, random_plies=random_plies,
-                          noise=noise, max_plies=max_plies)
+                          noise=noise, max_plies=max_plies, imbalance=imbalance,
+                          imbalance_mode=imbalance_mode)
     state = {"n": 0}
 
     def tick(_game: object) -> None:

@@ -115,6 +115,19 @@ class FitResult:
     positions: int
     quiet_positions: int
     dropped: tuple[str, ...] = field(default_factory=tuple)
+    seconds: float = 0.0  # summed wall seconds of the games as the workers measured them
+
+    @property
+    def imbalance(self) -> int:
+        """Pieces removed from every start (0: the pre-registered level start)."""
+        return int(self.config.get("imbalance", 0))
+
+    @property
+    def design(self) -> str:
+        """How games start: ``level``, ``remove N`` or ``transfer N``."""
+        if not self.imbalance:
+            return "level"
+        return f"{self.config.get('imbalance_mode', 'remove')} {self.imbalance}"
 
     def _ratio(self, letter: str, unit: str, coef: np.ndarray) -> np.ndarray:
         i, j = self.letters.index(letter), self.letters.index(unit)
@@ -140,7 +153,8 @@ class FitResult:
         return {
             "variant": self.variant, "width": self.width, "games": self.games, "positions": self.positions,
             "quiet_positions": self.quiet_positions, "bootstrap": len(self.boot),
-            "nodes": self.config.get("nodes"), "depth": self.config.get("depth"),
+            "nodes": self.config.get("nodes"), "depth": self.config.get("depth"), "start": self.design,
+            "game_seconds": round(self.seconds, 1),
             "logit": {x: round(float(c), 5) for x, c in zip(self.letters, self.coef, strict=False)},
             "side_to_move": round(float(self.coef[len(self.letters)]), 5),
             "gold_units": {x: triple(x, "G") for x in self.letters},
@@ -211,6 +225,7 @@ def fit_study(db_path: str | Path, *, bootstrap: int = 500, min_games: int = 200
     with StudyDB.open(db_path) as db:
         config = db.config()
         p = load_positions(db)
+        seconds = db.totals()["seconds"]
     if p.games < min_games:
         raise FitError(
             f"{db_path}: {p.games} games with quiet positions stored; the fit needs at least {min_games} "
@@ -221,13 +236,17 @@ def fit_study(db_path: str | Path, *, bootstrap: int = 500, min_games: int = 200
     coef, boot, dropped = fit_positions(p, bootstrap=bootstrap, seed=seed)
     letters = tuple(x for x in p.letters if x not in dropped)
     return FitResult(config["variant"], config["width"], config, letters, coef, boot, p.games, p.positions,
-                     len(p.y), dropped)
+                     len(p.y), dropped, seconds)
 
 
 def format_fit(r: FitResult) -> str:
     """A plain-text table of the fit."""
-    budget = f"{r.config['nodes']} nodes" if r.config.get("nodes") else f"depth {r.config.get('depth')}"
-    lines = [f"{r.variant} ({r.width}x{r.width}, {budget}/move): {r.games} games, {r.positions} positions, "
+    budget = f"{r.config['nodes']} nodes/move" if r.config.get("nodes") else f"depth {r.config.get('depth')}/move"
+    if r.imbalance:
+        verb = {"transfer": "moved to the other hand", "exchange": "exchanged (black's, white's in turn)"}.get(
+            str(r.config.get("imbalance_mode")), "removed")
+        budget += f", {r.imbalance} pieces {verb} per start"
+    lines = [f"{r.variant} ({r.width}x{r.width}, {budget}): {r.games} games, {r.positions} positions, "
              f"{r.quiet_positions} quiet; {len(r.boot)} whole-game bootstrap resamples",
              f"{'piece':>6} {'gold units (95% CI)':>26} {'pawn units (95% CI)':>28}"]
     for x in r.letters:
@@ -243,7 +262,8 @@ def format_fit(r: FitResult) -> str:
 def write_values_toml(r: FitResult, path: str | Path, gold: int = 1200) -> Path:
     """Write the fitted values as a :class:`komaken.shogi.engine.PieceValues` TOML (gold = ``gold``)."""
     path = Path(path)
-    lines = [f"# Piece values fitted by `komaken values fit` on {r.variant} ({r.games} games, "
+    start = "" if not r.imbalance else f", {r.design} starts"
+    lines = [f"# Piece values fitted by `komaken values fit` on {r.variant} ({r.games} games{start}, "
              f"{r.quiet_positions} quiet positions); gold anchored at {gold}.",
              "# 95% whole-game bootstrap intervals in gold units after each value."]
     for x in r.letters:

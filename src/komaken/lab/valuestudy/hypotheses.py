@@ -10,11 +10,11 @@ from __future__ import annotations
 import numpy as np
 
 from komaken.lab.valuestudy.fit import FitResult
-from komaken.lab.valuestudy.report import fsf_factor, linear_law, series
+from komaken.lab.valuestudy.report import fsf_factor, linear_law, primary, series
 
 
 def _main(fits: list[FitResult], variant: str) -> FitResult | None:
-    return next((f for f in fits if f.variant == variant and f.config.get("nodes") == 1000), None)
+    return primary(fits, variant)
 
 
 def h1(fits: list[FitResult]) -> list[str]:
@@ -101,17 +101,37 @@ def h3(fits: list[FitResult]) -> list[str]:
 
 def precision(fits: list[FitResult], target: float = 0.05) -> list[str]:
     """Half-widths of B and R and the games a ≤ ``target`` half-width would need (∝ 1/√games)."""
-    out = ["| variant | budget | games | B half-width | R half-width | games needed for ≤ 0.05 |",
-           "|---|---|---|---|---|---|"]
-    for f in sorted(fits, key=lambda f: (f.variant.startswith("ctrl"), f.width)):
+    out = ["| variant | budget | start | games | game seconds | B half-width | R half-width | ≤ 0.05 met "
+           "| games needed for ≤ 0.05 |", "|---|---|---|---|---|---|---|---|---|"]
+    for f in sorted(fits, key=lambda f: (f.variant.startswith("ctrl"), f.width, f.variant, f.design)):
         hw = [(f.value(x)[2] - f.value(x)[1]) / 2 for x in ("B", "R") if x in f.letters]
         if not hw:
             continue
         need = int(np.ceil(f.games * (max(hw) / target) ** 2))
         cells = [f"{(f.value(x)[2] - f.value(x)[1]) / 2:.3f}" if x in f.letters else "—" for x in ("B", "R")]
-        out.append(f"| {f.variant} | {f.config.get('nodes') or 'd' + str(f.config.get('depth'))} | {f.games} | "
-                   f"{cells[0]} | {cells[1]} | {need} |")
+        start = f.design
+        out.append(f"| {f.variant} | {f.config.get('nodes') or 'd' + str(f.config.get('depth'))} | {start} | "
+                   f"{f.games} | {f.seconds:.0f} | {cells[0]} | {cells[1]} | "
+                   f"{'**yes**' if max(hw) <= target else 'no'} | {need} |")
     return out
+
+
+def designs(fits: list[FitResult]) -> list[str]:
+    """The bias check of the imbalance start: its values against the level start's, per piece,
+    where a variant has both at the same budget (independent bootstraps, paired by index)."""
+    out = []
+    for f in sorted(fits, key=lambda f: (f.width, f.variant)):
+        if f.imbalance:
+            continue
+        for g in (g for g in fits if g.variant == f.variant and g.imbalance and g.config.get("nodes") ==
+                  f.config.get("nodes") and g.config.get("depth") == f.config.get("depth")):
+            for letter in (x for x in ("B", "R", "S", "P", "+B", "+R") if x in f.letters and x in g.letters):
+                k = min(len(f.boot), len(g.boot))
+                lo, hi = np.nanquantile(g.samples(letter)[:k] - f.samples(letter)[:k], [0.025, 0.975])
+                out.append(f"- {f.variant} {letter}: {g.design} {g.value(letter)[0]:.3f} − level "
+                           f"{f.value(letter)[0]:.3f} = {g.value(letter)[0] - f.value(letter)[0]:+.3f} "
+                           f"({lo:+.3f}…{hi:+.3f}) → {'consistent' if lo <= 0 <= hi else '**differ**'}")
+    return out or ["not tested: no variant has studies of both designs"]
 
 
 def agreement(fits: list[FitResult], odds: list) -> list[str]:

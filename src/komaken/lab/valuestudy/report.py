@@ -60,7 +60,17 @@ def family(f: FitResult) -> str:
 
 
 def budget(f: FitResult) -> str:
-    return f"{f.config['nodes']} nodes" if f.config.get("nodes") else f"depth {f.config.get('depth')}"
+    """The node budget (or depth), and the start design when it is not the level start."""
+    text = f"{f.config['nodes']} nodes" if f.config.get("nodes") else f"depth {f.config.get('depth')}"
+    return text + (f", {f.design}" if f.imbalance else "")
+
+
+def primary(fits: list[FitResult], variant: str, nodes: int = 1000) -> FitResult | None:
+    """The study the laws and hypotheses use for ``variant`` at ``nodes``: an imbalance-start
+    study when there is one (the more precise design, docs/piece-values-by-board-size.md §7),
+    else the level-start one; among several, the one with the most games."""
+    cands = [f for f in fits if f.variant == variant and f.config.get("nodes") == nodes]
+    return max(cands, key=lambda f: (f.imbalance > 0, f.games), default=None)
 
 
 def _cell(t: tuple[float, float, float]) -> str:
@@ -107,7 +117,8 @@ def linear_law(points: list[tuple[int, float, float, float]], inverse: bool = Fa
 
 
 def series(fits: list[FitResult], fam: str, letter: str) -> list[tuple[int, float, float, float]]:
-    main = [f for f in fits if family(f) == fam and f.config.get("nodes") == 1000]
+    main = [p for v in sorted({f.variant for f in fits if family(f) == fam})
+            if (p := primary(fits, v)) is not None]
     return [(f.width, *f.value(letter)) for f in sorted(main, key=lambda f: f.width)
             if not np.isnan(f.value(letter)[0])]
 
@@ -187,6 +198,8 @@ def markdown(loaded: Loaded) -> str:
     parts += laws_table(fits)
     parts += ["", "Precision of B and R and the games a ≤ 0.05-gold half-width needs (scaling as 1/√games):", ""]
     parts += H.precision(fits)
+    parts += ["", "Level start against imbalance start, same variant and budget (95 % interval of the difference):", ""]
+    parts += H.designs(fits)
     parts += ["", "## Hypotheses (pre-registered decision rules)", ""]
     for rule in (H.h1, H.h2, H.h3):
         parts += rule(fits) + [""]

@@ -28,7 +28,9 @@ from komaken.errors import KomakenError
 from komaken.lab import runner as _lab_runner
 from komaken.lab.errors import RunError
 from komaken.lab.openings import derive_seed
+from komaken.lab.valuestudy.imbalance import check_imbalance, imbalance_seed, imbalanced_start
 from komaken.lab.valuestudy.storage import SelfPlayGame, StudyDB
+from komaken.shogi import Position
 from komaken.shogi.engine.selfplay import NF, SelfPlay
 from komaken.shogi.engine.values import PieceValues
 from komaken.shogi.variant import BUILTIN, Variant, load_variant, variant_from_dict
@@ -58,9 +60,16 @@ def default_max_plies(variant: Variant) -> int:
 
 def study_config(variant: str | Path | Variant, *, games: int, nodes: int | None = 1000, depth: int | None = None,
                  seed: int = 0, random_plies: int = 2, noise: float = 10.0, max_plies: int | None = None,
-                 values: dict[str, Any] | None = None, tt_bits: int = 16) -> dict[str, Any]:
-    """The normalized configuration of a self-play study (what the database stores)."""
+                 values: dict[str, Any] | None = None, tt_bits: int = 16, imbalance: int = 0,
+                 imbalance_mode: str = "remove") -> dict[str, Any]:
+    """The normalized configuration of a self-play study (what the database stores).
+
+    ``imbalance`` > 0 starts every game with that many random pieces removed (``imbalance_mode``
+    ``"remove"``) or moved to the other side's hand (``"transfer"``), see
+    :mod:`komaken.lab.valuestudy.imbalance`; 0 is the pre-registered design and leaves both keys
+    out, so studies made before the option existed keep their identity."""
     v = resolve_variant(variant)
+    check_imbalance(v, imbalance, imbalance_mode)
     if games < 0:
         raise KomakenError(f"games must be >= 0, got {games}")
     if (nodes is None) == (depth is None):
@@ -71,7 +80,7 @@ def study_config(variant: str | Path | Variant, *, games: int, nodes: int | None
     if random_plies < 0 or seed < 0:
         raise KomakenError("random_plies and seed must be >= 0")
     table = PieceValues.from_mapping(values or {}, v)
-    return {
+    config: dict[str, Any] = {
         "study": "selfplay",
         "variant": v.name,
         "variant_toml": v.to_toml(),
@@ -87,6 +96,10 @@ def study_config(variant: str | Path | Variant, *, games: int, nodes: int | None
         "tt_bits": int(tt_bits),
         "features": NF,
     }
+    if imbalance:
+        config["imbalance"] = int(imbalance)
+        config["imbalance_mode"] = imbalance_mode
+    return config
 
 
 def game_seed(config: dict[str, Any], game_index: int) -> int:
@@ -105,8 +118,13 @@ class _Context:
         c = self.config
         seed = game_seed(c, game_index)
         t0 = time.perf_counter()
+        start = None
+        if c.get("imbalance"):
+            sfen = imbalanced_start(self.variant, c["imbalance"], imbalance_seed(c["seed"], c["variant"], game_index),
+                                    c.get("imbalance_mode", "remove"))
+            start = Position.from_sfen(sfen, self.variant)
         end, plies, opening, rows = self.games.play(seed, c["nodes"] or 0, c["depth"] or 0, c["random_plies"],
-                                                    c["tt_bits"])
+                                                    c["tt_bits"], start)
         winner = end & 3
         return SelfPlayGame(
             game_index=game_index,

@@ -51,10 +51,11 @@ class SelfPlay:
         self.moves = np.zeros(self.max_plies, dtype=np.int64)
 
     def play(self, seed: int, nodes: int = 0, depth: int = 0, random_plies: int = 2,
-             tt_bits: int = 16) -> tuple[int, int, int, int]:
+             tt_bits: int = 16, start: Position | None = None) -> tuple[int, int, int, int]:
         """Play one game: ``(end code, plies, opening plies, feature rows)``; the end code is
-        ``termination * 4 + winner`` (winner 0 black, 1 white, 2 draw)."""
-        s = self._start
+        ``termination * 4 + winner`` (winner 0 black, 1 white, 2 draw).  ``start``: a position of
+        the same variant to play from instead of the variant's start (its history is not used)."""
+        s = self._start if start is None else start.kernel_state(1)
         out = _play_game(s.bd, s.hd, s.st, s.geo, s.rules, self.bval, self.hval, self.w, seed, nodes, depth,
                          random_plies, self.max_plies, tt_bits, self.features, self.moves)
         end, plies, opening, rows = (int(x) for x in out)
