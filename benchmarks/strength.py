@@ -9,7 +9,7 @@ alternate game by game) and is played with ``go btime 0 wtime 0 byoyomi B`` ever
 referee is an independent library: cshogi on 9×9; on 5×5 minishogilib, cross-checked with
 komaken's rules (both Fairy-Stockfish and minishogilib allow some 打ち歩詰め, which komaken
 forbids: such a move loses as illegal, and each disagreement is counted).  A reply later than
-byoyomi + ``--margin`` ms loses on time; an engine silent for 10 s more is killed, loses on time
+byoyomi + ``--margin`` (0.05 s) loses on time; an engine silent for 10 s more is killed, loses on time
 and is restarted.  Printed per Skill Level: W/L/D for komaken, its score with a 95% interval
 and the Elo difference, illegal moves and time losses of each side, and each engine's longest
 reply.  If ``fairy-stockfish`` is missing the script says how to install it.
@@ -257,20 +257,24 @@ def main() -> None:
     ap.add_argument("--size", type=int, choices=(5, 9), default=5)
     ap.add_argument("--skill", type=int, nargs="+", default=[2], help="Fairy-Stockfish Skill Level(s), 0..20")
     ap.add_argument("--games", type=int, default=40)
-    ap.add_argument("--byoyomi", type=int, default=None, help="ms (default 200 on 5x5, 300 on 9x9)")
-    ap.add_argument("--margin", type=float, default=50.0, help="ms past byoyomi before a reply loses on time")
+    ap.add_argument("--byoyomi", type=float, default=None,
+                    help="seconds a move (default 0.2 on 5x5, 0.3 on 9x9; sent to the engines in ms)")
+    ap.add_argument("--margin", type=float, default=0.05, help="seconds past byoyomi before a reply loses on time")
     args = ap.parse_args()
     fsf = shutil.which("fairy-stockfish") or shutil.which("fairy-stockfish", path="/usr/games")
     if fsf is None:
         sys.exit("fairy-stockfish not found: install Debian's package (apt-get install fairy-stockfish; "
                  "it lands in /usr/games) and run again")
-    byoyomi = args.byoyomi or BYOYOMI[args.size]
+    byoyomi = round(args.byoyomi * 1000) if args.byoyomi else BYOYOMI[args.size]  # ms, as USI writes it
+    if byoyomi <= 0 or args.margin < 0:
+        sys.exit("--byoyomi must be positive and --margin not negative (seconds)")
+    margin = args.margin * 1000
     print(machine(), flush=True)
     for skill in args.skill:
-        print(f"{args.size}x{args.size}, byoyomi {byoyomi} ms (+{args.margin:.0f} ms margin), "
+        print(f"{args.size}x{args.size}, byoyomi {byoyomi} ms (+{margin:.0f} ms margin), "
               f"Fairy-Stockfish Skill Level {skill}, {args.games} games", flush=True)
         t0 = time.perf_counter()
-        t = match(fsf, args.size, skill, args.games, args.margin, byoyomi)
+        t = match(fsf, args.size, skill, args.games, margin, byoyomi)
         if t.wins + t.losses + t.draws == 0:
             continue
         print(f"komaken vs Skill {skill}: W/L/D {t.wins}/{t.losses}/{t.draws}  {score_line(t)}")
