@@ -46,7 +46,7 @@ from komaken.shogi._kernels import (
     ST_PLY,
     ST_SIDE,
     can_declare,
-    gen_legal,
+    gen_legal_into,
     impasse_points,
     in_check,
     move_from,
@@ -64,6 +64,7 @@ MATE_BOUND = MATE - 10_000  # |score| above this: a mate in MATE - |score| plies
 KNOWN_WIN = 50_000_000  # decided without mate: won repetition, impasse count, declaration
 MAX_PLY = 128
 SCRATCH_ROW = MAX_PLY + 1  # a row of the move-score buffer no ply reaches: SEE's scratch space
+GEN_ROW = MAX_PLY  # another: the move generator's scratch (its tables stay zero between calls)
 
 # ctl slots
 C_NODES, C_STOP, C_ABORT, C_MAX_NODES, C_SELDEPTH, C_GAME_START, C_SEED, C_ROOT_MOVE, C_ROOT_SCORE = range(9)
@@ -231,7 +232,7 @@ def qsearch(bd: np.ndarray, hd: np.ndarray, st: np.ndarray, hh: np.ndarray, hist
         best = -MATE + ply
     moves = mbuf[ply]
     scores = sbuf[ply]
-    n_all = gen_legal(bd, hd, st, geo, rules, moves)
+    n_all = gen_legal_into(bd, hd, st, geo, rules, moves, 0, sbuf[GEN_ROW])
     if n_all == 0:
         return -MATE + ply
     n = 0
@@ -334,7 +335,7 @@ def negamax(bd: np.ndarray, hd: np.ndarray, st: np.ndarray, hh: np.ndarray, hist
             return beta
     moves = mbuf[ply]
     scores = sbuf[ply]
-    n = gen_legal(bd, hd, st, geo, rules, moves)
+    n = gen_legal_into(bd, hd, st, geo, rules, moves, 0, sbuf[GEN_ROW])
     if n == 0:
         return -MATE + ply  # checkmated, or no move at all: both lose in shogi
     _score_moves(bd, moves, scores, n, ttm, bval, killers, history, ply, st[ST_SIDE], sbuf[SCRATCH_ROW])
