@@ -232,7 +232,7 @@ def test_chess_by_clicking_and_dragging_with_a_promotion_choice(page, folder) ->
     assert page.input_value("#white-kind") == "human" and page.input_value("#black-kind") == "engine"
     page.fill("#black-depth", "1")
     page.click("#start-btn")
-    page.wait_for_selector("#board svg")
+    page.wait_for_selector("#board [data-sq='e7'] rect")  # the chess board, not the page's previous one
     # white at the bottom: e2 is drawn below e7
     assert page.locator("#board [data-sq='e2'] rect").bounding_box()["y"] > \
         page.locator("#board [data-sq='e7'] rect").bounding_box()["y"]
