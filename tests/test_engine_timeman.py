@@ -91,13 +91,16 @@ def test_no_iteration_starts_past_soft_nor_one_bound_to_end_past_hard(elapsed: f
         assert go_on  # byoyomi alone: unused time is lost, so think until the alarm
 
 
-def _bestmove(eng: UsiProcess, moves: list[str], go: str) -> tuple[str, float, int]:
-    """Send ``position``+``go`` at once; ``(move, seconds from go to bestmove, deepest info depth)``."""
+def _bestmove(eng: UsiProcess, moves: list[str], go: str) -> tuple[str, float, int, bool]:
+    """Send ``position``+``go`` at once; ``(move, seconds from go to bestmove, deepest info depth,
+    whether a mate score was reported)`` — a found mate ends the search early, by design."""
     eng.send("position startpos" + (" moves " + " ".join(moves) if moves else ""))
     t0 = eng.send(go)
     lines = eng.until_timed("bestmove", DEADLINE)
-    depths = [int(w[w.index("depth") + 1]) for w in (line.split() for _, line in lines) if "depth" in w]
-    return lines[-1][1].split()[1], lines[-1][0] - t0, max(depths, default=0)
+    infos = [line.split() for _, line in lines if line.startswith("info")]
+    depths = [int(w[w.index("depth") + 1]) for w in infos if "depth" in w]
+    mate = any("mate" in w for w in infos)
+    return lines[-1][1].split()[1], lines[-1][0] - t0, max(depths, default=0), mate
 
 
 def test_usi_sudden_death_3s_game_spends_the_clock_and_never_runs_out() -> None:
@@ -108,7 +111,8 @@ def test_usi_sudden_death_3s_game_spends_the_clock_and_never_runs_out() -> None:
         for ply in range(40):
             side = ply % 2
             pos = position_after("minishogi", None, moves)
-            mv, took, depth = _bestmove(eng, moves, f"go btime {int(clock[0] * 1000)} wtime {int(clock[1] * 1000)}")
+            go = f"go btime {int(clock[0] * 1000)} wtime {int(clock[1] * 1000)}"
+            mv, took, depth, mate = _bestmove(eng, moves, go)
             assert is_legal_answer(pos, mv)
             clock[side] -= took
             used[side] += took
@@ -116,7 +120,8 @@ def test_usi_sudden_death_3s_game_spends_the_clock_and_never_runs_out() -> None:
             if mv in ("resign", "win"):
                 break
             moves.append(mv)
-            if clock[side] < 1.2 and ply < 36 and len(pos.legal_moves()) > 1:  # one legal move: played at once
+            # one legal move is played at once, and a found mate ends the search: neither is a shallow guess
+            if clock[side] < 1.2 and ply < 36 and len(pos.legal_moves()) > 1 and not mate:
                 assert depth >= 3, f"a depth-{depth} move with {clock[side]:.2f} s left"
     finally:
         assert eng.close(timeout=DEADLINE) == 0
@@ -130,7 +135,7 @@ def test_usi_byoyomi_is_used_but_not_overrun(variant: str, byoyomi: int) -> None
     moves: list[str] = []
     try:
         for _ in range(6):
-            mv, took, _depth = _bestmove(eng, moves, f"go btime 0 wtime 0 byoyomi {byoyomi}")
+            mv, took, _depth, _mate = _bestmove(eng, moves, f"go btime 0 wtime 0 byoyomi {byoyomi}")
             assert is_legal_answer(position_after(variant, None, moves), mv)
             assert byoyomi / 2000 < took < byoyomi / 1000 + 0.5  # thinks, and answers in time (with room)
             moves.append(mv)
@@ -146,7 +151,7 @@ def test_usi_main_time_before_byoyomi_is_spread_not_spent_at_once() -> None:
     clock = 6.0
     try:
         for _ in range(4):
-            mv, took, _depth = _bestmove(eng, moves, f"go btime {int(clock * 1000)} wtime 6000 byoyomi 100")
+            mv, took, _depth, _mate = _bestmove(eng, moves, f"go btime {int(clock * 1000)} wtime 6000 byoyomi 100")
             assert took < clock / 10 + 0.1 + 0.5
             clock -= took
             moves += [mv, *(m.usi() for m in position_after("minishogi", None, moves + [mv]).legal_moves()[:1])]
