@@ -73,7 +73,7 @@ def test_play_command_runs_the_board_games() -> None:
         proc = subprocess.run([sys.executable, "-m", "komaken", "play", *args, "-q"], input=moves,
                               capture_output=True, text=True, timeout=300)
         assert proc.returncode == 0, proc.stderr
-        assert "終局 (game over)" in proc.stdout
+        assert "\ngame over: " in proc.stdout and "終局" not in proc.stdout  # shogi's words are shogi's
 
 
 def _play(args: list[str], text: str, cwd: str) -> tuple[int, str]:
@@ -131,3 +131,20 @@ def test_score_text_views() -> None:
     assert score_text(SearchResult("x", 9, mate=3), Color.BLACK, Color.BLACK, "you", True).startswith(
         "score mate +3 for you: you mate in 3")
     assert win_rate(10**9) == 1.0 and win_rate(-(10**9)) < 1e-20
+
+
+@pytest.mark.parametrize("game, text, line", [
+    ("shogi", "lnsgkgsnl/1r5b1/ppppppppp/9/9/9/PPPPPPPPP/1B5R1/LNSGKGSNL b - 1", "詰み (checkmate): sente (▲) wins"),
+    ("chess", None, "checkmate: white wins"),
+    ("tictactoe", None, "checkmate: X wins"),
+])
+def test_the_end_line_speaks_each_games_own_words(game: str, text: str | None, line: str) -> None:
+    from komaken.cli.play import end_line
+    from komaken.game import Outcome
+    from komaken.games import find_game
+    from komaken.match import GameResult
+
+    spec = find_game(game)
+    position = spec.position(text)
+    result = GameResult(Outcome(Termination.CHECKMATE, spec.first))
+    assert end_line(spec, position, result) == f"{line} after {position.ply} moves"

@@ -30,7 +30,7 @@ from importlib.metadata import entry_points
 from typing import TYPE_CHECKING, Any
 
 from komaken.errors import IllegalMoveError, KomakenError
-from komaken.game import Color, Game, Outcome
+from komaken.game import Color, Game, Outcome, Termination
 
 if TYPE_CHECKING:
     from komaken.players.registry import PlayerType
@@ -68,6 +68,15 @@ def checked_move(position: Game[Any], move: Any) -> Any:
     raise IllegalMoveError(f"{move} is not a legal move here (type p for the list)")
 
 
+def _termination_name(termination: Termination) -> str:
+    return termination.value
+
+
+def termination_with_japanese(termination: Termination) -> str:
+    """``詰み (checkmate)``: the shogi word, then the English name (for games from shogi's family)."""
+    return f"{termination.japanese} ({termination.value})"
+
+
 def _no_text(position: Game[Any]) -> str:
     raise KomakenError(f"{type(position).__name__} has no text form")
 
@@ -93,7 +102,9 @@ class GameSpec:
       reversi and tic-tac-toe; ``Color.WHITE`` in chess): ``komaken play`` seats the human
       there, the lab's sente is that colour, and :meth:`result` writes its win as ``1-0``;
     * ``record_formats`` — the game-record formats it can be exported to (``kif``, ``csa``);
-    * ``can_declare(position)`` — whether the side to move may win by declaring (shogi's 入玉宣言).
+    * ``can_declare(position)`` — whether the side to move may win by declaring (shogi's 入玉宣言);
+    * ``termination_text(termination)`` — how a game's end is named: ``checkmate`` by default,
+      ``詰み (checkmate)`` in shogi (:func:`termination_with_japanese`).
     """
 
     name: str
@@ -113,6 +124,7 @@ class GameSpec:
     record_formats: tuple[str, ...] = ()
     svg: Callable[[Any], str] | None = None
     can_declare: Callable[[Any], bool] | None = None
+    termination_text: Callable[[Termination], str] = _termination_name
 
     @property
     def has_variants(self) -> bool:
@@ -217,4 +229,4 @@ def _factory_game(name: str) -> GameSpec:
 
 
 __all__ = ["BUILTIN", "ENTRY_POINT_GROUP", "GameSpec", "checked_move", "find_game", "game_names", "game_of",
-           "import_object"]
+           "import_object", "termination_with_japanese"]

@@ -147,10 +147,11 @@ class PrintObserver(Observer):
 
 
 def end_line(game: GameSpec, position: Game[Any], result: GameResult) -> str:
-    """``投了 (resignation): gote (△) wins after 2 moves``."""
+    """``投了 (resignation): gote (△) wins after 2 moves`` in shogi, ``checkmate: white wins after 4 moves``
+    in chess — each game names the end in its own words (:attr:`GameSpec.termination_text`)."""
     t = result.termination
     who = "no result" if t is Termination.ABORTED and result.winner is None else game.winner_text(result.winner)
-    return f"{t.japanese} ({t.value}): {who} after {position.ply} moves"
+    return f"{game.termination_text(t)}: {who} after {position.ply} moves"
 
 
 def make_player(spec: str, game: GameSpec, variant: Any = None) -> Player:

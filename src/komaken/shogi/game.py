@@ -15,7 +15,7 @@ from collections.abc import Mapping
 from typing import Any
 
 from komaken.errors import IllegalMoveError, KomakenError
-from komaken.games import GameSpec
+from komaken.games import GameSpec, termination_with_japanese
 from komaken.players.base import Player
 from komaken.players.registry import SEED, BuildContext, Option, OptionError, PlayerType
 from komaken.shogi.position import Move, Position
@@ -211,6 +211,7 @@ GAME = GameSpec(
     record_formats=("kif", "ki2", "csa", "usi"),
     svg=_svg,
     can_declare=Position.can_declare,
+    termination_text=termination_with_japanese,
 )
 
 __all__ = ["GAME", "PLAYERS", "describe_move", "parse_move"]
