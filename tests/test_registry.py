@@ -41,6 +41,18 @@ def test_cli_spec_and_table_give_the_same_options() -> None:
                                                         "eval": {"king_safety": 0.0}}
 
 
+@pytest.mark.parametrize(("spec", "options"), [
+    ("usi:/usr/games/fairy-stockfish", {"command": "/usr/games/fairy-stockfish"}),
+    ("usi:/usr/games/fairy-stockfish,move_timeout=2", {"command": "/usr/games/fairy-stockfish", "move_timeout": 2.0}),
+    ("usi:/x --a,b,grace=0.5,move_timeout=250ms", {"command": "/x --a,b", "grace": 0.5, "move_timeout": 0.25}),
+    ("usi:/x --a,b=1", {"command": "/x --a,b=1"}),  # b is no option of usi: part of the command line
+])
+def test_a_usi_command_line_takes_trailing_options(spec: str, options: dict[str, object]) -> None:
+    assert dict(PlayerSpec.parse(spec, SHOGI).options) == options
+    table = PlayerSpec.from_table("p", {"engine": "usi", **options}, SHOGI)
+    assert dict(table.options) == options
+
+
 @pytest.mark.parametrize(
     ("spec", "message"),
     [
@@ -52,6 +64,8 @@ def test_cli_spec_and_table_give_the_same_options() -> None:
         ("engine:wobble=1", "unknown evaluation term 'wobble'"),
         ("wizard", "unknown player type 'wizard'"),
         ("usi", "usi needs command"),
+        ("usi:,move_timeout=2", "usi needs command"),
+        ("usi:/usr/games/fairy-stockfish,move_timeout=-2", "usi: option move_timeout must be in 0.001..86400"),
     ],
 )
 def test_bad_specs_name_the_option(spec: str, message: str) -> None:

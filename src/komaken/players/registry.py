@@ -153,7 +153,9 @@ class BuildContext:
 class PlayerType:
     """A kind of player: its name, options, and the function that builds one.
 
-    ``positional`` names the option that takes the text after ``kind:`` whole (``usi:COMMAND``);
+    ``positional`` names the option that takes the text after ``kind:`` (``usi:COMMAND``); trailing
+    ``,name=value`` items that name one of the type's other options are options, not part of it
+    (``usi:/usr/games/fairy-stockfish,move_timeout=2``);
     ``extra`` names a table option that collects unknown ``name=number`` pairs from the
     command line (the engine's evaluation terms: ``engine:king_safety=0``).
     """
@@ -171,6 +173,23 @@ class PlayerType:
     @property
     def option_names(self) -> list[str]:
         return [o.name for o in self.options]
+
+
+def _trailing_options(ptype: PlayerType, text: str) -> tuple[str, dict[str, Any]]:
+    """Split ``"/path/engine --flag,move_timeout=2"`` into the positional text and the trailing
+    ``name=value`` items that name one of ``ptype``'s other options (a comma inside a command
+    line stays part of it unless what follows is such an option)."""
+    names = set(ptype.option_names) - {ptype.positional}
+    raw: dict[str, Any] = {}
+    head, sep, tail = text.rpartition(",")
+    while sep:
+        key, eq, value = tail.partition("=")
+        if not eq or key.strip() not in names or key.strip() in raw:
+            break
+        raw[key.strip()] = value.strip()
+        text = head
+        head, sep, tail = text.rpartition(",")
+    return text, raw
 
 
 def _build_random(ctx: BuildContext, options: dict[str, Any]) -> Player:
@@ -256,6 +275,7 @@ class PlayerSpec:
         ptype = player_type(kind, game)
         raw: dict[str, Any] = {}
         if ptype.positional is not None:
+            rest, raw = _trailing_options(ptype, rest)
             if not rest.strip():
                 raise PlayerSpecError(f"{ptype.name} needs {ptype.positional}: {ptype.name}:{ptype.positional.upper()}")
             raw[ptype.positional] = rest.strip()
