@@ -87,3 +87,13 @@ def test_too_few_games_to_fit_is_one_line_saying_how_many_and_alters_nothing(tmp
     assert res.exit_code == 2 and res.output.count("\n") == 1
     assert "0 games with quiet positions stored; the fit needs at least 200" in res.output
     assert _digest(db) == before and not (tmp_path / "v.toml").exists()
+
+
+def test_report_refuses_a_file_that_is_no_study_and_writes_nothing(tmp_path: Path) -> None:
+    db = tmp_path / "other.db"
+    db.write_bytes(b"not a database at all, but a file someone keeps")
+    before = _digest(db)
+    res = CliRunner().invoke(main, ["values", "report", "--db", str(db), "--out", str(tmp_path / "report")])
+    assert res.exit_code == 2 and res.output.count("\n") == 1
+    assert "other.db: neither a self-play study nor an odds database" in res.output
+    assert _digest(db) == before and not (tmp_path / "report").exists()
