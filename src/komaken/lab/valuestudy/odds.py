@@ -17,6 +17,9 @@ from __future__ import annotations
 
 import math
 import random
+import sqlite3
+import tomllib
+import warnings
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -125,19 +128,31 @@ def _random_plies(variant: Variant, sfen: str, plies: int, seed: int) -> str:
 
 def write_odds_experiment(variant_spec: str, pieces: str, *, games: int, db: str | Path, nodes: int = 1000,
                           seed: int = 0, noise: float = 10.0) -> Path:
-    """Write ``DB.odds/odds.sfen`` and ``DB.odds/experiment.toml``; return the experiment file."""
+    """Write ``DB.odds/odds.sfen`` and ``DB.odds/experiment.toml``; return the experiment file.
+
+    Everything is checked before a file is written — the pieces, every odds start, and that an
+    existing ``db`` holds this very odds study — so a refused run leaves the disk as it was."""
     variant = resolve_variant(variant_spec)
     letters = parse_pieces(pieces, variant)
     if games < 2:
         raise OddsError(f"--games must be at least 2 per piece, got {games}")
+    sfens = odds_openings(variant, letters, games, seed)
+    vspec = variant.name if variant.name in BUILTIN else str(_variant_file(variant_spec, variant))
+    text = _experiment_text(variant, vspec, letters, games=games, seed=seed, nodes=nodes, noise=noise)
+    _refuse_another_db(Path(db), text, sfens)
     folder = Path(str(db) + ".odds")
     folder.mkdir(parents=True, exist_ok=True)
-    sfens = odds_openings(variant, letters, games, seed)
     (folder / "odds.sfen").write_text(
         f"# odds starts for {variant.name}: opening k lacks {{{','.join(letters)}}}[(k // 2) % {len(letters)}] "
         "of colour k % 2\n" + "\n".join(sfens) + "\n", encoding="utf-8")
-    vspec = variant.name if variant.name in BUILTIN else str(_variant_file(variant_spec, variant))
-    text = f"""# material odds for {variant.name}: written by `komaken values odds`
+    path = folder / "experiment.toml"
+    path.write_text(text, encoding="utf-8")
+    return path
+
+
+def _experiment_text(variant: Variant, vspec: str, letters: tuple[str, ...], *, games: int, seed: int,
+                     nodes: int, noise: float) -> str:
+    return f"""# material odds for {variant.name}: written by `komaken values odds`
 [experiment]
 name = "{NAME_PREFIX}:{variant.name}:{','.join(letters)}"
 variant = "{vspec}"
@@ -159,9 +174,37 @@ colors = "alternate"
 [openings]
 file = "odds.sfen"
 """
-    path = folder / "experiment.toml"
-    path.write_text(text, encoding="utf-8")
-    return path
+
+
+def _refuse_another_db(db: Path, text: str, sfens: list[str]) -> None:
+    """An existing ``db`` must hold this odds study (the same configuration but for the game count,
+    as the lab requires): refuse a self-play study, another odds study or any other file, read-only."""
+    if not (db.exists() and db.stat().st_size > 0):
+        return
+    from komaken.lab import ExperimentDB, experiment_from_dict
+    from komaken.lab.valuestudy.storage import KIND
+
+    try:
+        ro = sqlite3.connect(f"file:{db.resolve()}?mode=ro", uri=True)
+        try:
+            kind = ro.execute("SELECT value FROM meta WHERE key='kind'").fetchone()
+        finally:
+            ro.close()
+    except sqlite3.DatabaseError:
+        kind = None  # not a study database: the lab's own check below names the problem
+    if kind and kind[0] == KIND:
+        raise OddsError(f"{db}: holds a `komaken values selfplay` study, not odds games; refusing to touch it "
+                        "(use another --db)")
+    raw = tomllib.loads(text)
+    raw["openings"] = {"sfens": sfens}  # as the lab stores an openings file
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", FutureWarning)  # the same warning comes again when the run starts
+        new = experiment_from_dict(raw, source=str(db))
+        with ExperimentDB.open(db, upgrade=False) as edb:
+            stored = edb.experiment()
+    if stored.identity() != new.identity():
+        other = "other settings of this study" if stored.name == new.name else f"experiment {stored.name!r}"
+        raise OddsError(f"{db}: holds {other}; refusing to mix results (use another --db)")
 
 
 def _variant_file(spec: str, variant: Variant) -> Path:
