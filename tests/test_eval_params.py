@@ -372,6 +372,28 @@ def test_tune_end_to_end_writes_parameters_the_engine_plays_with(tmp_path: Path)
     assert r.returncode == 0 and again.read_text(encoding="utf-8") == out.read_text(encoding="utf-8")
 
 
+def test_tune_plays_its_games_with_the_play_params_file(tmp_path: Path) -> None:
+    """A second round: the games are the tuned engine's own, stored with its tables; a bad
+    --play-params file is refused before any game."""
+    from komaken.lab.valuestudy.storage import StudyDB
+
+    play = tmp_path / "play.toml"
+    EvalParams.default("minishogi").write(play)
+    db, out = tmp_path / "r2.db", tmp_path / "r2.toml"
+    r = _komaken("tune", "-v", "minishogi", "--games", "4", "--db", str(db), "--out", str(out), "--nodes", "60",
+                 "--play-params", str(play), "--random-plies", "3", "--l2", "1e-2", "-q")
+    assert r.returncode == 0, r.stderr
+    with StudyDB.open(db) as study:
+        config = study.config()
+        assert config["tables"] == [float(x) for x in EvalParams.default("minishogi").tables]
+        assert config["terms"]["mobility"] == 1.0 and config["random_plies"] == 3
+        assert all(g.opening_plies == 3 for g in study.games())
+    bad = _file(tmp_path, "[values]\nP = 1.5\n", "bad.toml")
+    r = _komaken("tune", "-v", "minishogi", "--games", "2", "--db", str(tmp_path / "b.db"), "--out",
+                 str(tmp_path / "o.toml"), "--play-params", str(bad))
+    assert r.returncode == 2 and "bad.toml: values.P" in r.stderr and not (tmp_path / "b.db").exists()
+
+
 def test_tune_bad_input_is_one_line_exit_2(tmp_path: Path) -> None:
     bad = _file(tmp_path, "[psq.file]\nK = [1]\n", "start.toml")
     r = _komaken("tune", "-v", "minishogi", "--games", "2", "--db", str(tmp_path / "g.db"), "--out",
