@@ -182,14 +182,13 @@ def test_shipped_files_load_and_legacy_files_match_the_legacy_tables() -> None:
         p = EvalParams.default(variant)
         assert p.source == f"params/{variant}.toml" and (p.width, p.height) == (
             Position.start(variant).variant.width, Position.start(variant).variant.height)
-    for variant in ("shogi",):  # not tuned yet: the earlier evaluation
-        p, legacy = EvalParams.default(variant), EvalParams.legacy(variant)
-        assert p.terms == legacy.terms and p.values.board == legacy.values.board
-        for pos in random_positions(variant, 10, seed=7):
-            assert kernel_eval(pos, p) == kernel_eval(pos, legacy)
+    # shogi: only the piece values were tuned, the tables are the earlier evaluation's
+    p, legacy = EvalParams.default("shogi"), EvalParams.legacy("shogi")
+    assert p.terms == legacy.terms and np.array_equal(p.tables, legacy.tables)
+    assert p.values.board != legacy.values.board
 
 
-@pytest.mark.parametrize(("variant", "mobility"), [("minishogi", 1.0), ("judkins", 0.0)])
+@pytest.mark.parametrize(("variant", "mobility"), [("minishogi", 1.0), ("judkins", 0.0), ("shogi", 0.0)])
 def test_tuned_parameters_ship_and_the_legacy_copies_are_the_earlier_evaluation(variant: str,
                                                                                 mobility: float) -> None:
     tuned = EvalParams.default(variant)
@@ -427,3 +426,25 @@ def test_the_fit_recovers_known_parameters_whatever_the_scale_k(k: float) -> Non
     fitted = fit_theta(X, y, np.zeros(4), k, 1e-9)
     np.testing.assert_allclose(fitted, truth, rtol=0.08)
     assert fit_k(X @ truth, y) == pytest.approx(k, rel=0.08)
+
+
+def test_fit_material_moves_the_piece_values_and_keeps_every_table() -> None:
+    """--fit material: results that follow a pawn count move the pawn's value; no table moves."""
+    from komaken.shogi.engine._features import N_FEATURES, O_BOARD
+    from komaken.shogi.engine.evalparams import kind_code
+    from komaken.shogi.engine.tune import Dataset, tune
+
+    start = EvalParams.default("minishogi")
+    rng = np.random.default_rng(3)
+    X = rng.integers(-1, 2, size=(20_000, N_FEATURES)).astype(float)
+    pawn, gold = O_BOARD + kind_code("P"), O_BOARD + kind_code("G")
+    X[:, O_BOARD:] = 0.0
+    X[:, pawn] = rng.integers(-2, 3, size=len(X))
+    X[:, gold] = rng.integers(-1, 2, size=len(X))
+    truth = 1e-3 * (600.0 * X[:, pawn] + start.values.board["G"] * X[:, gold])  # a pawn worth 600
+    y = (rng.random(len(X)) < 1 / (1 + np.exp(-truth))).astype(float)
+    games = np.arange(len(X)) // 10
+    result = tune(start, Dataset(X, y, games, int(games[-1]) + 1), lambdas=[1e-6], groups=["material"])
+    assert result.columns == 2  # the pawn and the gold (the only material that varies)
+    assert np.array_equal(result.params.tables, start.tables) and result.params.terms == start.terms
+    assert result.params.values.board["P"] > start.values.board["P"] + 100

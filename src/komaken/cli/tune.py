@@ -29,12 +29,14 @@ FILE = click.Path(dir_okay=False, path_type=Path)
               help="Evaluation noise of the self-play games.")
 @click.option("--mobility/--no-mobility", default=True, show_default=True,
               help="Tune mobility too (it costs search speed).")
+@click.option("--fit", "groups", type=click.Choice(["material", "king_safety", "psq", "mobility"]), multiple=True,
+              help="Fit only these parameter groups (repeat; default all); the rest keeps its start values.")
 @click.option("--l2", "lambdas", type=click.FloatRange(min=0), multiple=True,
               help="Ridge strength(s) to try (default 1e-2 .. 1e-6; the held-out games choose).")
 @click.option("--quiet", "-q", is_flag=True, help="No progress lines.")
 def tune(variant: str, games: int, db: Path, out: Path, start: Path | None, play: Path | None, nodes: int,
-         random_plies: int, workers: int, seed: int, noise: float, mobility: bool, lambdas: tuple[float, ...],
-         quiet: bool) -> None:
+         random_plies: int, workers: int, seed: int, noise: float, mobility: bool, groups: tuple[str, ...],
+         lambdas: tuple[float, ...], quiet: bool) -> None:
     """Fit piece values, piece-square tables, king safety, mobility and tempo to game results."""
     from komaken.shogi.engine.evalparams import EvalParams
     from komaken.shogi.engine.tune import LAMBDAS, read_games
@@ -58,7 +60,7 @@ def tune(variant: str, games: int, db: Path, out: Path, start: Path | None, play
     elif not db.exists():
         raise click.UsageError(f"--games 0 needs an existing --db; {db} does not exist")
     _, data = read_games(db, v)
-    result = fit(params, data, lambdas=lambdas or LAMBDAS, mobility=mobility, log=say)
+    result = fit(params, data, lambdas=lambdas or LAMBDAS, mobility=mobility, log=say, groups=groups or None)
     comment = (f"tuned by komaken tune on {result.games} self-play games of {v.name} ({result.positions} quiet "
                f"positions, {result.columns} parameters)\nK = {result.k:.6g}, lambda = {result.lam:g}; held-out "
                f"cross-entropy {result.holdout_before:.5f} -> {result.holdout_after:.5f}")
