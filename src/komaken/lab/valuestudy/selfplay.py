@@ -112,7 +112,6 @@ def study_config(variant: str | Path | Variant, *, games: int, nodes: int | None
     }
     if params is not None:
         config["tables"] = [float(x) for x in params.tables]
-        config["params"] = params.source
     if imbalance:
         config["imbalance"] = int(imbalance)
         config["imbalance_mode"] = imbalance_mode
