@@ -8,6 +8,7 @@ import pytest
 from komaken.shogi import Position
 from komaken.shogi._kernels import move_from, move_to
 from komaken.shogi.engine._see import SCRATCH, see
+from komaken.shogi.engine.evalparams import EvalParams
 from komaken.shogi.engine.search import Engine
 
 
@@ -26,6 +27,7 @@ def test_see_counts_the_exchange_and_leaves_the_board_as_it_was(sfen: str, usi: 
     bd = pos.kernel_state(10)[0]
     before = bd.copy()
     scratch = np.zeros(SCRATCH, dtype=np.int64)
-    assert see(bd, Engine("shogi")._bval, move_from(code), move_to(code), int(pos.turn), scratch) == value
+    seed_values = Engine("shogi", params=EvalParams.legacy("shogi"))._bval  # the values the table above counts in
+    assert see(bd, seed_values, move_from(code), move_to(code), int(pos.turn), scratch) == value
     assert (bd == before).all()
 

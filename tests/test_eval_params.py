@@ -182,14 +182,15 @@ def test_shipped_files_load_and_legacy_files_match_the_legacy_tables() -> None:
         p = EvalParams.default(variant)
         assert p.source == f"params/{variant}.toml" and (p.width, p.height) == (
             Position.start(variant).variant.width, Position.start(variant).variant.height)
-    for variant in ("shogi",):  # not tuned yet: the earlier evaluation
-        p, legacy = EvalParams.default(variant), EvalParams.legacy(variant)
-        assert p.terms == legacy.terms and p.values.board == legacy.values.board
-        for pos in random_positions(variant, 10, seed=7):
-            assert kernel_eval(pos, p) == kernel_eval(pos, legacy)
+    # shogi's first tuned file (kept for its SPRT) changed only the piece values
+    values_only = EvalParams.load(Path(__file__).parent.parent / "examples/eval/shogi-values-only.toml", "shogi")
+    legacy = EvalParams.legacy("shogi")
+    assert values_only.terms == legacy.terms and np.array_equal(values_only.tables, legacy.tables)
+    assert values_only.values.board != legacy.values.board
+    assert not np.array_equal(EvalParams.default("shogi").tables, legacy.tables)
 
 
-@pytest.mark.parametrize(("variant", "mobility"), [("minishogi", 1.0), ("judkins", 0.0)])
+@pytest.mark.parametrize(("variant", "mobility"), [("minishogi", 1.0), ("judkins", 0.0), ("shogi", 0.0)])
 def test_tuned_parameters_ship_and_the_legacy_copies_are_the_earlier_evaluation(variant: str,
                                                                                 mobility: float) -> None:
     tuned = EvalParams.default(variant)
@@ -333,7 +334,10 @@ def test_usi_evalfile_loads_refuses_bad_files_whole_and_resets_with_the_variant(
         before = _score(eng, sfen)
         eng.send(f"setoption name EvalFile value {good}")
         tuned = _score(eng, sfen)
-        assert tuned < before - 500  # after black's move white has the tempo bonus
+        # the file is in use: the score is what a Python engine with that file finds, not the default
+        pos = Position.from_sfen(sfen, "minishogi")
+        assert tuned == Engine("minishogi", params=good).search(pos, Limits(depth=1)).score_cp
+        assert tuned != before
         eng.send(f"setoption name EvalFile value {bad}")
         error = eng.until("info string error", 30.0)[-1]
         assert "bad.toml: psq.rank.P" in error
@@ -372,6 +376,28 @@ def test_tune_end_to_end_writes_parameters_the_engine_plays_with(tmp_path: Path)
     assert r.returncode == 0 and again.read_text(encoding="utf-8") == out.read_text(encoding="utf-8")
 
 
+def test_tune_plays_its_games_with_the_play_params_file(tmp_path: Path) -> None:
+    """A second round: the games are the tuned engine's own, stored with its tables; a bad
+    --play-params file is refused before any game."""
+    from komaken.lab.valuestudy.storage import StudyDB
+
+    play = tmp_path / "play.toml"
+    EvalParams.default("minishogi").write(play)
+    db, out = tmp_path / "r2.db", tmp_path / "r2.toml"
+    r = _komaken("tune", "-v", "minishogi", "--games", "4", "--db", str(db), "--out", str(out), "--nodes", "60",
+                 "--play-params", str(play), "--random-plies", "3", "--l2", "1e-2", "-q")
+    assert r.returncode == 0, r.stderr
+    with StudyDB.open(db) as study:
+        config = study.config()
+        assert config["tables"] == [float(x) for x in EvalParams.default("minishogi").tables]
+        assert config["terms"]["mobility"] == 1.0 and config["random_plies"] == 3
+        assert all(g.opening_plies == 3 for g in study.games())
+    bad = _file(tmp_path, "[values]\nP = 1.5\n", "bad.toml")
+    r = _komaken("tune", "-v", "minishogi", "--games", "2", "--db", str(tmp_path / "b.db"), "--out",
+                 str(tmp_path / "o.toml"), "--play-params", str(bad))
+    assert r.returncode == 2 and "bad.toml: values.P" in r.stderr and not (tmp_path / "b.db").exists()
+
+
 def test_tune_bad_input_is_one_line_exit_2(tmp_path: Path) -> None:
     bad = _file(tmp_path, "[psq.file]\nK = [1]\n", "start.toml")
     r = _komaken("tune", "-v", "minishogi", "--games", "2", "--db", str(tmp_path / "g.db"), "--out",
@@ -405,3 +431,25 @@ def test_the_fit_recovers_known_parameters_whatever_the_scale_k(k: float) -> Non
     fitted = fit_theta(X, y, np.zeros(4), k, 1e-9)
     np.testing.assert_allclose(fitted, truth, rtol=0.08)
     assert fit_k(X @ truth, y) == pytest.approx(k, rel=0.08)
+
+
+def test_fit_material_moves_the_piece_values_and_keeps_every_table() -> None:
+    """--fit material: results that follow a pawn count move the pawn's value; no table moves."""
+    from komaken.shogi.engine._features import N_FEATURES, O_BOARD
+    from komaken.shogi.engine.evalparams import kind_code
+    from komaken.shogi.engine.tune import Dataset, tune
+
+    start = EvalParams.default("minishogi")
+    rng = np.random.default_rng(3)
+    X = rng.integers(-1, 2, size=(20_000, N_FEATURES)).astype(float)
+    pawn, gold = O_BOARD + kind_code("P"), O_BOARD + kind_code("G")
+    X[:, O_BOARD:] = 0.0
+    X[:, pawn] = rng.integers(-2, 3, size=len(X))
+    X[:, gold] = rng.integers(-1, 2, size=len(X))
+    truth = 1e-3 * (600.0 * X[:, pawn] + start.values.board["G"] * X[:, gold])  # a pawn worth 600
+    y = (rng.random(len(X)) < 1 / (1 + np.exp(-truth))).astype(float)
+    games = np.arange(len(X)) // 10
+    result = tune(start, Dataset(X, y, games, int(games[-1]) + 1), lambdas=[1e-6], groups=["material"])
+    assert result.columns == 2  # the pawn and the gold (the only material that varies)
+    assert np.array_equal(result.params.tables, start.tables) and result.params.terms == start.terms
+    assert result.params.values.board["P"] > start.values.board["P"] + 100

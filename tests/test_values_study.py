@@ -17,6 +17,7 @@ import pytest
 from click.testing import CliRunner
 
 from komaken.cli import main
+from komaken.errors import KomakenError
 from komaken.lab.match import play_game as python_play_game
 from komaken.lab.valuestudy.fit import FitError, Positions, fit_positions, fit_study, write_values_toml
 from komaken.lab.valuestudy.odds import OddsError, odds_openings, odds_start, parse_pieces
@@ -74,6 +75,38 @@ def test_kernel_games_equal_the_python_game_loop(variant: str) -> None:
         assert res.moves == moves
         expected = 0.5 if res.winner is None else 1.0 - int(res.winner)
         assert game.score == expected
+
+
+@pytest.mark.parametrize("variant", ["minishogi", "judkins"])
+def test_kernel_games_with_a_parameter_file_equal_the_python_game_loop(variant: str) -> None:
+    """Given parameters (here the variant's tuned file), the kernel plays them, as EnginePlayer does;
+    without them the configuration has no tables and the study keeps its earlier evaluation."""
+    tuned = EvalParams.default(variant)
+    config = study_config(variant, games=2, nodes=300, noise=10, params=tuned)
+    plain = study_config(variant, games=2, nodes=300, noise=10)
+    assert "tables" not in plain
+    assert config["tables"] == [float(x) for x in tuned.tables]
+    assert study_config(variant, games=2, nodes=300, noise=10, params=EvalParams.load(
+        Path(__file__).parent.parent / f"src/komaken/shogi/engine/params/{variant}.toml", variant)) == config
+    ctx, legacy_ctx = _Context(config), _Context(plain)
+    v = resolve_variant(variant)
+    differ = False
+    for index in range(2):
+        game = ctx.play(index)
+        moves = [Move(int(m)).usi() for m in game.move_codes()]
+        differ |= game.moves != legacy_ctx.play(index).moves
+        pos = Position.start(v)
+        for m in moves[:2]:
+            pos.push_usi(m)
+        seed = game.seed & 0x7FFFFFFFFFFFFFFF
+        players = [EnginePlayer(v, nodes=300, hash_mb=1, seed=seed, noise=10, params=tuned) for _ in range(2)]
+        res = python_play_game(pos, players[0], players[1], max_plies=config["max_plies"], moves_before=moves[:2])
+        assert res.moves == moves
+    assert differ  # the tuned evaluation plays other games than the earlier one
+    with pytest.raises(KomakenError, match="not both"):
+        study_config(variant, games=2, params=tuned, values={"P": 90})
+    with pytest.raises(KomakenError, match="not shogi"):
+        study_config("shogi", games=2, params=tuned)
 
 
 def _material(pos: Position) -> np.ndarray:

@@ -17,18 +17,26 @@ FILE = click.Path(dir_okay=False, path_type=Path)
 @click.option("--out", type=FILE, required=True, help="Write the tuned parameter TOML here.")
 @click.option("--params", "start", type=FILE, default=None,
               help="Start from (and regularise towards) this parameter file (default: the variant's).")
+@click.option("--play-params", "play", type=FILE, default=None,
+              help="Play the self-play games with this parameter file (default: the earlier evaluation the "
+                   "piece-values study plays), e.g. the variant's tuned file for a second round.")
 @click.option("--nodes", type=click.IntRange(min=1), default=1000, show_default=True, help="Nodes per move.")
+@click.option("--random-plies", type=click.IntRange(min=0), default=2, show_default=True,
+              help="Random opening plies of each self-play game.")
 @click.option("--workers", "-j", type=click.IntRange(min=1), default=1, show_default=True)
 @click.option("--seed", type=click.IntRange(min=0), default=0, show_default=True)
 @click.option("--noise", type=click.FloatRange(min=0), default=10.0, show_default=True,
               help="Evaluation noise of the self-play games.")
 @click.option("--mobility/--no-mobility", default=True, show_default=True,
               help="Tune mobility too (it costs search speed).")
+@click.option("--fit", "groups", type=click.Choice(["material", "king_safety", "psq", "mobility"]), multiple=True,
+              help="Fit only these parameter groups (repeat; default all); the rest keeps its start values.")
 @click.option("--l2", "lambdas", type=click.FloatRange(min=0), multiple=True,
               help="Ridge strength(s) to try (default 1e-2 .. 1e-6; the held-out games choose).")
 @click.option("--quiet", "-q", is_flag=True, help="No progress lines.")
-def tune(variant: str, games: int, db: Path, out: Path, start: Path | None, nodes: int, workers: int, seed: int,
-         noise: float, mobility: bool, lambdas: tuple[float, ...], quiet: bool) -> None:
+def tune(variant: str, games: int, db: Path, out: Path, start: Path | None, play: Path | None, nodes: int,
+         random_plies: int, workers: int, seed: int, noise: float, mobility: bool, groups: tuple[str, ...],
+         lambdas: tuple[float, ...], quiet: bool) -> None:
     """Fit piece values, piece-square tables, king safety, mobility and tempo to game results."""
     from komaken.shogi.engine.evalparams import EvalParams
     from komaken.shogi.engine.tune import LAMBDAS, read_games
@@ -41,16 +49,18 @@ def tune(variant: str, games: int, db: Path, out: Path, start: Path | None, node
 
     v = load_variant(variant)
     params = EvalParams.load(start, v) if start is not None else EvalParams.default(v)  # checked before playing
+    players = EvalParams.load(play, v) if play is not None else None
     if games > 0:
         from komaken.lab.valuestudy.selfplay import run_selfplay, study_config
 
-        config = study_config(v, games=games, nodes=nodes, seed=seed, noise=noise)
+        config = study_config(v, games=games, nodes=nodes, seed=seed, noise=noise, random_plies=random_plies,
+                              params=players)
         s = run_selfplay(config, db, workers=workers)
         say(f"{db}: played {s.played} games in {s.wall_seconds:.1f}s; {s.stored}/{s.target} stored")
     elif not db.exists():
         raise click.UsageError(f"--games 0 needs an existing --db; {db} does not exist")
     _, data = read_games(db, v)
-    result = fit(params, data, lambdas=lambdas or LAMBDAS, mobility=mobility, log=say)
+    result = fit(params, data, lambdas=lambdas or LAMBDAS, mobility=mobility, log=say, groups=groups or None)
     comment = (f"tuned by komaken tune on {result.games} self-play games of {v.name} ({result.positions} quiet "
                f"positions, {result.columns} parameters)\nK = {result.k:.6g}, lambda = {result.lam:g}; held-out "
                f"cross-entropy {result.holdout_before:.5f} -> {result.holdout_after:.5f}")

@@ -31,6 +31,7 @@ from komaken.lab.openings import derive_seed
 from komaken.lab.valuestudy.imbalance import check_imbalance, imbalance_seed, imbalanced_start
 from komaken.lab.valuestudy.storage import SelfPlayGame, StudyDB
 from komaken.shogi import Position
+from komaken.shogi.engine.evalparams import EvalParams
 from komaken.shogi.engine.selfplay import NF, SelfPlay
 from komaken.shogi.engine.values import PieceValues
 from komaken.shogi.variant import BUILTIN, Variant, load_variant, variant_from_dict
@@ -61,13 +62,18 @@ def default_max_plies(variant: Variant) -> int:
 def study_config(variant: str | Path | Variant, *, games: int, nodes: int | None = 1000, depth: int | None = None,
                  seed: int = 0, random_plies: int = 2, noise: float = 10.0, max_plies: int | None = None,
                  values: dict[str, Any] | None = None, tt_bits: int = 16, imbalance: int = 0,
-                 imbalance_mode: str = "remove") -> dict[str, Any]:
+                 imbalance_mode: str = "remove", params: EvalParams | None = None) -> dict[str, Any]:
     """The normalized configuration of a self-play study (what the database stores).
 
     ``imbalance`` > 0 starts every game with that many random pieces removed (``imbalance_mode``
     ``"remove"``) or moved to the other side's hand (``"transfer"``), see
     :mod:`komaken.lab.valuestudy.imbalance`; 0 is the pre-registered design and leaves both keys
-    out, so studies made before the option existed keep their identity."""
+    out, so studies made before the option existed keep their identity.
+
+    ``params`` plays the games with that evaluation (its piece values, term weights and tables,
+    e.g. a tuned file, so that tuning can iterate on the tuned engine's own games) instead of the
+    study's earlier evaluation; the tables are stored in the configuration (key ``tables``, left
+    out without ``params``, so the study's own configurations do not change)."""
     v = resolve_variant(variant)
     check_imbalance(v, imbalance, imbalance_mode)
     if games < 0:
@@ -79,6 +85,14 @@ def study_config(variant: str | Path | Variant, *, games: int, nodes: int | None
             raise KomakenError(f"{key} must be positive, got {val}")
     if random_plies < 0 or seed < 0:
         raise KomakenError("random_plies and seed must be >= 0")
+    terms = {**DEFAULT_TERMS, "noise": float(noise)}
+    if params is not None:
+        if values:
+            raise KomakenError("give piece values or evaluation parameters, not both")
+        if (params.variant, params.width, params.height) != (v.name, v.width, v.height):
+            raise KomakenError(f"{params.source}: parameters of {params.variant}, not {v.name}")
+        values = params.values.as_dict()
+        terms = {**params.terms, "noise": float(noise)}
     table = PieceValues.from_mapping(values or {}, v)
     config: dict[str, Any] = {
         "study": "selfplay",
@@ -90,12 +104,14 @@ def study_config(variant: str | Path | Variant, *, games: int, nodes: int | None
         "depth": depth,
         "seed": int(seed),
         "random_plies": int(random_plies),
-        "terms": {**DEFAULT_TERMS, "noise": float(noise)},
+        "terms": terms,
         "max_plies": int(max_plies or default_max_plies(v)),
         "values": table.as_dict(),
         "tt_bits": int(tt_bits),
         "features": NF,
     }
+    if params is not None:
+        config["tables"] = [float(x) for x in params.tables]
     if imbalance:
         config["imbalance"] = int(imbalance)
         config["imbalance_mode"] = imbalance_mode
@@ -112,7 +128,9 @@ class _Context:
     def __init__(self, config: dict[str, Any]) -> None:
         self.config = config
         self.variant = variant_from_dict(tomllib.loads(config["variant_toml"]), source="<study>")
-        self.games = SelfPlay(self.variant, config["values"], config["terms"], max_plies=config["max_plies"])
+        tables = np.array(config["tables"], dtype=np.float64) if "tables" in config else None
+        self.games = SelfPlay(self.variant, config["values"], config["terms"], max_plies=config["max_plies"],
+                              tables=tables)
 
     def play(self, game_index: int) -> SelfPlayGame:
         c = self.config

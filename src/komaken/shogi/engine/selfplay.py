@@ -35,14 +35,16 @@ from komaken.shogi.variant import Variant, load_variant
 
 
 class SelfPlay:
-    """Self-play games of the engine from ``variant``'s start with one value table and term set."""
+    """Self-play games of the engine from ``variant``'s start with one value table and term set;
+    ``tables`` (``EvalParams.tables``) replaces the earlier evaluation's term tables."""
 
     def __init__(self, variant: Variant | str, values: Mapping[str, Any] | PieceValues | None = None,
-                 terms: Mapping[str, float] | None = None, *, max_plies: int = 256) -> None:
+                 terms: Mapping[str, float] | None = None, *, max_plies: int = 256,
+                 tables: np.ndarray | None = None) -> None:
         self.variant = load_variant(variant)
         table = values if isinstance(values, PieceValues) else PieceValues.from_mapping(values, self.variant)
         self.bval, self.hval = table.arrays()
-        self.w = weights(dict(terms or {}))
+        self.w = weights(dict(terms or {}), tables)
         self.max_plies = int(max_plies)
         self._start = Position.start(self.variant).kernel_state(1)
         #: one row of ``NF`` int8 material features per position after the opening

@@ -30,7 +30,7 @@ from scipy.optimize import minimize, minimize_scalar
 from scipy.special import expit
 
 from komaken.errors import KomakenError
-from komaken.shogi.engine._evaluate import O_MOB, O_RANK, W_MOBILITY, W_SIZE
+from komaken.shogi.engine._evaluate import O_MOB, O_RANK, O_SHIELD, O_TEMPO, W_MOBILITY, W_SIZE
 from komaken.shogi.engine._features import N_FEATURES, O_BOARD, O_HAND, game_features
 from komaken.shogi.engine.evalparams import TABLE_RANGE, EvalParams, kind_code
 from komaken.shogi.engine.values import MAX_PIECE_VALUE, PieceValues
@@ -39,6 +39,9 @@ from komaken.shogi.variant import Variant
 
 LAMBDAS = (1e-2, 1e-3, 1e-4, 1e-5, 1e-6)
 _TERMS = ("mobility", "king_safety", "psq")
+#: the parameter groups ``tune(groups=...)`` can fit, as feature column ranges
+GROUPS = {"material": ((O_BOARD, N_FEATURES),), "king_safety": ((O_SHIELD, O_TEMPO),),
+          "psq": ((O_RANK, O_MOB), (O_TEMPO, O_TEMPO + 1)), "mobility": ((O_MOB, O_MOB + 16),)}
 
 
 @dataclasses.dataclass
@@ -140,9 +143,16 @@ def fit_theta(X: np.ndarray, y: np.ndarray, theta0: np.ndarray, k: float, lam: f
     return theta0 + scale * np.asarray(r.x)
 
 
-def _columns(params: EvalParams, X: np.ndarray, mobility: bool) -> np.ndarray:
-    """Columns to fit: those that vary, for the variant's pieces (no king value; mobility optional)."""
+def _columns(params: EvalParams, X: np.ndarray, mobility: bool, groups: Sequence[str] | None = None) -> np.ndarray:
+    """Columns to fit: those that vary, for the variant's pieces (no king value; mobility optional),
+    within ``groups`` (names of :data:`GROUPS`; default all)."""
     used = np.any(X != 0.0, axis=0)
+    if groups is not None:
+        wanted = np.zeros_like(used)
+        for name in groups:
+            for lo, hi in GROUPS[name]:
+                wanted[lo:hi] = True
+        used &= wanted
     used[:O_RANK] = False
     used[O_BOARD + 8] = False  # the king is not material
     if not mobility:
@@ -155,11 +165,16 @@ def _columns(params: EvalParams, X: np.ndarray, mobility: bool) -> np.ndarray:
 
 
 def tune(params: EvalParams, data: Dataset, *, lambdas: Sequence[float] = LAMBDAS, mobility: bool = True,
-         holdout_every: int = 5, log: Callable[[str], None] | None = None) -> TuneResult:
-    """Fit ``params`` (the start, also the ridge's centre) to ``data``; see the module docstring."""
+         holdout_every: int = 5, log: Callable[[str], None] | None = None,
+         groups: Sequence[str] | None = None) -> TuneResult:
+    """Fit ``params`` (the start, also the ridge's centre) to ``data``; see the module docstring.
+    ``groups`` (names of :data:`GROUPS`) fits only those parameters, the rest keeps its start
+    values; ``K`` is then fitted on the evaluation those columns make."""
     say = log or (lambda _s: None)
     theta0 = theta_of(params)
-    cols = _columns(params, data.X, mobility)
+    if groups is not None and "mobility" not in groups:
+        mobility = False
+    cols = _columns(params, data.X, mobility, groups)
     X = data.X[:, cols]
     t0 = theta0[cols]
     k = fit_k(X @ t0, data.y)
@@ -202,4 +217,4 @@ def _params_of(params: EvalParams, theta: np.ndarray, mobility: bool) -> EvalPar
     return params.with_tables(tables, values, terms, source="tuned")
 
 
-__all__ = ["Dataset", "LAMBDAS", "TuneResult", "fit_k", "fit_theta", "read_games", "theta_of", "tune"]
+__all__ = ["Dataset", "GROUPS", "LAMBDAS", "TuneResult", "fit_k", "fit_theta", "read_games", "theta_of", "tune"]
