@@ -182,17 +182,13 @@ def _refuse_another_db(db: Path, text: str, sfens: list[str]) -> None:
     if not (db.exists() and db.stat().st_size > 0):
         return
     from komaken.lab import ExperimentDB, experiment_from_dict
-    from komaken.lab.valuestudy.storage import KIND
+    from komaken.lab.valuestudy.storage import KIND, read_meta
 
     try:
-        ro = sqlite3.connect(f"file:{db.resolve()}?mode=ro", uri=True)
-        try:
-            kind = ro.execute("SELECT value FROM meta WHERE key='kind'").fetchone()
-        finally:
-            ro.close()
+        kind = read_meta(db)[1].get("kind")
     except sqlite3.DatabaseError:
         kind = None  # not a study database: the lab's own check below names the problem
-    if kind and kind[0] == KIND:
+    if kind == KIND:
         raise OddsError(f"{db}: holds a `komaken values selfplay` study, not odds games; refusing to touch it "
                         "(use another --db)")
     raw = tomllib.loads(text)

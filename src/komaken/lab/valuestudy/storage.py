@@ -49,6 +49,18 @@ COLUMNS = ("game_index", "seed", "score", "termination", "plies", "opening_plies
            "features", "seconds", "finished_at")
 
 
+def read_meta(path: Path) -> tuple[set[str], dict[str, str]]:
+    """A database's table names and ``meta`` rows, read-only (``sqlite3.DatabaseError`` for a file
+    that is no SQLite database): how a study database, or a lab one, is told apart before writing."""
+    ro = sqlite3.connect(_uri(path, "ro"), uri=True)
+    try:
+        tables = {r[0] for r in ro.execute("SELECT name FROM sqlite_master WHERE type='table'")}
+        meta = dict(ro.execute("SELECT key, value FROM meta").fetchall()) if "meta" in tables else {}
+    finally:
+        ro.close()
+    return tables, meta
+
+
 class StudyDBError(KomakenError):
     """A study database that cannot be used: missing, another study's, or not a study database."""
 
@@ -122,12 +134,7 @@ class StudyDB:
         if not path.exists():
             raise StudyDBError(f"{path}: no such study database")
         try:
-            ro = sqlite3.connect(_uri(path, "ro"), uri=True)
-            try:
-                tables = {r[0] for r in ro.execute("SELECT name FROM sqlite_master WHERE type='table'")}
-                meta = dict(ro.execute("SELECT key, value FROM meta").fetchall()) if "meta" in tables else {}
-            finally:
-                ro.close()
+            tables, meta = read_meta(path)
         except sqlite3.DatabaseError as exc:
             raise StudyDBError(f"{path}: not a komaken piece-values study database ({exc})") from None
         if meta.get("kind") != KIND or "games" not in tables:

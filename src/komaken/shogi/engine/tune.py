@@ -41,7 +41,7 @@ LAMBDAS = (1e-2, 1e-3, 1e-4, 1e-5, 1e-6)
 _TERMS = ("mobility", "king_safety", "psq")
 #: the parameter groups ``tune(groups=...)`` can fit, as feature column ranges
 GROUPS = {"material": ((O_BOARD, N_FEATURES),), "king_safety": ((O_SHIELD, O_TEMPO),),
-          "psq": ((O_RANK, O_MOB), (O_TEMPO, O_TEMPO + 1)), "mobility": ((O_MOB, O_MOB + 16),)}
+          "psq": ((O_RANK, O_MOB), (O_TEMPO, O_TEMPO + 1)), "mobility": ((O_MOB, O_SHIELD),)}
 
 
 @dataclasses.dataclass
