@@ -2,6 +2,7 @@
 
     python benchmarks/strength.py --size 5 --skill 2 --games 40          # 5x5, byoyomi 200 ms
     python benchmarks/strength.py --size 9 --skill 0 5 --games 10        # 9x9, byoyomi 300 ms
+    python benchmarks/strength.py --skill 10 --option EvalFile=my.toml   # komaken with other parameters
 
 Both engines run as USI subprocesses at the same time on the same machine.  Each game starts
 from a fixed opening (a seeded set of two-ply openings, each played with both colours; colours
@@ -32,6 +33,7 @@ KOMAKEN = [sys.executable, "-m", "komaken", "usi"]
 VARIANT = {5: "minishogi", 9: "shogi"}
 BYOYOMI = {5: 200, 9: 300}
 MAX_PLIES = 400  # a draw, should a game get there
+VERBOSE = False  # --moves: print each game's moves
 
 
 @dataclass
@@ -154,6 +156,8 @@ def play(engines: dict[str, UsiProcess], restart: dict[str, object], sente: str,
         r = ref.result()
         if r is not None:
             t.plies += ref.pos.ply
+            if VERBOSE:
+                print("    moves:", " ".join(ref.moves()), flush=True)
             return r if mover == "komaken" else 1.0 - r
         eng = engines[mover]
         eng.send("position startpos moves " + " ".join(ref.moves()))
@@ -204,11 +208,12 @@ def _elo(s: float) -> str:
     return f"{elo:+d}"
 
 
-def match(fsf: str, size: int, skill: int, games: int, margin: float, byoyomi: int) -> Tally:
+def match(fsf: str, size: int, skill: int, games: int, margin: float, byoyomi: int,
+          options: dict[str, str] | None = None) -> Tally:
     variant = VARIANT[size]
 
     def new_komaken() -> UsiProcess:
-        return start(KOMAKEN, variant, {}, "komaken")
+        return start(KOMAKEN, variant, options or {}, "komaken")
 
     def new_fsf() -> UsiProcess:
         return start([fsf], variant, {"Skill Level": str(skill)}, "fairy-stockfish")
@@ -260,7 +265,18 @@ def main() -> None:
     ap.add_argument("--byoyomi", type=float, default=None,
                     help="seconds a move (default 0.2 on 5x5, 0.3 on 9x9; sent to the engines in ms)")
     ap.add_argument("--margin", type=float, default=0.05, help="seconds past byoyomi before a reply loses on time")
+    ap.add_argument("--option", action="append", default=[], metavar="NAME=VALUE",
+                    help="a USI option for komaken, e.g. EvalFile=my.toml (repeatable)")
+    ap.add_argument("--moves", action="store_true", help="print each game's moves")
     args = ap.parse_args()
+    global VERBOSE
+    VERBOSE = args.moves
+    options = {}
+    for item in args.option:
+        name, eq, value = item.partition("=")
+        if not eq or not name.strip():
+            sys.exit(f"--option {item!r}: write NAME=VALUE")
+        options[name.strip()] = value
     fsf = shutil.which("fairy-stockfish") or shutil.which("fairy-stockfish", path="/usr/games")
     if fsf is None:
         sys.exit("fairy-stockfish not found: install Debian's package (apt-get install fairy-stockfish; "
@@ -274,7 +290,7 @@ def main() -> None:
         print(f"{args.size}x{args.size}, byoyomi {byoyomi} ms (+{margin:.0f} ms margin), "
               f"Fairy-Stockfish Skill Level {skill}, {args.games} games", flush=True)
         t0 = time.perf_counter()
-        t = match(fsf, args.size, skill, args.games, margin, byoyomi)
+        t = match(fsf, args.size, skill, args.games, margin, byoyomi, options)
         if t.wins + t.losses + t.draws == 0:
             continue
         print(f"komaken vs Skill {skill}: W/L/D {t.wins}/{t.losses}/{t.draws}  {score_line(t)}")

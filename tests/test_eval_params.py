@@ -214,6 +214,44 @@ def test_a_written_file_loads_back_equal(tmp_path: Path) -> None:
         assert kernel_eval(pos, q) == kernel_eval(pos, p)
 
 
+def test_search_settings_load_write_back_and_default_to_the_earlier_search(tmp_path: Path) -> None:
+    from komaken.shogi.engine._search import SEARCH_PARAMS, search_array
+
+    legacy = EvalParams.legacy("minishogi")
+    assert legacy.search == {name: default for name, default, *_ in SEARCH_PARAMS}
+    assert list(legacy.search_array()) == list(search_array(None))
+    path = _file(tmp_path, "[search]\nlmr = 1\nlmp_depth = 5\n")
+    p = EvalParams.load(path, "minishogi", base=legacy)
+    assert p.search["lmr"] == 1 and p.search["lmp_depth"] == 5 and p.search["rfp_depth"] == 0
+    out = tmp_path / "out.toml"
+    p.write(out)
+    assert EvalParams.load(out, "minishogi", base=legacy).search == p.search
+    assert p.with_tables(p.tables).search == p.search
+
+
+@pytest.mark.parametrize("variant", ["minishogi", "shogi"])
+def test_search_settings_change_the_tree_and_keep_the_answers(variant: str, tmp_path: Path) -> None:
+    """The earlier search's settings reproduce its tree exactly; selective settings search fewer
+    nodes to the same depth and still find a forced mate."""
+    from komaken.shogi.engine._search import SEARCH_PARAMS
+
+    legacy_search = "\n".join(f"{n} = {d}" for n, d, *_ in SEARCH_PARAMS)
+    plain = _file(tmp_path, f"[search]\n{legacy_search}\n", "plain.toml")
+    sharp = _file(tmp_path, "[search]\nlmr = 1\nlmp_depth = 6\nfutility_depth = 6\nrfp_depth = 6\n"
+                            "iir_depth = 4\nsee_depth = 6\nnull_div = 4\ncheck_extension = 2\n", "sharp.toml")
+    pos = Position.start(variant)
+    depth = 7 if variant == "minishogi" else 5
+    a = Engine(variant, params=plain).search(pos, Limits(depth=depth))
+    b = Engine(variant, params=plain).search(pos, Limits(depth=depth))
+    c = Engine(variant, params=sharp).search(pos, Limits(depth=depth))
+    assert (a.nodes, a.move, a.score) == (b.nodes, b.move, b.score)
+    assert 0 < c.nodes < a.nodes and c.depth == depth
+    if variant == "minishogi":  # 頭金: gold drop mates in one
+        mate = Position.from_sfen("4k/5/4P/5/K4 b G 1")
+        r = Engine(variant, params=sharp).search(mate, Limits(depth=4))
+        assert r.mate == 1 and str(r.move) == "G*1b"
+
+
 # --- overrides ----------------------------------------------------------------------------------
 def _file(tmp_path: Path, text: str, name: str = "p.toml") -> Path:
     path = tmp_path / name
@@ -287,6 +325,12 @@ BAD = [
     ('[psq.file]\nP = [0, 1, "a"]\n', r"psq.file.P\[2\]", "must be a number"),
     ("[psq]\ntempo = inf\n", "psq.tempo", "within"),
     ("[values\n", "", "invalid TOML"),
+    ("[search]\nsingular = 1\n", "search.singular", "unknown setting"),
+    ("[search]\nlmr = 1.0\n", "search.lmr", "must be an integer"),
+    ("[search]\nlmr = true\n", "search.lmr", "must be an integer"),
+    ("[search]\ncheck_extension = 3\n", "search.check_extension", "within 0..2"),
+    ("[search]\nfutility_margin = -5\n", "search.futility_margin", "within"),
+    ("search = 1\n", "search", "must be a table"),
 ]
 
 

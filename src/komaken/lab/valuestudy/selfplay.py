@@ -31,7 +31,7 @@ from komaken.lab.openings import derive_seed
 from komaken.lab.valuestudy.imbalance import check_imbalance, imbalance_seed, imbalanced_start
 from komaken.lab.valuestudy.storage import SelfPlayGame, StudyDB
 from komaken.shogi import Position
-from komaken.shogi.engine.evalparams import EvalParams
+from komaken.shogi.engine.evalparams import EvalParams, search_defaults
 from komaken.shogi.engine.selfplay import NF, SelfPlay
 from komaken.shogi.engine.values import PieceValues
 from komaken.shogi.variant import BUILTIN, Variant, load_variant, variant_from_dict
@@ -112,6 +112,8 @@ def study_config(variant: str | Path | Variant, *, games: int, nodes: int | None
     }
     if params is not None:
         config["tables"] = [float(x) for x in params.tables]
+        if params.search != search_defaults():  # only then: earlier studies' configs stay as they were
+            config["search"] = dict(params.search)
     if imbalance:
         config["imbalance"] = int(imbalance)
         config["imbalance_mode"] = imbalance_mode
@@ -130,7 +132,7 @@ class _Context:
         self.variant = variant_from_dict(tomllib.loads(config["variant_toml"]), source="<study>")
         tables = np.array(config["tables"], dtype=np.float64) if "tables" in config else None
         self.games = SelfPlay(self.variant, config["values"], config["terms"], max_plies=config["max_plies"],
-                              tables=tables)
+                              tables=tables, search=config.get("search"))
 
     def play(self, game_index: int) -> SelfPlayGame:
         c = self.config

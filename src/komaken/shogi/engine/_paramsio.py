@@ -68,4 +68,6 @@ def to_toml(p: EvalParams, comment: str = "") -> str:
     for k in letters:
         row = [_num(at(O_FILE + kind_code(k) * N_FILES + d)) for d in range((p.width + 1) // 2)]
         lines.append(f"{_key(k)} = [{', '.join(row)}]")
+    lines += ["", "[search]  # the search's selectivity on this board (docs/engine.md, 'Search settings')"]
+    lines += [f"{name} = {value}" for name, value in p.search.items()]
     return "\n".join(lines) + "\n"

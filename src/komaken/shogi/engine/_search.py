@@ -56,7 +56,7 @@ from komaken.shogi._kernels import (
     undo_move,
 )
 from komaken.shogi.engine._evaluate import evaluate
-from komaken.shogi.engine._see import see
+from komaken.shogi.engine._see import see, threat_on
 
 INF = 1_000_000_000
 MATE = 100_000_000
@@ -74,6 +74,53 @@ C_EXCL_N, C_EXCL = 11, 12
 C_SIZE = C_EXCL + 1024  # room for every root move (MAX_MOVES)
 
 F_EXACT, F_LOWER, F_UPPER = 1, 2, 3
+
+# Search parameters (``sp``, int64): the ``[search]`` table of a variant's parameter file, so that
+# the selectivity of the search can differ between board sizes without the kernel knowing names.
+# Each entry: name, default (the search as it was before the parameter existed), lowest, highest,
+# meaning.  Margins are in evaluation units (the variant's pawn is about 100-150).
+SEARCH_PARAMS = (
+    ("check_extension", 1, 0, 2, "extend checks by a ply: 0 never, 1 always, 2 when the checker is safe"),
+    ("lmr", 0, 0, 1, "late-move reductions: 0 one ply from the 4th move, two from the 9th; 1 the log table"),
+    ("lmr_base", 50, 0, 400, "log table: reduction = base/100 + ln(depth) ln(move number) / (div/100)"),
+    ("lmr_div", 225, 50, 2000, "log table divisor, in hundredths"),
+    ("lmp_depth", 0, 0, 16, "move-count pruning of late quiet moves at depth <= this (0: off)"),
+    ("lmp_base", 3, 1, 100, "move-count pruning keeps base + depth^2 quiet moves"),
+    ("futility_depth", 0, 0, 16, "futility pruning of quiet moves at depth <= this (0: off)"),
+    ("futility_margin", 200, 0, 100_000, "futility: prune if static eval + margin * depth <= alpha"),
+    ("rfp_depth", 0, 0, 16, "reverse futility (static null move) at depth <= this (0: off)"),
+    ("rfp_margin", 150, 0, 100_000, "reverse futility: return if static eval - margin * depth >= beta"),
+    ("null_reduction", 2, 1, 10, "null move: search depth - 1 - (reduction + depth / null_div)"),
+    ("null_div", 0, 0, 64, "null move: extra reduction per this many plies of depth (0: none)"),
+    ("iir_depth", 0, 0, 64, "internal iterative reduction: one ply less without a hash move, depth >= this (0: off)"),
+    ("see_depth", 0, 0, 16, "skip captures losing more than see_margin * depth by SEE at depth <= this (0: off)"),
+    ("see_margin", 100, 0, 100_000, "SEE pruning margin per ply"),
+)
+SP_CHECK_EXT, SP_LMR, SP_LMR_BASE, SP_LMR_DIV, SP_LMP_DEPTH, SP_LMP_BASE, SP_FUT_DEPTH, SP_FUT_MARGIN, \
+    SP_RFP_DEPTH, SP_RFP_MARGIN, SP_NULL_R, SP_NULL_DIV, SP_IIR_DEPTH, SP_SEE_DEPTH, SP_SEE_MARGIN = range(15)
+SP_SIZE = len(SEARCH_PARAMS)
+LMR_N = 64  # the log table covers depths and move numbers below this
+
+
+def search_defaults() -> dict[str, int]:
+    """Every search setting at its default (the search before the setting existed)."""
+    return {name: default for name, default, *_ in SEARCH_PARAMS}
+
+
+def search_array(values: dict[str, int] | None = None) -> np.ndarray:
+    """The kernel's ``sp`` from a name → value mapping (missing names take their defaults)."""
+    values = values or {}
+    return np.array([int(values.get(name, default)) for name, default, *_ in SEARCH_PARAMS], dtype=np.int64)
+
+
+@njit(cache=True)
+def lmr_table(sp: np.ndarray) -> np.ndarray:
+    """``[depth, move number]`` → plies of reduction for the log table (``lmr = 1``)."""
+    t = np.zeros((LMR_N, LMR_N), dtype=np.int64)
+    for d in range(1, LMR_N):
+        for m in range(1, LMR_N):
+            t[d, m] = int(sp[SP_LMR_BASE] / 100 + np.log(d) * np.log(m) / (sp[SP_LMR_DIV] / 100))
+    return t
 # typed (not literal) constants for recursive calls: a literal argument would make numba compile
 # one more specialisation of the recursive function, and cached recursive specialisations crash
 ON = np.int64(1)
@@ -274,8 +321,8 @@ def _excluded(ctl: np.ndarray, mv: int) -> bool:
 def negamax(bd: np.ndarray, hd: np.ndarray, st: np.ndarray, hh: np.ndarray, hist: np.ndarray, geo: np.ndarray,
             rules: np.ndarray, bval: np.ndarray, hval: np.ndarray, w: np.ndarray, tt_key: np.ndarray,
             tt_data: np.ndarray, killers: np.ndarray, history: np.ndarray, pv: np.ndarray, pvlen: np.ndarray,
-            mbuf: np.ndarray, sbuf: np.ndarray, ctl: np.ndarray, depth: int, alpha: int, beta: int, ply: int,
-            can_null: int) -> int:
+            mbuf: np.ndarray, sbuf: np.ndarray, ctl: np.ndarray, sp: np.ndarray, lmr: np.ndarray, depth: int,
+            alpha: int, beta: int, ply: int, can_null: int) -> int:
     """Score of the position from the side to move's view, searched ``depth`` plies deep."""
     pvlen[ply] = ply
     if ply > 0:
@@ -312,64 +359,108 @@ def negamax(bd: np.ndarray, hd: np.ndarray, st: np.ndarray, hh: np.ndarray, hist
             if tf == F_EXACT or (tf == F_LOWER and ts >= beta) or (tf == F_UPPER and ts <= alpha):
                 return ts
     seed = ctl[C_SEED]
+    us = st[ST_SIDE]
+    static = -INF
+    if not checked:
+        static = evaluate(bd, hd, st, rules, bval, hval, w, h, seed)
+    # reverse futility: far enough above beta that a quiet reply will not bring it back
+    if (not pv_node and not checked and ply > 0 and depth <= sp[SP_RFP_DEPTH] and abs(beta) < MATE_BOUND
+            and static - sp[SP_RFP_MARGIN] * depth >= beta):
+        return static
     # null move: if passing still holds beta, a real move will too (not in check, not near mates)
     if (can_null != 0 and not pv_node and not checked and depth >= 3 and ply > 0 and abs(beta) < MATE_BOUND
-            and evaluate(bd, hd, st, rules, bval, hval, w, h, seed) >= beta):
+            and static >= beta):
         cur = st[ST_PLY]
         hist[cur, H_MOVE] = 0
         hist[cur, H_CAPTURED] = 0
         hist[cur, H_CHECK] = 0
         hh[cur + 1] = h ^ ZSIDE
-        st[ST_SIDE] = 1 - st[ST_SIDE]
+        st[ST_SIDE] = 1 - us
         st[ST_PLY] = cur + 1
         saved_start = ctl[C_GAME_START]
         ctl[C_GAME_START] = cur + 1  # no repetition through a pass
+        r = sp[SP_NULL_R] + (depth // sp[SP_NULL_DIV] if sp[SP_NULL_DIV] > 0 else 0)
         v = -negamax(bd, hd, st, hh, hist, geo, rules, bval, hval, w, tt_key, tt_data, killers, history, pv,
-                     pvlen, mbuf, sbuf, ctl, depth - 3, -beta, -beta + 1, ply + 1, OFF)
+                     pvlen, mbuf, sbuf, ctl, sp, lmr, depth - 1 - r, -beta, -beta + 1, ply + 1, OFF)
         ctl[C_GAME_START] = saved_start
-        st[ST_SIDE] = 1 - st[ST_SIDE]
+        st[ST_SIDE] = us
         st[ST_PLY] = cur
         if ctl[C_ABORT] != 0:
             return 0
         if v >= beta:
             return beta
+    # internal iterative reduction: without a hash move the ordering is poor, so search shallower
+    if ttm == 0 and sp[SP_IIR_DEPTH] > 0 and depth >= sp[SP_IIR_DEPTH]:
+        depth -= 1
     moves = mbuf[ply]
     scores = sbuf[ply]
     n = gen_legal_into(bd, hd, st, geo, rules, moves, 0, sbuf[GEN_ROW])
     if n == 0:
         return -MATE + ply  # checkmated, or no move at all: both lose in shogi
-    _score_moves(bd, moves, scores, n, ttm, bval, killers, history, ply, st[ST_SIDE], sbuf[SCRATCH_ROW])
+    _score_moves(bd, moves, scores, n, ttm, bval, killers, history, ply, us, sbuf[SCRATCH_ROW])
     best = -INF
     best_move = 0
     old_alpha = alpha
     searched = 0
+    quiets = 0
+    # the pruning of moves below needs a static score, a move already searched and no mate in sight
+    may_prune = ply > 0 and not checked and not pv_node
+    lmp_count = sp[SP_LMP_BASE] + depth * depth
     for i in range(n):
         mv = _pick(moves, scores, i, n)
         if ply == 0 and ctl[C_EXCL_N] > 0 and _excluded(ctl, mv):
             continue
-        searched += 1
         frm = move_from(mv)
         to = move_to(mv)
         quiet = bd[to] == 0 and not move_promotes(mv)
+        if quiet:
+            quiets += 1
+        prunable = may_prune and searched > 0 and best > -MATE_BOUND and mv != ttm
+        if prunable and not quiet and frm != 0 and depth <= sp[SP_SEE_DEPTH] and scores[i] < (1 << 47) \
+                and see(bd, bval, frm, to, us, sbuf[SCRATCH_ROW]) < -sp[SP_SEE_MARGIN] * depth:
+            continue  # a capture that loses too much in the exchange (ordered after the killers)
         piece = bd[frm] if frm != 0 else (mv >> 17) & 0xF
         gives = push(bd, hd, st, hh, hist, mv)
-        ext = 1 if gives and ply < 2 * ctl[C_ROOT_DEPTH] and ply < MAX_PLY // 2 else 0
+        if prunable and quiet and not gives:
+            if depth <= sp[SP_LMP_DEPTH] and quiets > lmp_count:
+                undo_move(bd, hd, st, hist)
+                continue
+            if depth <= sp[SP_FUT_DEPTH] and static + sp[SP_FUT_MARGIN] * depth <= alpha:
+                undo_move(bd, hd, st, hist)
+                continue
+        searched += 1
+        ext = 0
+        if gives and ply < 2 * ctl[C_ROOT_DEPTH] and ply < MAX_PLY // 2:
+            if sp[SP_CHECK_EXT] == 1:
+                ext = 1
+            elif sp[SP_CHECK_EXT] == 2 and threat_on(bd, bval, to, 1 - us, sbuf[SCRATCH_ROW]) <= 0:
+                ext = 1
         nd = depth - 1 + ext
         if searched == 1:
             v = -negamax(bd, hd, st, hh, hist, geo, rules, bval, hval, w, tt_key, tt_data, killers, history, pv,
-                         pvlen, mbuf, sbuf, ctl, nd, -beta, -alpha, ply + 1, ON)
+                         pvlen, mbuf, sbuf, ctl, sp, lmr, nd, -beta, -alpha, ply + 1, ON)
         else:
             r = 0
-            if quiet and not gives and not checked and depth >= 3 and i >= 3:
-                r = 1 if i < 8 else 2
+            if quiet and not gives and not checked and depth >= 3:
+                if sp[SP_LMR] == 0:
+                    if i >= 3:
+                        r = 1 if i < 8 else 2
+                elif scores[i] < (1 << 47):  # not a killer
+                    r = lmr[min(depth, LMR_N - 1), min(searched, LMR_N - 1)]
+                    if pv_node:
+                        r -= 1
+                    if r > nd - 1:
+                        r = nd - 1
+                    if r < 0:
+                        r = 0
             v = -negamax(bd, hd, st, hh, hist, geo, rules, bval, hval, w, tt_key, tt_data, killers, history, pv,
-                         pvlen, mbuf, sbuf, ctl, nd - r, -alpha - 1, -alpha, ply + 1, ON)
+                         pvlen, mbuf, sbuf, ctl, sp, lmr, nd - r, -alpha - 1, -alpha, ply + 1, ON)
             if v > alpha and r > 0:
                 v = -negamax(bd, hd, st, hh, hist, geo, rules, bval, hval, w, tt_key, tt_data, killers, history,
-                             pv, pvlen, mbuf, sbuf, ctl, nd, -alpha - 1, -alpha, ply + 1, ON)
+                             pv, pvlen, mbuf, sbuf, ctl, sp, lmr, nd, -alpha - 1, -alpha, ply + 1, ON)
             if v > alpha and v < beta:
                 v = -negamax(bd, hd, st, hh, hist, geo, rules, bval, hval, w, tt_key, tt_data, killers, history,
-                             pv, pvlen, mbuf, sbuf, ctl, nd, -beta, -alpha, ply + 1, ON)
+                             pv, pvlen, mbuf, sbuf, ctl, sp, lmr, nd, -beta, -alpha, ply + 1, ON)
         undo_move(bd, hd, st, hist)
         if ctl[C_ABORT] != 0:
             return 0
@@ -392,6 +483,8 @@ def negamax(bd: np.ndarray, hd: np.ndarray, st: np.ndarray, hh: np.ndarray, hist
                             killers[ply, 0] = mv
                         history[piece, to] += depth * depth
                     break
+    if searched == 0:
+        return alpha  # every move was pruned (cannot happen at the root: its first move is searched)
     if ply == 0 and ctl[C_EXCL_N] > 0:
         return best  # a root with moves left out is not this position's value
     flag = F_LOWER if best >= beta else (F_EXACT if best > old_alpha else F_UPPER)
@@ -403,13 +496,14 @@ def negamax(bd: np.ndarray, hd: np.ndarray, st: np.ndarray, hh: np.ndarray, hist
 def search_depth(bd: np.ndarray, hd: np.ndarray, st: np.ndarray, hh: np.ndarray, hist: np.ndarray, geo: np.ndarray,
                  rules: np.ndarray, bval: np.ndarray, hval: np.ndarray, w: np.ndarray, tt_key: np.ndarray,
                  tt_data: np.ndarray, killers: np.ndarray, history: np.ndarray, pv: np.ndarray, pvlen: np.ndarray,
-                 mbuf: np.ndarray, sbuf: np.ndarray, ctl: np.ndarray, depth: int, alpha: int, beta: int) -> int:
+                 mbuf: np.ndarray, sbuf: np.ndarray, ctl: np.ndarray, sp: np.ndarray, lmr: np.ndarray, depth: int,
+                 alpha: int, beta: int) -> int:
     """One iteration of iterative deepening from the root (ply 0); the GIL is released."""
     ctl[C_ROOT_MOVE] = 0
     ctl[C_ROOT_SCORE] = -INF
     ctl[C_ROOT_DEPTH] = depth
     return negamax(bd, hd, st, hh, hist, geo, rules, bval, hval, w, tt_key, tt_data, killers, history, pv, pvlen,
-                   mbuf, sbuf, ctl, depth, alpha, beta, np.int64(0), OFF)
+                   mbuf, sbuf, ctl, sp, lmr, depth, alpha, beta, np.int64(0), OFF)
 
 
 @njit(cache=True)

@@ -26,6 +26,20 @@ def _value(bval: np.ndarray, p: int) -> int:
     return abs(bval[p])
 
 
+@njit(cache=True, inline="always")
+def _cheapest_attacker(bd: np.ndarray, bval: np.ndarray, to: int, side: int, buf: np.ndarray) -> tuple[int, int]:
+    """``side``'s least valuable piece attacking ``to``: (its square, its value); (-1, 0) if none."""
+    n = attackers(bd, to, side, buf)
+    best_sq = -1
+    best_v = 0
+    for k in range(n):
+        v = _value(bval, bd[buf[k]])
+        if best_sq < 0 or v < best_v:
+            best_sq = buf[k]
+            best_v = v
+    return best_sq, best_v
+
+
 @njit(cache=True)
 def see(bd: np.ndarray, bval: np.ndarray, frm: int, to: int, us: int, scratch: np.ndarray) -> int:
     """The material balance, for ``us``, of the capture ``frm``→``to`` and all recaptures.
@@ -44,14 +58,7 @@ def see(bd: np.ndarray, bval: np.ndarray, frm: int, to: int, us: int, scratch: n
     side = 1 - us
     d = 0
     while d < 38:
-        n = attackers(bd, to, side, buf)
-        best_sq = -1
-        best_v = 0
-        for k in range(n):
-            v = _value(bval, bd[buf[k]])
-            if best_sq < 0 or v < best_v:
-                best_sq = buf[k]
-                best_v = v
+        best_sq, best_v = _cheapest_attacker(bd, bval, to, side, buf)
         if best_sq < 0:
             break
         d += 1
@@ -71,3 +78,13 @@ def see(bd: np.ndarray, bval: np.ndarray, frm: int, to: int, us: int, scratch: n
             gain[d - 1] = -gain[d]
         d -= 1
     return gain[0]
+
+
+@njit(cache=True)
+def threat_on(bd: np.ndarray, bval: np.ndarray, to: int, side: int, scratch: np.ndarray) -> int:
+    """What ``side`` wins by capturing the piece on ``to`` with its least valuable attacker and
+    playing out the exchange (:func:`see`); 0 when ``side`` does not attack ``to``."""
+    best_sq, _ = _cheapest_attacker(bd, bval, to, side, scratch[120:SCRATCH])
+    if best_sq < 0:
+        return 0
+    return see(bd, bval, best_sq, to, side, scratch)

@@ -65,6 +65,7 @@ from komaken.shogi.engine._search import (
     MATE,
     MATE_BOUND,
     MAX_PLY,
+    lmr_table,
     qsearch,
     search_depth,
 )
@@ -148,8 +149,8 @@ def quiet_flags(bd: np.ndarray, hd: np.ndarray, st: np.ndarray, hh: np.ndarray, 
 def best_move(bd: np.ndarray, hd: np.ndarray, st: np.ndarray, hh: np.ndarray, hist: np.ndarray, geo: np.ndarray,
               rules: np.ndarray, bval: np.ndarray, hval: np.ndarray, w: np.ndarray, tt_key: np.ndarray,
               tt_data: np.ndarray, killers: np.ndarray, history: np.ndarray, pv: np.ndarray, pvlen: np.ndarray,
-              mbuf: np.ndarray, sbuf: np.ndarray, ctl: np.ndarray, first_legal: int, nodes: int, depth: int,
-              seed: int) -> int:
+              mbuf: np.ndarray, sbuf: np.ndarray, ctl: np.ndarray, sp: np.ndarray, lmr: np.ndarray,
+              first_legal: int, nodes: int, depth: int, seed: int) -> int:
     """Iterative deepening to ``depth`` (0: no limit) within ``nodes`` (0: no limit), exactly as
     :meth:`komaken.shogi.engine.Engine.search` does it; returns the move chosen."""
     ctl[:] = 0
@@ -163,7 +164,7 @@ def best_move(bd: np.ndarray, hd: np.ndarray, st: np.ndarray, hh: np.ndarray, hi
     best = 0
     for d in range(1, max_depth + 1):
         v = search_depth(bd, hd, st, hh, hist, geo, rules, bval, hval, w, tt_key, tt_data, killers, history, pv,
-                         pvlen, mbuf, sbuf, ctl, d, _LO, _HI)
+                         pvlen, mbuf, sbuf, ctl, sp, lmr, d, _LO, _HI)
         if ctl[C_ABORT] != 0:
             root = ctl[C_ROOT_MOVE]
             if root != 0:
@@ -181,7 +182,7 @@ def best_move(bd: np.ndarray, hd: np.ndarray, st: np.ndarray, hh: np.ndarray, hi
 
 @njit(cache=True)
 def play_game(bd: np.ndarray, hd: np.ndarray, st: np.ndarray, geo: np.ndarray, rules: np.ndarray,
-              bval: np.ndarray, hval: np.ndarray, w: np.ndarray, seed: int, nodes: int, depth: int,
+              bval: np.ndarray, hval: np.ndarray, w: np.ndarray, sp: np.ndarray, seed: int, nodes: int, depth: int,
               random_plies: int, max_plies: int, tt_bits: int, feat: np.ndarray, moves_out: np.ndarray) -> np.ndarray:
     """Play one game from (``bd``, ``hd``, ``st``) (a start position, ply 0; not modified).
 
@@ -227,6 +228,7 @@ def play_game(bd: np.ndarray, hd: np.ndarray, st: np.ndarray, geo: np.ndarray, r
     mbuf = np.zeros((MAX_PLY + 2, MAX_MOVES), dtype=np.int64)
     sbuf = np.zeros((MAX_PLY + 2, MAX_MOVES), dtype=np.int64)
     ctl = np.zeros(C_SIZE, dtype=np.int64)
+    lmr = lmr_table(sp)
     noise_seed = seed & _MASK63 if w[W_NOISE] > 0.0 else 0
     out = np.zeros(4, dtype=np.int64)
     out[2] = random_plies
@@ -248,6 +250,6 @@ def play_game(bd: np.ndarray, hd: np.ndarray, st: np.ndarray, geo: np.ndarray, r
             return out
         gen_legal(b, h, s, geo, rules, moves)
         mv = best_move(b, h, s, hh, hist, geo, rules, bval, hval, w, tt_key, tt_data, killers, history, pv, pvlen,
-                       mbuf, sbuf, ctl, moves[0], nodes, depth, noise_seed)
+                       mbuf, sbuf, ctl, sp, lmr, moves[0], nodes, depth, noise_seed)
         moves_out[ply] = mv
         push(b, h, s, hh, hist, mv)

@@ -48,6 +48,7 @@ from komaken.shogi.engine._evaluate import (
     legacy_tables,
     weights,
 )
+from komaken.shogi.engine._search import SEARCH_PARAMS, search_array, search_defaults
 from komaken.shogi.engine.values import PieceValues
 from komaken.shogi.variant import Variant, load_variant
 
@@ -58,7 +59,9 @@ LEGACY_TERMS = {"mobility": 0.0, "king_safety": 1.0, "psq": 1.0}
 #: a table entry must lie within ±TABLE_RANGE (a pawn is about 100)
 TABLE_RANGE = 10_000.0
 _LETTERS = ("P", "L", "N", "S", "G", "B", "R", "K", "+P", "+L", "+N", "+S", "+B", "+R")
-_TOP = ("variant", "board", "terms", "values", "hand", "mobility", "king_safety", "psq")
+_TOP = ("variant", "board", "terms", "values", "hand", "mobility", "king_safety", "psq", "search")
+#: the search's settings a file may give (``[search]``): name → (default, lowest, highest, meaning)
+SEARCH_KEYS = {name: (default, lo, hi, doc) for name, default, lo, hi, doc in SEARCH_PARAMS}
 
 
 class ParamsError(KomakenError):
@@ -74,7 +77,8 @@ def kind_code(letter: str) -> int:
 @dataclass(frozen=True, eq=False)
 class EvalParams:
     """One variant's evaluation: ``values`` (material), ``terms`` (weights) and ``tables``
-    (``w[O_RANK:]`` of :mod:`komaken.shogi.engine._evaluate`).  ``source`` names the file."""
+    (``w[O_RANK:]`` of :mod:`komaken.shogi.engine._evaluate`), and the search's selectivity for
+    this variant (``search``, the ``[search]`` table: :data:`SEARCH_KEYS`).  ``source`` names the file."""
 
     variant: str
     width: int
@@ -83,6 +87,7 @@ class EvalParams:
     terms: dict[str, float]
     tables: np.ndarray = field(repr=False)
     source: str = "built-in"
+    search: dict[str, int] = field(default_factory=lambda: {k: v[0] for k, v in SEARCH_KEYS.items()})
 
     # ---- construction ----------------------------------------------------------------------
     @classmethod
@@ -131,7 +136,10 @@ class EvalParams:
             terms[name] = reader.weight(f"terms.{name}", name, value)
         tables = base.tables.copy()
         reader.fill_tables(data, tables)
-        return cls(v.name, v.width, v.height, values, terms, tables, source)
+        search = dict(base.search)
+        for name, value in reader.table(data, "search").items():
+            search[name] = reader.search_setting(name, value)
+        return cls(v.name, v.width, v.height, values, terms, tables, source, search)
 
     # ---- use -------------------------------------------------------------------------------
     def arrays(self) -> tuple[np.ndarray, np.ndarray]:
@@ -148,7 +156,12 @@ class EvalParams:
         if tables.shape != (W_SIZE - O_RANK,):
             raise KomakenError(f"tables must have {W_SIZE - O_RANK} entries, not {tables.shape}")
         return EvalParams(self.variant, self.width, self.height, values or self.values,
-                          {**self.terms, **(terms or {})}, np.asarray(tables, dtype=np.float64).copy(), source)
+                          {**self.terms, **(terms or {})}, np.asarray(tables, dtype=np.float64).copy(), source,
+                          dict(self.search))
+
+    def search_array(self) -> np.ndarray:
+        """The search kernel's ``sp`` (int64, in :data:`SEARCH_KEYS` order)."""
+        return search_array(self.search)
 
     def letters(self) -> tuple[str, ...]:
         """The piece letters of this variant (king included), in table order."""
@@ -215,6 +228,17 @@ class _Reader:
             return check_weight(name, value)
         except KomakenError as exc:
             self.fail(key, str(exc))
+
+    def search_setting(self, name: str, value: Any) -> int:
+        key = f"search.{name}"
+        if name not in SEARCH_KEYS:
+            self.fail(key, f"unknown setting (known: {', '.join(SEARCH_KEYS)})")
+        if isinstance(value, bool) or not isinstance(value, int):
+            self.fail(key, f"must be an integer, not {value!r}")
+        _, lo, hi, _ = SEARCH_KEYS[name]
+        if not lo <= value <= hi:
+            self.fail(key, f"must be within {lo}..{hi}, not {value!r}")
+        return value
 
     def values(self, base: PieceValues, board: Any, hand: Any) -> PieceValues:
         mapping: dict[str, Any] = {}
@@ -328,5 +352,5 @@ def resolve(params: EvalParams | str | Path | None, variant: Variant | str) -> E
     return EvalParams.load(params, v)
 
 
-__all__ = ["EvalParams", "FILE_TERMS", "LEGACY_TERMS", "N_FILES", "N_RANKS", "ParamsError", "TABLE_RANGE",
-           "kind_code", "override_values", "resolve"]
+__all__ = ["EvalParams", "FILE_TERMS", "LEGACY_TERMS", "N_FILES", "N_RANKS", "ParamsError", "SEARCH_KEYS",
+           "TABLE_RANGE", "kind_code", "override_values", "resolve", "search_defaults"]

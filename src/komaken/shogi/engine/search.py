@@ -140,6 +140,8 @@ class Engine:
             raise KomakenError(f"unknown evaluation term {sorted(unknown)[0]!r} (known: {', '.join(TERMS)})")
         self.terms = {**self.params.terms, "noise": 0.0, **{k: float(v) for k, v in (terms or {}).items()}}
         self._w = self.params.weights(self.terms)
+        self._sp = self.params.search_array()
+        self._lmr = S.lmr_table(self._sp)
         self.seed = int(seed)
         self.overhead = float(overhead)  # seconds lost per move to process switches and pipes
         self.set_hash(hash_mb)
@@ -278,7 +280,7 @@ class Engine:
             bd, hd, st, hh, hist, geo, rules = state
             v = S.search_depth(bd, hd, st, hh, hist, geo, rules, self._bval, self._hval, self._w, self._tt_key,
                                self._tt_data, self._killers, self._history, self._pv, self._pvlen, self._mbuf,
-                               self._sbuf, ctl, depth, -S.INF, S.INF)
+                               self._sbuf, ctl, self._sp, self._lmr, depth, -S.INF, S.INF)
             if ctl[S.C_ABORT]:
                 root = int(ctl[S.C_ROOT_MOVE])
                 if j == 0 and root and (not previous or root != previous[0].move.code):  # type: ignore[union-attr]

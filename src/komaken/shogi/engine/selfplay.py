@@ -19,6 +19,7 @@ from typing import Any
 import numpy as np
 
 from komaken.shogi.engine._evaluate import weights
+from komaken.shogi.engine._search import search_array
 from komaken.shogi.engine._selfplay import (
     COL_FLAGS,
     COL_SIDE,
@@ -36,15 +37,18 @@ from komaken.shogi.variant import Variant, load_variant
 
 class SelfPlay:
     """Self-play games of the engine from ``variant``'s start with one value table and term set;
-    ``tables`` (``EvalParams.tables``) replaces the earlier evaluation's term tables."""
+    ``tables`` (``EvalParams.tables``) replaces the earlier evaluation's term tables and ``search``
+    (``EvalParams.search``) the earlier search's settings (the default, which the piece-value
+    study plays)."""
 
     def __init__(self, variant: Variant | str, values: Mapping[str, Any] | PieceValues | None = None,
                  terms: Mapping[str, float] | None = None, *, max_plies: int = 256,
-                 tables: np.ndarray | None = None) -> None:
+                 tables: np.ndarray | None = None, search: Mapping[str, int] | None = None) -> None:
         self.variant = load_variant(variant)
         table = values if isinstance(values, PieceValues) else PieceValues.from_mapping(values, self.variant)
         self.bval, self.hval = table.arrays()
         self.w = weights(dict(terms or {}), tables)
+        self.sp = search_array(dict(search or {}))
         self.max_plies = int(max_plies)
         self._start = Position.start(self.variant).kernel_state(1)
         #: one row of ``NF`` int8 material features per position after the opening
@@ -58,7 +62,7 @@ class SelfPlay:
         ``termination * 4 + winner`` (winner 0 black, 1 white, 2 draw).  ``start``: a position of
         the same variant to play from instead of the variant's start (its history is not used)."""
         s = self._start if start is None else start.kernel_state(1)
-        out = _play_game(s.bd, s.hd, s.st, s.geo, s.rules, self.bval, self.hval, self.w, seed, nodes, depth,
+        out = _play_game(s.bd, s.hd, s.st, s.geo, s.rules, self.bval, self.hval, self.w, self.sp, seed, nodes, depth,
                          random_plies, self.max_plies, tt_bits, self.features, self.moves)
         end, plies, opening, rows = (int(x) for x in out)
         return end, plies, opening, rows
