@@ -497,3 +497,17 @@ def test_fit_material_moves_the_piece_values_and_keeps_every_table() -> None:
     assert result.columns == 2  # the pawn and the gold (the only material that varies)
     assert np.array_equal(result.params.tables, start.tables) and result.params.terms == start.terms
     assert result.params.values.board["P"] > start.values.board["P"] + 100
+
+
+@pytest.mark.parametrize("path", sorted((Path(__file__).parent.parent / "examples/eval").glob("sprt-*.toml")),
+                         ids=lambda p: p.name)
+def test_every_shipped_sprt_file_loads_and_builds_its_players(path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """The example matches in examples/eval run as their comments say (from the repository root)."""
+    from komaken.lab import load_experiment
+    from komaken.lab.players import check_players
+
+    monkeypatch.chdir(path.parent.parent.parent)
+    exp = load_experiment(str(path.relative_to(path.parent.parent.parent)), games=2)
+    check_players(exp, exp.variant_or_none())
+    if "search" in path.name:
+        assert len(exp.openings.sfens) == 240
