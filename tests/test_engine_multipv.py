@@ -3,6 +3,7 @@ every root move, and the USI ``MultiPV`` option's ``info multipv`` lines."""
 
 from __future__ import annotations
 
+import dataclasses
 import random
 
 import pytest
@@ -11,6 +12,13 @@ from komaken.errors import KomakenError
 from komaken.shogi import Position
 from komaken.shogi.engine import Engine, Limits, search
 from komaken.shogi.engine._search import MATE_BOUND
+from komaken.shogi.engine.evalparams import EvalParams, search_defaults
+
+
+def _full_width(variant: object) -> EvalParams:
+    """The variant's evaluation with the plain search (every check extended, nothing pruned):
+    the brute force below ranks root moves the way that search does."""
+    return dataclasses.replace(EvalParams.default(variant), search=search_defaults())  # type: ignore[arg-type]
 
 
 def _random_positions(variant: str, count: int, seed: int) -> list[Position]:
@@ -36,7 +44,8 @@ def _brute_force(pos: Position, depth: int) -> dict[str, int]:
     for mv in pos.legal_moves():
         child = pos.copy()
         child.push(mv)
-        r = search(child, Limits(depth=depth - 1 + (1 if pos.gives_check(mv) else 0)))
+        r = search(child, Limits(depth=depth - 1 + (1 if pos.gives_check(mv) else 0)),
+                   params=_full_width(pos.variant))
         out[mv.usi()] = -int(r.score)
     return out
 
@@ -48,7 +57,7 @@ def test_multipv_matches_brute_force_ranking(variant: str, seed: int) -> None:
         if any(abs(v) > MATE_BOUND for v in values.values()):
             continue  # mate scores count plies from a different root
         k = min(4, len(values))
-        r = Engine(pos.variant).search(pos, Limits(depth=2), multipv=k)
+        r = Engine(pos.variant, params=_full_width(pos.variant)).search(pos, Limits(depth=2), multipv=k)
         assert [line.rank for line in r.lines] == list(range(1, k + 1))
         got = [int(line.score) for line in r.lines]
         want = sorted(values.values(), reverse=True)[:k]

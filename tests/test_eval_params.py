@@ -215,7 +215,7 @@ def test_a_written_file_loads_back_equal(tmp_path: Path) -> None:
 
 
 def test_search_settings_load_write_back_and_default_to_the_earlier_search(tmp_path: Path) -> None:
-    from komaken.shogi.engine._search import SEARCH_PARAMS, search_array
+    from komaken.shogi.engine._searchparams import SEARCH_PARAMS, search_array
 
     legacy = EvalParams.legacy("minishogi")
     assert legacy.search == {name: default for name, default, *_ in SEARCH_PARAMS}
@@ -233,7 +233,7 @@ def test_search_settings_load_write_back_and_default_to_the_earlier_search(tmp_p
 def test_search_settings_change_the_tree_and_keep_the_answers(variant: str, tmp_path: Path) -> None:
     """The earlier search's settings reproduce its tree exactly; selective settings search fewer
     nodes to the same depth and still find a forced mate."""
-    from komaken.shogi.engine._search import SEARCH_PARAMS
+    from komaken.shogi.engine._searchparams import SEARCH_PARAMS
 
     legacy_search = "\n".join(f"{n} = {d}" for n, d, *_ in SEARCH_PARAMS)
     plain = _file(tmp_path, f"[search]\n{legacy_search}\n", "plain.toml")

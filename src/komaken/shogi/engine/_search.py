@@ -56,6 +56,22 @@ from komaken.shogi._kernels import (
     undo_move,
 )
 from komaken.shogi.engine._evaluate import evaluate
+from komaken.shogi.engine._searchparams import (
+    LMR_N,
+    SP_CHECK_EXT,
+    SP_FUT_DEPTH,
+    SP_FUT_MARGIN,
+    SP_IIR_DEPTH,
+    SP_LMP_BASE,
+    SP_LMP_DEPTH,
+    SP_LMR,
+    SP_NULL_DIV,
+    SP_NULL_R,
+    SP_RFP_DEPTH,
+    SP_RFP_MARGIN,
+    SP_SEE_DEPTH,
+    SP_SEE_MARGIN,
+)
 from komaken.shogi.engine._see import see, threat_on
 
 INF = 1_000_000_000
@@ -75,52 +91,7 @@ C_SIZE = C_EXCL + 1024  # room for every root move (MAX_MOVES)
 
 F_EXACT, F_LOWER, F_UPPER = 1, 2, 3
 
-# Search parameters (``sp``, int64): the ``[search]`` table of a variant's parameter file, so that
-# the selectivity of the search can differ between board sizes without the kernel knowing names.
-# Each entry: name, default (the search as it was before the parameter existed), lowest, highest,
-# meaning.  Margins are in evaluation units (the variant's pawn is about 100-150).
-SEARCH_PARAMS = (
-    ("check_extension", 1, 0, 2, "extend checks by a ply: 0 never, 1 always, 2 when the checker is safe"),
-    ("lmr", 0, 0, 1, "late-move reductions: 0 one ply from the 4th move, two from the 9th; 1 the log table"),
-    ("lmr_base", 50, 0, 400, "log table: reduction = base/100 + ln(depth) ln(move number) / (div/100)"),
-    ("lmr_div", 225, 50, 2000, "log table divisor, in hundredths"),
-    ("lmp_depth", 0, 0, 16, "move-count pruning of late quiet moves at depth <= this (0: off)"),
-    ("lmp_base", 3, 1, 100, "move-count pruning keeps base + depth^2 quiet moves"),
-    ("futility_depth", 0, 0, 16, "futility pruning of quiet moves at depth <= this (0: off)"),
-    ("futility_margin", 200, 0, 100_000, "futility: prune if static eval + margin * depth <= alpha"),
-    ("rfp_depth", 0, 0, 16, "reverse futility (static null move) at depth <= this (0: off)"),
-    ("rfp_margin", 150, 0, 100_000, "reverse futility: return if static eval - margin * depth >= beta"),
-    ("null_reduction", 2, 1, 10, "null move: search depth - 1 - (reduction + depth / null_div)"),
-    ("null_div", 0, 0, 64, "null move: extra reduction per this many plies of depth (0: none)"),
-    ("iir_depth", 0, 0, 64, "internal iterative reduction: one ply less without a hash move, depth >= this (0: off)"),
-    ("see_depth", 0, 0, 16, "skip captures losing more than see_margin * depth by SEE at depth <= this (0: off)"),
-    ("see_margin", 100, 0, 100_000, "SEE pruning margin per ply"),
-)
-SP_CHECK_EXT, SP_LMR, SP_LMR_BASE, SP_LMR_DIV, SP_LMP_DEPTH, SP_LMP_BASE, SP_FUT_DEPTH, SP_FUT_MARGIN, \
-    SP_RFP_DEPTH, SP_RFP_MARGIN, SP_NULL_R, SP_NULL_DIV, SP_IIR_DEPTH, SP_SEE_DEPTH, SP_SEE_MARGIN = range(15)
-SP_SIZE = len(SEARCH_PARAMS)
-LMR_N = 64  # the log table covers depths and move numbers below this
-
-
-def search_defaults() -> dict[str, int]:
-    """Every search setting at its default (the search before the setting existed)."""
-    return {name: default for name, default, *_ in SEARCH_PARAMS}
-
-
-def search_array(values: dict[str, int] | None = None) -> np.ndarray:
-    """The kernel's ``sp`` from a name → value mapping (missing names take their defaults)."""
-    values = values or {}
-    return np.array([int(values.get(name, default)) for name, default, *_ in SEARCH_PARAMS], dtype=np.int64)
-
-
-@njit(cache=True)
-def lmr_table(sp: np.ndarray) -> np.ndarray:
-    """``[depth, move number]`` → plies of reduction for the log table (``lmr = 1``)."""
-    t = np.zeros((LMR_N, LMR_N), dtype=np.int64)
-    for d in range(1, LMR_N):
-        for m in range(1, LMR_N):
-            t[d, m] = int(sp[SP_LMR_BASE] / 100 + np.log(d) * np.log(m) / (sp[SP_LMR_DIV] / 100))
-    return t
+# The search parameters ``sp`` and the LMR table ``lmr`` (:mod:`komaken.shogi.engine._searchparams`).
 # typed (not literal) constants for recursive calls: a literal argument would make numba compile
 # one more specialisation of the recursive function, and cached recursive specialisations crash
 ON = np.int64(1)

@@ -65,10 +65,10 @@ from komaken.shogi.engine._search import (
     MATE,
     MATE_BOUND,
     MAX_PLY,
-    lmr_table,
     qsearch,
     search_depth,
 )
+from komaken.shogi.engine._searchparams import lmr_table
 
 NF = 42
 COL_SIDE, COL_FLAGS = 40, 41

@@ -48,7 +48,7 @@ from komaken.shogi.engine._evaluate import (
     legacy_tables,
     weights,
 )
-from komaken.shogi.engine._search import SEARCH_PARAMS, search_array, search_defaults
+from komaken.shogi.engine._searchparams import SEARCH_PARAMS, search_array, search_defaults
 from komaken.shogi.engine.values import PieceValues
 from komaken.shogi.variant import Variant, load_variant
 

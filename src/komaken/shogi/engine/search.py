@@ -28,6 +28,7 @@ from komaken.search.result import SearchResult
 from komaken.shogi import _kernels as K
 from komaken.shogi.engine import _search as S
 from komaken.shogi.engine._evaluate import TERMS
+from komaken.shogi.engine._searchparams import lmr_table
 from komaken.shogi.engine.evalparams import EvalParams, override_values, resolve
 from komaken.shogi.engine.skill import Skill
 from komaken.shogi.engine.timeman import MIN_SECONDS as _MIN_S
@@ -141,7 +142,7 @@ class Engine:
         self.terms = {**self.params.terms, "noise": 0.0, **{k: float(v) for k, v in (terms or {}).items()}}
         self._w = self.params.weights(self.terms)
         self._sp = self.params.search_array()
-        self._lmr = S.lmr_table(self._sp)
+        self._lmr = lmr_table(self._sp)
         self.seed = int(seed)
         self.overhead = float(overhead)  # seconds lost per move to process switches and pipes
         self.set_hash(hash_mb)

@@ -19,7 +19,7 @@ from typing import Any
 import numpy as np
 
 from komaken.shogi.engine._evaluate import weights
-from komaken.shogi.engine._search import search_array
+from komaken.shogi.engine._searchparams import search_array
 from komaken.shogi.engine._selfplay import (
     COL_FLAGS,
     COL_SIDE,
