@@ -33,7 +33,6 @@ KOMAKEN = [sys.executable, "-m", "komaken", "usi"]
 VARIANT = {5: "minishogi", 9: "shogi"}
 BYOYOMI = {5: 200, 9: 300}
 MAX_PLIES = 400  # a draw, should a game get there
-VERBOSE = False  # --moves: print each game's moves
 
 
 @dataclass
@@ -143,7 +142,7 @@ def openings(size: int, n: int, seed: int = 0) -> list[list[str]]:
 
 
 def play(engines: dict[str, UsiProcess], restart: dict[str, object], sente: str, opening: list[str], size: int,
-         byoyomi: int, margin: float, t: Tally) -> float:
+         byoyomi: int, margin: float, t: Tally, show_moves: bool = False) -> float:
     """One game; komaken's score (1, 0.5, 0)."""
     ref = Referee(size, opening)
     players = [sente, "fsf" if sente == "komaken" else "komaken"]
@@ -156,7 +155,7 @@ def play(engines: dict[str, UsiProcess], restart: dict[str, object], sente: str,
         r = ref.result()
         if r is not None:
             t.plies += ref.pos.ply
-            if VERBOSE:
+            if show_moves:
                 print("    moves:", " ".join(ref.moves()), flush=True)
             return r if mover == "komaken" else 1.0 - r
         eng = engines[mover]
@@ -209,7 +208,7 @@ def _elo(s: float) -> str:
 
 
 def match(fsf: str, size: int, skill: int, games: int, margin: float, byoyomi: int,
-          options: dict[str, str] | None = None) -> Tally:
+          options: dict[str, str] | None = None, show_moves: bool = False) -> Tally:
     variant = VARIANT[size]
 
     def new_komaken() -> UsiProcess:
@@ -225,7 +224,7 @@ def match(fsf: str, size: int, skill: int, games: int, margin: float, byoyomi: i
     try:
         for g in range(games):
             sente = "komaken" if g % 2 == 0 else "fsf"
-            r = play(engines, restart, sente, book[g // 2], size, byoyomi, margin, t)
+            r = play(engines, restart, sente, book[g // 2], size, byoyomi, margin, t, show_moves)
             t.wins += r == 1.0
             t.losses += r == 0.0
             t.draws += r == 0.5
@@ -269,8 +268,6 @@ def main() -> None:
                     help="a USI option for komaken, e.g. EvalFile=my.toml (repeatable)")
     ap.add_argument("--moves", action="store_true", help="print each game's moves")
     args = ap.parse_args()
-    global VERBOSE
-    VERBOSE = args.moves
     options = {}
     for item in args.option:
         name, eq, value = item.partition("=")
@@ -290,7 +287,7 @@ def main() -> None:
         print(f"{args.size}x{args.size}, byoyomi {byoyomi} ms (+{margin:.0f} ms margin), "
               f"Fairy-Stockfish Skill Level {skill}, {args.games} games", flush=True)
         t0 = time.perf_counter()
-        t = match(fsf, args.size, skill, args.games, margin, byoyomi, options)
+        t = match(fsf, args.size, skill, args.games, margin, byoyomi, options, args.moves)
         if t.wins + t.losses + t.draws == 0:
             continue
         print(f"komaken vs Skill {skill}: W/L/D {t.wins}/{t.losses}/{t.draws}  {score_line(t)}")

@@ -90,8 +90,6 @@ C_EXCL_N, C_EXCL = 11, 12
 C_SIZE = C_EXCL + 1024  # room for every root move (MAX_MOVES)
 
 F_EXACT, F_LOWER, F_UPPER = 1, 2, 3
-
-# The search parameters ``sp`` and the LMR table ``lmr`` (:mod:`komaken.shogi.engine._searchparams`).
 # typed (not literal) constants for recursive calls: a literal argument would make numba compile
 # one more specialisation of the recursive function, and cached recursive specialisations crash
 ON = np.int64(1)
@@ -331,8 +329,11 @@ def negamax(bd: np.ndarray, hd: np.ndarray, st: np.ndarray, hh: np.ndarray, hist
                 return ts
     seed = ctl[C_SEED]
     us = st[ST_SIDE]
+    # the static evaluation, only where a pruning rule below reads it
     static = -INF
-    if not checked:
+    if not checked and not pv_node and ply > 0 and (
+            depth <= sp[SP_RFP_DEPTH] or depth <= sp[SP_FUT_DEPTH]
+            or (can_null != 0 and depth >= 3 and abs(beta) < MATE_BOUND)):
         static = evaluate(bd, hd, st, rules, bval, hval, w, h, seed)
     # reverse futility: far enough above beta that a quiet reply will not bring it back
     if (not pv_node and not checked and ply > 0 and depth <= sp[SP_RFP_DEPTH] and abs(beta) < MATE_BOUND

@@ -9,6 +9,8 @@ existed), lowest, highest, meaning.  Margins are in evaluation units (the varian
 
 from __future__ import annotations
 
+from collections.abc import Mapping
+
 import numpy as np
 from numba import njit
 
@@ -40,7 +42,7 @@ def search_defaults() -> dict[str, int]:
     return {name: default for name, default, *_ in SEARCH_PARAMS}
 
 
-def search_array(values: dict[str, int] | None = None) -> np.ndarray:
+def search_array(values: Mapping[str, int] | None = None) -> np.ndarray:
     """The kernel's ``sp`` from a name → value mapping (missing names take their defaults)."""
     values = values or {}
     return np.array([int(values.get(name, default)) for name, default, *_ in SEARCH_PARAMS], dtype=np.int64)

@@ -87,7 +87,7 @@ class EvalParams:
     terms: dict[str, float]
     tables: np.ndarray = field(repr=False)
     source: str = "built-in"
-    search: dict[str, int] = field(default_factory=lambda: {k: v[0] for k, v in SEARCH_KEYS.items()})
+    search: dict[str, int] = field(default_factory=search_defaults)
 
     # ---- construction ----------------------------------------------------------------------
     @classmethod

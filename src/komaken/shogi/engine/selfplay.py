@@ -48,7 +48,7 @@ class SelfPlay:
         table = values if isinstance(values, PieceValues) else PieceValues.from_mapping(values, self.variant)
         self.bval, self.hval = table.arrays()
         self.w = weights(dict(terms or {}), tables)
-        self.sp = search_array(dict(search or {}))
+        self.sp = search_array(search)
         self.max_plies = int(max_plies)
         self._start = Position.start(self.variant).kernel_state(1)
         #: one row of ``NF`` int8 material features per position after the opening
