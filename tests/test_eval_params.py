@@ -252,6 +252,22 @@ def test_search_settings_change_the_tree_and_keep_the_answers(variant: str, tmp_
         assert r.mate == 1 and str(r.move) == "G*1b"
 
 
+def test_history_setting_bounds_the_statistics_and_changes_the_order(tmp_path: Path) -> None:
+    """``history = 0`` only ever adds (no entry below zero); ``history = 1`` also takes from the
+    quiet moves that failed, and gravity keeps every entry within ±HISTORY_MAX."""
+    from komaken.shogi.engine._searchparams import HISTORY_MAX
+
+    pos = Position.start("minishogi")
+    plain = Engine("minishogi")
+    a = plain.search(pos, Limits(depth=9))
+    assert plain._history.min() == 0 and plain._history.max() > 0
+    malus = Engine("minishogi", params=_file(tmp_path, "[search]\nhistory = 1\nlmr_history = 8192\n"))
+    b = malus.search(pos, Limits(depth=9))
+    assert malus._history.min() < 0 < malus._history.max()
+    assert np.abs(malus._history).max() <= HISTORY_MAX
+    assert b.nodes != a.nodes and b.move in pos.legal_moves()
+
+
 # --- overrides ----------------------------------------------------------------------------------
 def _file(tmp_path: Path, text: str, name: str = "p.toml") -> Path:
     path = tmp_path / name

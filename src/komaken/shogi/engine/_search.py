@@ -56,15 +56,18 @@ from komaken.shogi._kernels import (
     undo_move,
 )
 from komaken.shogi.engine._evaluate import evaluate
+from komaken.shogi.engine._history import history_piece, reward_cutoff
 from komaken.shogi.engine._searchparams import (
     LMR_N,
     SP_CHECK_EXT,
     SP_FUT_DEPTH,
     SP_FUT_MARGIN,
+    SP_HISTORY,
     SP_IIR_DEPTH,
     SP_LMP_BASE,
     SP_LMP_DEPTH,
     SP_LMR,
+    SP_LMR_HISTORY,
     SP_NULL_DIV,
     SP_NULL_R,
     SP_RFP_DEPTH,
@@ -208,8 +211,7 @@ def _score_moves(bd: np.ndarray, moves: np.ndarray, scores: np.ndarray, n: int, 
         elif mv == killers[ply, 1]:
             scores[i] = 1 << 47
         else:
-            p = bd[frm] if frm != 0 else 0
-            scores[i] = history[p, to] if frm != 0 else history[(mv >> 17) & 0xF, to]
+            scores[i] = history[history_piece(bd, mv), to]
 
 
 @njit(cache=True, inline="always")
@@ -391,7 +393,6 @@ def negamax(bd: np.ndarray, hd: np.ndarray, st: np.ndarray, hh: np.ndarray, hist
         if prunable and not quiet and frm != 0 and depth <= sp[SP_SEE_DEPTH] and scores[i] < (1 << 47) \
                 and see(bd, bval, frm, to, us, sbuf[SCRATCH_ROW]) < -sp[SP_SEE_MARGIN] * depth:
             continue  # a capture that loses too much in the exchange (ordered after the killers)
-        piece = bd[frm] if frm != 0 else (mv >> 17) & 0xF
         gives = push(bd, hd, st, hh, hist, mv)
         if prunable and quiet and not gives:
             if depth <= sp[SP_LMP_DEPTH] and quiets > lmp_count:
@@ -421,6 +422,8 @@ def negamax(bd: np.ndarray, hd: np.ndarray, st: np.ndarray, hh: np.ndarray, hist
                     r = lmr[min(depth, LMR_N - 1), min(searched, LMR_N - 1)]
                     if pv_node:
                         r -= 1
+                    if sp[SP_LMR_HISTORY] > 0:
+                        r -= int(scores[i] / sp[SP_LMR_HISTORY])
                     if r > nd - 1:
                         r = nd - 1
                     if r < 0:
@@ -453,7 +456,7 @@ def negamax(bd: np.ndarray, hd: np.ndarray, st: np.ndarray, hh: np.ndarray, hist
                         if killers[ply, 0] != mv:
                             killers[ply, 1] = killers[ply, 0]
                             killers[ply, 0] = mv
-                        history[piece, to] += depth * depth
+                        reward_cutoff(history, bd, moves, i, depth, sp[SP_HISTORY])
                     break
     if searched == 0:
         return alpha  # every move was pruned (cannot happen at the root: its first move is searched)

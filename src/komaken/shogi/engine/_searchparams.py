@@ -30,9 +30,15 @@ SEARCH_PARAMS = (
     ("iir_depth", 0, 0, 64, "internal iterative reduction: one ply less without a hash move, depth >= this (0: off)"),
     ("see_depth", 0, 0, 16, "skip captures losing more than see_margin * depth by SEE at depth <= this (0: off)"),
     ("see_margin", 100, 0, 100_000, "SEE pruning margin per ply"),
+    ("history", 0, 0, 1, "quiet-move history: 0 a bonus to the move that cut; 1 also a malus to the quiets "
+     "tried before it, both bounded (gravity)"),
+    ("lmr_history", 0, 0, 1_000_000, "log table: one ply less reduction per this much history, more when "
+     "negative (0: off)"),
 )
 SP_CHECK_EXT, SP_LMR, SP_LMR_BASE, SP_LMR_DIV, SP_LMP_DEPTH, SP_LMP_BASE, SP_FUT_DEPTH, SP_FUT_MARGIN, \
-    SP_RFP_DEPTH, SP_RFP_MARGIN, SP_NULL_R, SP_NULL_DIV, SP_IIR_DEPTH, SP_SEE_DEPTH, SP_SEE_MARGIN = range(15)
+    SP_RFP_DEPTH, SP_RFP_MARGIN, SP_NULL_R, SP_NULL_DIV, SP_IIR_DEPTH, SP_SEE_DEPTH, SP_SEE_MARGIN, \
+    SP_HISTORY, SP_LMR_HISTORY = range(17)
+HISTORY_MAX = 16384  # the bound of the history with ``history = 1``
 SP_SIZE = len(SEARCH_PARAMS)
 LMR_N = 64  # the log table covers depths and move numbers below this
 
