@@ -95,6 +95,28 @@ def test_reproducible_with_seed_and_depth() -> None:
     assert p1.choose(pos) == p2.choose(pos)
 
 
+def test_tables_kept_between_timed_searches_only() -> None:
+    """Depth or node limits start from cleared tables (so the same search gives the same
+    answer whatever came before); a search bound by time alone keeps them, as in a game."""
+    pos = Position.start("minishogi")
+    fresh = Engine("minishogi").search(pos, Limits(depth=6))
+    engine = Engine("minishogi")
+    engine.search(pos, Limits(depth=8))
+    again = engine.search(pos, Limits(depth=6))
+    assert (again.move, again.score, again.nodes, again.pv) == (fresh.move, fresh.score, fresh.nodes, fresh.pv)
+    engine.search(pos, Limits(depth=8))
+    kept = engine.search(pos, Limits(depth=6), keep_tables=True)  # depth 8 was read already
+    assert kept.nodes < fresh.nodes
+    clears: list[int] = []
+    engine.clear = lambda: clears.append(1)  # type: ignore[method-assign]
+    for limits in (Limits(movetime=0.05), Limits(btime=0, wtime=0, byoyomi=0.05)):
+        engine.search(pos, limits)
+    assert clears == []
+    engine.search(pos, Limits(nodes=500))
+    engine.search(pos, Limits(depth=2, movetime=1.0))
+    assert clears == [1, 1]
+
+
 def test_byoyomi_is_kept() -> None:
     engine = Engine("shogi")
     pos = Position.start("shogi")

@@ -8,8 +8,11 @@ True
 :class:`Engine` keeps its tables between calls (build one per player and reuse it); the
 function :func:`search` builds a throw-away one.  Iterative deepening runs here, one numba
 call per depth, so every finished depth can be reported (USI ``info`` lines).  With the same
-position, limits of depth or nodes and seed, the result is always the same: tables are
-cleared before each search unless ``keep_tables=True``.
+position, limits of depth or nodes and seed, the result is always the same: such a search
+starts from cleared tables.  A search bound only by time (a clock, ``movetime`` or
+``infinite``) keeps what the previous one learnt, as engines do between the moves of a game:
+the hash table still holds the lines it read two plies further on.  ``keep_tables`` says
+either way explicitly.
 """
 
 from __future__ import annotations
@@ -190,13 +193,15 @@ class Engine:
         return Alarm(time.perf_counter() + max(0.0, seconds), self.stop)
 
     def search(self, position: Position, limits: Limits | None = None, *, info: InfoCallback | None = None,
-               keep_tables: bool = False, multipv: int = 1) -> SearchResult[Move]:
+               keep_tables: bool | None = None, multipv: int = 1) -> SearchResult[Move]:
         """Search ``position`` (not modified) within ``limits`` and return the best move found.
 
         ``multipv=k`` searches the best ``k`` root moves each as a line of its own (one full-window
         search per line, each leaving out the moves of the lines before it); the result is line 1
         and its ``lines`` hold all of them, best first, ranked 1..k (fewer when there are fewer
-        legal moves).  ``info`` then hears every line of every finished depth.  With a
+        legal moves).  ``info`` then hears every line of every finished depth.  ``keep_tables``
+        (default: only when ``limits`` bound the search by time alone) starts from the tables
+        the previous search left instead of clearing them.  With a
         :attr:`skill` below 20 the engine searches less and may play a weaker line
         (:mod:`komaken.shogi.engine.skill`)."""
         limits = limits or Limits(depth=6)
@@ -208,6 +213,8 @@ class Engine:
         if skill is not None and skill.active:
             limits = skill.limits(limits)
             multipv = max(multipv, skill.multipv)
+        if keep_tables is None:
+            keep_tables = limits.depth is None and limits.nodes is None
         with self._lock:
             result = self._search(position, limits, info, keep_tables, multipv)
         if skill is not None and skill.active:
