@@ -34,10 +34,12 @@ SEARCH_PARAMS = (
      "tried before it, both bounded (gravity)"),
     ("lmr_history", 0, 0, 1_000_000, "log table: one ply less reduction per this much history, more when "
      "negative (0: off)"),
+    ("aspiration", 0, 0, 100_000, "aspiration window: from depth 4 the root is first searched within "
+     "± this of the previous depth's score, widened ×4 on a miss (0: full window)"),
 )
 SP_CHECK_EXT, SP_LMR, SP_LMR_BASE, SP_LMR_DIV, SP_LMP_DEPTH, SP_LMP_BASE, SP_FUT_DEPTH, SP_FUT_MARGIN, \
     SP_RFP_DEPTH, SP_RFP_MARGIN, SP_NULL_R, SP_NULL_DIV, SP_IIR_DEPTH, SP_SEE_DEPTH, SP_SEE_MARGIN, \
-    SP_HISTORY, SP_LMR_HISTORY = range(17)
+    SP_HISTORY, SP_LMR_HISTORY, SP_ASPIRATION = range(18)
 HISTORY_MAX = 16384  # the bound of the history with ``history = 1``
 SP_SIZE = len(SEARCH_PARAMS)
 LMR_N = 64  # the log table covers depths and move numbers below this

@@ -31,7 +31,7 @@ from komaken.search.result import SearchResult
 from komaken.shogi import _kernels as K
 from komaken.shogi.engine import _search as S
 from komaken.shogi.engine._evaluate import TERMS
-from komaken.shogi.engine._searchparams import lmr_table
+from komaken.shogi.engine._searchparams import SP_ASPIRATION, lmr_table
 from komaken.shogi.engine.evalparams import EvalParams, override_values, resolve
 from komaken.shogi.engine.skill import Skill
 from komaken.shogi.engine.timeman import MIN_SECONDS as _MIN_S
@@ -43,6 +43,7 @@ from komaken.shogi.variant import Variant, load_variant
 MATE = S.MATE
 MAX_DEPTH = S.MAX_PLY - 8
 MAX_MULTIPV = K.MAX_MOVES  # more lines than any position has moves
+_WIDE = 2_000  # an aspiration window wider than this becomes the full window
 DEFAULT_TERMS: dict[str, float] = {"mobility": 0.0, "king_safety": 1.0, "psq": 1.0, "noise": 0.0}
 
 
@@ -285,10 +286,7 @@ class Engine:
             ctl[S.C_EXCL_N] = j
             for i, line in enumerate(found):
                 ctl[S.C_EXCL + i] = line.move.code  # type: ignore[union-attr]
-            bd, hd, st, hh, hist, geo, rules = state
-            v = S.search_depth(bd, hd, st, hh, hist, geo, rules, self._bval, self._hval, self._w, self._tt_key,
-                               self._tt_data, self._killers, self._history, self._pv, self._pvlen, self._mbuf,
-                               self._sbuf, ctl, self._sp, self._lmr, depth, -S.INF, S.INF)
+            v = self._window(state, depth, previous[0].score if j == 0 and k == 1 and previous else None)
             if ctl[S.C_ABORT]:
                 root = int(ctl[S.C_ROOT_MOVE])
                 if j == 0 and root and (not previous or root != previous[0].move.code):  # type: ignore[union-attr]
@@ -305,6 +303,26 @@ class Engine:
         if k > 1:
             found = [dataclasses.replace(r, rank=i + 1) for i, r in enumerate(found)]
         return found, True
+
+    def _window(self, state: tuple, depth: int, guess: int | None) -> int:
+        """One root search at ``depth``; with an ``aspiration`` setting and a ``guess`` (the last
+        depth's score) first within ``guess ± aspiration``, widening ×4 on the side that missed."""
+        bd, hd, st, hh, hist, geo, rules = state
+        delta = int(self._sp[SP_ASPIRATION])
+        alpha, beta = -S.INF, S.INF
+        if delta > 0 and guess is not None and depth >= 4 and abs(guess) < S.MATE_BOUND:
+            alpha, beta = guess - delta, guess + delta
+        while True:
+            v = S.search_depth(bd, hd, st, hh, hist, geo, rules, self._bval, self._hval, self._w, self._tt_key,
+                               self._tt_data, self._killers, self._history, self._pv, self._pvlen, self._mbuf,
+                               self._sbuf, self._ctl, self._sp, self._lmr, depth, alpha, beta)
+            if self._ctl[S.C_ABORT] or alpha < v < beta:
+                return int(v)
+            delta *= 4
+            if v <= alpha:
+                alpha = -S.INF if delta > _WIDE else max(-S.INF, int(v) - delta)
+            else:
+                beta = S.INF if delta > _WIDE else min(S.INF, int(v) + delta)
 
     def _final(self, lines: list[SearchResult[Move]], k: int, seconds: float) -> SearchResult[Move]:
         nodes = int(self._ctl[S.C_NODES])
