@@ -129,8 +129,13 @@ class UsiServer:
                 ThesisPlayer(self.variant, depth=1).choose(start)
             self._warm.add(key)
         # one tiny search with the engine that will play: the first touches of its tables' pages
-        # would otherwise cost the first move some 40 ms
-        self.engine.search(Position.start(self.variant), Limits(depth=1))
+        # would otherwise cost the first move some 40 ms; then the first move read from a
+        # `position ... moves` line (9 ms of kernel loading, before `go` starts the clock) and
+        # the first search that keeps its tables
+        start = Position.start(self.variant)
+        self.engine.search(start, Limits(depth=1))
+        start.push_usi(start.legal_moves()[0].usi())
+        self.engine.search(start, Limits(depth=1), keep_tables=True)
         self.send("readyok")
 
     # ---- options ---------------------------------------------------------------------------
