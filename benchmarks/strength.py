@@ -3,6 +3,7 @@
     python benchmarks/strength.py --size 5 --skill 2 --games 40          # 5x5, byoyomi 200 ms
     python benchmarks/strength.py --size 9 --skill 0 5 --games 10        # 9x9, byoyomi 300 ms
     python benchmarks/strength.py --skill 10 --option EvalFile=my.toml   # komaken with other parameters
+    python benchmarks/strength.py --skill 10 --games 100 --seed 1        # another set of openings
 
 Both engines run as USI subprocesses at the same time on the same machine.  Each game starts
 from a fixed opening (a seeded set of two-ply openings, each played with both colours; colours
@@ -208,7 +209,7 @@ def _elo(s: float) -> str:
 
 
 def match(fsf: str, size: int, skill: int, games: int, margin: float, byoyomi: int,
-          options: dict[str, str] | None = None, show_moves: bool = False) -> Tally:
+          options: dict[str, str] | None = None, show_moves: bool = False, seed: int = 0) -> Tally:
     variant = VARIANT[size]
 
     def new_komaken() -> UsiProcess:
@@ -219,7 +220,7 @@ def match(fsf: str, size: int, skill: int, games: int, margin: float, byoyomi: i
 
     restart = {"komaken": new_komaken, "fsf": new_fsf}
     engines = {"komaken": new_komaken(), "fsf": new_fsf()}
-    book = openings(size, max(1, (games + 1) // 2))
+    book = openings(size, max(1, (games + 1) // 2), seed)
     t = Tally()
     try:
         for g in range(games):
@@ -267,6 +268,7 @@ def main() -> None:
     ap.add_argument("--option", action="append", default=[], metavar="NAME=VALUE",
                     help="a USI option for komaken, e.g. EvalFile=my.toml (repeatable)")
     ap.add_argument("--moves", action="store_true", help="print each game's moves")
+    ap.add_argument("--seed", type=int, default=0, help="seed of the opening set (0: the set docs/strength.md uses)")
     args = ap.parse_args()
     options = {}
     for item in args.option:
@@ -287,7 +289,7 @@ def main() -> None:
         print(f"{args.size}x{args.size}, byoyomi {byoyomi} ms (+{margin:.0f} ms margin), "
               f"Fairy-Stockfish Skill Level {skill}, {args.games} games", flush=True)
         t0 = time.perf_counter()
-        t = match(fsf, args.size, skill, args.games, margin, byoyomi, options, args.moves)
+        t = match(fsf, args.size, skill, args.games, margin, byoyomi, options, args.moves, args.seed)
         if t.wins + t.losses + t.draws == 0:
             continue
         print(f"komaken vs Skill {skill}: W/L/D {t.wins}/{t.losses}/{t.draws}  {score_line(t)}")
