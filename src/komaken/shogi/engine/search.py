@@ -286,7 +286,7 @@ class Engine:
             ctl[S.C_EXCL_N] = j
             for i, line in enumerate(found):
                 ctl[S.C_EXCL + i] = line.move.code  # type: ignore[union-attr]
-            v = self._window(state, depth, previous[0].score if j == 0 and k == 1 and previous else None)
+            v = self._window(state, depth, int(previous[0].score) if j == 0 and k == 1 and previous else None)
             if ctl[S.C_ABORT]:
                 root = int(ctl[S.C_ROOT_MOVE])
                 if j == 0 and root and (not previous or root != previous[0].move.code):  # type: ignore[union-attr]
