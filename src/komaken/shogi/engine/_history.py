@@ -13,15 +13,21 @@ from __future__ import annotations
 import numpy as np
 from numba import njit
 
-from komaken.shogi._kernels import move_from, move_promotes, move_to
+from komaken.shogi._kernels import move_drop_kind, move_from, move_promotes, move_to
 from komaken.shogi.engine._searchparams import HISTORY_MAX
+
+
+@njit(cache=True, inline="always")
+def is_quiet(bd: np.ndarray, mv: int) -> bool:
+    """Whether ``mv`` neither captures nor promotes (drops included): the moves history orders."""
+    return bd[move_to(mv)] == 0 and not move_promotes(mv)
 
 
 @njit(cache=True, inline="always")
 def history_piece(bd: np.ndarray, mv: int) -> int:
     """The history row of ``mv``: the moving piece, or for a drop the kind dropped."""
     frm = move_from(mv)
-    return bd[frm] if frm != 0 else (mv >> 17) & 0xF
+    return bd[frm] if frm != 0 else move_drop_kind(mv)
 
 
 @njit(cache=True, inline="always")
@@ -43,5 +49,5 @@ def reward_cutoff(history: np.ndarray, bd: np.ndarray, moves: np.ndarray, i: int
     _nudge(history, history_piece(bd, mv), move_to(mv), bonus)
     for j in range(i):
         m = moves[j]
-        if bd[move_to(m)] == 0 and not move_promotes(m):
+        if is_quiet(bd, m):
             _nudge(history, history_piece(bd, m), move_to(m), -bonus)

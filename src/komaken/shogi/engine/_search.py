@@ -56,7 +56,7 @@ from komaken.shogi._kernels import (
     undo_move,
 )
 from komaken.shogi.engine._evaluate import evaluate
-from komaken.shogi.engine._history import history_piece, reward_cutoff
+from komaken.shogi.engine._history import history_piece, is_quiet, reward_cutoff
 from komaken.shogi.engine._searchparams import (
     LMR_N,
     SP_CHECK_EXT,
@@ -386,7 +386,7 @@ def negamax(bd: np.ndarray, hd: np.ndarray, st: np.ndarray, hh: np.ndarray, hist
             continue
         frm = move_from(mv)
         to = move_to(mv)
-        quiet = bd[to] == 0 and not move_promotes(mv)
+        quiet = is_quiet(bd, mv)
         if quiet:
             quiets += 1
         prunable = may_prune and searched > 0 and best > -MATE_BOUND and mv != ttm
