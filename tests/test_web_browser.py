@@ -74,7 +74,18 @@ def start_game(page, game: str, white: str = "engine", **opts: str) -> None:  # 
         else:
             page.fill(f"#white-{key}", value)
     page.click("#start-btn")
+    page.wait_for_function("!!(play.state && play.state.id)")  # the new game, not the page's empty board
     page.wait_for_selector("#board svg")
+
+
+def square_box(page, sq: str) -> dict[str, float]:  # type: ignore[no-untyped-def]
+    """Where square ``sq`` is drawn, measured in one step inside the page once it is drawn: the board
+    re-renders as the game starts or flips, and a square found before a re-render has no box after it."""
+    handle = page.wait_for_function(
+        "sq => { const r = document.querySelector(`#board [data-sq='${sq}'] rect`);"
+        " if (!r) return null; const b = r.getBoundingClientRect();"
+        " return b.width > 0 ? {x: b.x, y: b.y, width: b.width, height: b.height} : null; }", arg=sq)
+    return handle.json_value()
 
 
 def moves(page) -> list[str]:  # type: ignore[no-untyped-def]
@@ -130,8 +141,7 @@ def test_shogi_promotion_drop_undo_and_kif_download(page, folder) -> None:  # ty
 
 def test_drag_and_drop_a_piece_and_the_engine_replies(page) -> None:  # type: ignore[no-untyped-def]
     start_game(page, "shogi", movetime="1")
-    src = page.locator("#board [data-sq='7g'] rect").bounding_box()
-    dst = page.locator("#board [data-sq='7f'] rect").bounding_box()
+    src, dst = square_box(page, "7g"), square_box(page, "7f")
     page.mouse.move(src["x"] + src["width"] / 2, src["y"] + src["height"] / 2)
     page.mouse.down()
     for k in range(1, 6):
@@ -145,9 +155,11 @@ def test_drag_and_drop_a_piece_and_the_engine_replies(page) -> None:  # type: ig
     assert page.locator("#thinking").is_hidden()
     assert got[0] == "▲７六歩" and got[1].startswith("△")
     assert page.inner_text("#position-text").endswith("b - 3")
-    page.click("#flip-btn")  # flipped: 7g is now drawn in the top half
-    box = page.locator("#board [data-sq='7g'] rect").bounding_box()
-    assert box["y"] < page.locator("#board [data-sq='7c'] rect").bounding_box()["y"]
+    assert square_box(page, "7g")["y"] > square_box(page, "7c")["y"]  # black at the bottom
+    page.click("#flip-btn")  # flipped: 7g is now drawn in the top half (a timeout if it never is)
+    page.wait_for_function(
+        "() => { const y = sq => { const r = document.querySelector(`#board [data-sq='${sq}'] rect`);"
+        " return r ? r.getBoundingClientRect().y : NaN; }; return y('7g') < y('7c'); }")
 
 
 def test_an_illegal_click_leaves_the_board(page) -> None:  # type: ignore[no-untyped-def]
@@ -234,8 +246,7 @@ def test_chess_by_clicking_and_dragging_with_a_promotion_choice(page, folder) ->
     page.click("#start-btn")
     page.wait_for_selector("#board [data-sq='e7'] rect")  # the chess board, not the page's previous one
     # white at the bottom: e2 is drawn below e7
-    assert page.locator("#board [data-sq='e2'] rect").bounding_box()["y"] > \
-        page.locator("#board [data-sq='e7'] rect").bounding_box()["y"]
+    assert square_box(page, "e2")["y"] > square_box(page, "e7")["y"]
     page.click("#board [data-sq='e2']")
     marked = page.eval_on_selector_all("#board .target", "els => els.map(e => e.closest('[data-sq]').dataset.sq)")
     assert sorted(marked) == ["e3", "e4"]
@@ -244,8 +255,7 @@ def test_chess_by_clicking_and_dragging_with_a_promotion_choice(page, folder) ->
     assert got[0] == "1. e4" and got[1].startswith("1… ")
     assert page.locator("#board [data-sq='e4'] .piece").count() == 1
     # the same by dragging the knight
-    src = page.locator("#board [data-sq='g1'] rect").bounding_box()
-    dst = page.locator("#board [data-sq='f3'] rect").bounding_box()
+    src, dst = square_box(page, "g1"), square_box(page, "f3")
     page.mouse.move(src["x"] + src["width"] / 2, src["y"] + src["height"] / 2)
     page.mouse.down()
     for k in range(1, 6):
