@@ -16,6 +16,7 @@ from komaken.shogi._board import BLACK_BIT, DIRS, SLIDE_N, SLIDES, STEP_N, STEPS
 from komaken.shogi.engine import Engine, Limits
 from komaken.shogi.engine._evaluate import (
     N_FILES,
+    N_HAND,
     N_RANKS,
     O_ATTACKED,
     O_ATTACKER,
@@ -24,11 +25,12 @@ from komaken.shogi.engine._evaluate import (
     O_RANK,
     O_SHIELD,
     O_TEMPO,
+    O_UNDEFENDED,
     W_SIZE,
     evaluate,
 )
 from komaken.shogi.engine._features import N_FEATURES, O_BOARD, O_HAND, eval_features
-from komaken.shogi.engine.evalparams import EvalParams, ParamsError
+from komaken.shogi.engine.evalparams import EvalParams, ParamsError, pad_tables
 
 VARIANTS = ("minishogi", "judkins", "shogi")
 
@@ -96,7 +98,13 @@ def reference_features(pos: Position) -> np.ndarray:
         for t in near:
             if int(bd[t]) & (BLACK_BIT << c):
                 x[O_SHIELD + (int(bd[t]) & 15)] += sign
-        x[O_ATTACKED + sum(_attacked(bd, t, 1 - c, squares) for t in near)] += sign
+        hit = [t for t in near if _attacked(bd, t, 1 - c, squares)]
+        x[O_ATTACKED + len(hit)] += sign
+        lifted = bd.copy()
+        lifted[king] = 0  # a square the king alone defends is undefended
+        undefended = sum(not _attacked(lifted, t, c, squares) for t in hit)
+        in_hand = min(sum(pos.hand(1 - c).values()), N_HAND - 1)  # type: ignore[arg-type]
+        x[O_UNDEFENDED + undefended * N_HAND + in_hand] += sign
         for t in squares:
             if max(abs((t >> 4) - (king >> 4)), abs((t & 15) - (king & 15))) <= 2 and int(bd[t]) & (WHITE_BIT >> c):
                 x[O_ATTACKER + (int(bd[t]) & 15)] += sign
@@ -348,6 +356,11 @@ BAD = [
     ("mobility = 3\n", "mobility", "table of piece letters"),
     ("[king_safety]\nattacked = [1, 2]\n", "king_safety.attacked", "9 numbers"),
     ("[king_safety]\nnear = 1\n", "king_safety.near", "unknown key"),
+    ("[king_safety]\nundefended = [[1, 2, 3, 4]]\n", "king_safety.undefended", "9 rows"),
+    ("[king_safety]\nundefended = " + str([[0, 0, 0, 0]] * 8 + [[0, 0, 0]]) + "\n",
+     r"king_safety.undefended\[8\]", "4 numbers"),
+    ("[king_safety]\nundefended = " + str([[0, 0, 0, 0]] * 8 + [[0, 0, 0, "x"]]) + "\n",
+     r"king_safety.undefended\[8\]\[3\]", "must be a number"),
     ("[king_safety.shield]\nX = 1\n", "king_safety.shield.X", "unknown piece"),
     ("[king_safety.attacker]\nS = 20000\n", "king_safety.attacker.S", "within"),
     ("[psq]\nzone = 1\n", "psq.zone", "unknown key"),
@@ -451,6 +464,21 @@ def test_tune_end_to_end_writes_parameters_the_engine_plays_with(tmp_path: Path)
     assert r.returncode == 0 and again.read_text(encoding="utf-8") == out.read_text(encoding="utf-8")
 
 
+def test_a_study_keeps_its_tables_so_studies_begun_before_the_undefended_table_stay_the_same() -> None:
+    """A study's configuration is its identity: tables with an all-zero undefended-square block are
+    kept without it (the layout before the block existed), and read back padded with zeros."""
+    from komaken.lab.valuestudy.selfplay import stored_tables
+
+    tables = EvalParams.legacy("minishogi").tables.copy()
+    tables[O_TEMPO - O_RANK] = 7.0
+    kept = stored_tables(tables)
+    assert len(kept) == O_UNDEFENDED - O_RANK and kept[-1] == 7.0
+    np.testing.assert_array_equal(pad_tables(np.array(kept)), tables)
+    tables[W_SIZE - 1 - O_RANK] = -5.0  # the block in use: kept whole
+    assert stored_tables(tables) == [float(x) for x in tables]
+    np.testing.assert_array_equal(pad_tables(np.array(stored_tables(tables))), tables)
+
+
 def test_tune_plays_its_games_with_the_play_params_file(tmp_path: Path) -> None:
     """A second round: the games are the tuned engine's own, stored with its tables; a bad
     --play-params file is refused before any game."""
@@ -464,7 +492,7 @@ def test_tune_plays_its_games_with_the_play_params_file(tmp_path: Path) -> None:
     assert r.returncode == 0, r.stderr
     with StudyDB.open(db) as study:
         config = study.config()
-        assert config["tables"] == [float(x) for x in EvalParams.default("minishogi").tables]
+        assert list(pad_tables(config["tables"])) == [float(x) for x in EvalParams.default("minishogi").tables]
         assert config["terms"]["mobility"] == 1.0 and config["random_plies"] == 3
         assert all(g.opening_plies == 3 for g in study.games())
     bad = _file(tmp_path, "[values]\nP = 1.5\n", "bad.toml")

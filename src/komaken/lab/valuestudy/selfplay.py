@@ -31,7 +31,7 @@ from komaken.lab.openings import derive_seed
 from komaken.lab.valuestudy.imbalance import check_imbalance, imbalance_seed, imbalanced_start
 from komaken.lab.valuestudy.storage import SelfPlayGame, StudyDB
 from komaken.shogi import Position
-from komaken.shogi.engine.evalparams import EvalParams, search_defaults
+from komaken.shogi.engine.evalparams import O_RANK, O_UNDEFENDED, EvalParams, pad_tables, search_defaults
 from komaken.shogi.engine.selfplay import NF, SelfPlay
 from komaken.shogi.engine.values import PieceValues
 from komaken.shogi.variant import BUILTIN, Variant, load_variant, variant_from_dict
@@ -111,13 +111,22 @@ def study_config(variant: str | Path | Variant, *, games: int, nodes: int | None
         "features": NF,
     }
     if params is not None:
-        config["tables"] = [float(x) for x in params.tables]
+        config["tables"] = stored_tables(params.tables)
         if params.search != search_defaults():  # only then: earlier studies' configs stay as they were
             config["search"] = dict(params.search)
     if imbalance:
         config["imbalance"] = int(imbalance)
         config["imbalance_mode"] = imbalance_mode
     return config
+
+
+def stored_tables(tables: np.ndarray) -> list[float]:
+    """The tables as a study's configuration keeps them: without the undefended-square block when it
+    is all zero, so a study begun before that block existed is still the same study (the
+    configuration is its identity); :func:`~komaken.shogi.engine.evalparams.pad_tables` reads both."""
+    earlier = O_UNDEFENDED - O_RANK
+    kept = tables[:earlier] if not np.any(tables[earlier:]) else tables
+    return [float(x) for x in kept]
 
 
 def game_seed(config: dict[str, Any], game_index: int) -> int:
@@ -130,7 +139,7 @@ class _Context:
     def __init__(self, config: dict[str, Any]) -> None:
         self.config = config
         self.variant = variant_from_dict(tomllib.loads(config["variant_toml"]), source="<study>")
-        tables = np.array(config["tables"], dtype=np.float64) if "tables" in config else None
+        tables = pad_tables(np.array(config["tables"], dtype=np.float64)) if "tables" in config else None
         self.games = SelfPlay(self.variant, config["values"], config["terms"], max_plies=config["max_plies"],
                               tables=tables, search=config.get("search"))
 

@@ -11,7 +11,9 @@ units of the piece values (a pawn is 100) for the owner of the piece or king:
 ``mobility``     ``MOB[kind]`` per pseudo-legal board move of a piece of that kind
 ``king_safety``  ``SHIELD[kind]`` per own piece next to the king, ``ATTACKED[n]`` for ``n`` squares
                  next to the king that the enemy attacks, ``ATTACKER[kind]`` per enemy piece within
-                 two squares (Chebyshev distance) of the king
+                 two squares (Chebyshev distance) of the king, and ``UNDEFENDED[u, h]`` for ``u`` of
+                 those attacked squares that no other own piece defends while the enemy holds ``h``
+                 pieces in hand (3 for three or more): where a dropped piece lands next to the king
 ``psq``          ``RANK[kind, r]`` with ``r`` the piece's rank counted from its owner's back rank
                  (0 .. height-1), ``FILE[kind, d]`` with ``d`` the distance from the centre file
                  (``|2·file − (width+1)| // 2``), and ``TEMPO`` for the side to move
@@ -41,7 +43,7 @@ from komaken.shogi._kernels import R_HEIGHT, R_NSQ, R_SQUARES, R_WIDTH, ST_KING,
 W_MOBILITY, W_KING_SAFETY, W_PSQ, W_NOISE = 0, 1, 2, 3
 TERMS = ("mobility", "king_safety", "psq", "noise")
 #: table layout inside ``w``: kinds are piece-code kinds 0..15 (1..8 P L N S G B R K, 9..15 promoted)
-N_KINDS, N_RANKS, N_FILES, N_ATTACKED = 16, 9, 5, 9
+N_KINDS, N_RANKS, N_FILES, N_ATTACKED, N_HAND = 16, 9, 5, 9, 4
 O_RANK = 4
 O_FILE = O_RANK + N_KINDS * N_RANKS
 O_MOB = O_FILE + N_KINDS * N_FILES
@@ -49,7 +51,10 @@ O_SHIELD = O_MOB + N_KINDS
 O_ATTACKER = O_SHIELD + N_KINDS
 O_ATTACKED = O_ATTACKER + N_KINDS
 O_TEMPO = O_ATTACKED + N_ATTACKED
-W_SIZE = O_TEMPO + 1
+#: ``UNDEFENDED[u, h]`` at ``O_UNDEFENDED + u * N_HAND + h``; last, so a table list written before
+#: it existed is this layout's prefix (:func:`pad_tables`)
+O_UNDEFENDED = O_TEMPO + 1
+W_SIZE = O_UNDEFENDED + N_ATTACKED * N_HAND
 #: allowed range of each weight: with piece values within ±100 000 the evaluation stays far from
 #: the search's mate scores (and from int64 overflow)
 WEIGHT_RANGES = {"mobility": (-1000.0, 1000.0), "king_safety": (-1000.0, 1000.0), "psq": (-1000.0, 1000.0),
@@ -73,6 +78,16 @@ def legacy_tables() -> np.ndarray:
     for n in range(N_ATTACKED):
         t[O_ATTACKED + n] = -20.0 * n
     return t[O_RANK:]
+
+
+def pad_tables(tables: np.ndarray) -> np.ndarray:
+    """``w[O_RANK:]`` from a table list of an earlier layout, which lacked the slots at its end
+    (the undefended-square table): those read 0, as the earlier evaluation had it."""
+    tables = np.asarray(tables, dtype=np.float64)
+    full = W_SIZE - O_RANK
+    if len(tables) >= full:
+        return tables
+    return np.concatenate([tables, np.zeros(full - len(tables))])
 
 
 @njit(cache=True)
@@ -125,7 +140,31 @@ def _mobility(bd: np.ndarray, rules: np.ndarray, w: np.ndarray) -> float:
 
 
 @njit(cache=True)
-def _king_safety(bd: np.ndarray, st: np.ndarray, rules: np.ndarray, w: np.ndarray) -> float:
+def king_ring(bd: np.ndarray, hd: np.ndarray, k: int, c: int) -> tuple[int, int, int]:
+    """Around the king of color ``c`` on ``k``: the squares next to it that the enemy attacks, how
+    many of those no other piece of ``c`` defends (the king is lifted off the board while that is
+    asked), and the enemy's pieces in hand, capped at ``N_HAND - 1``."""
+    king = bd[k]
+    n = 0
+    undefended = 0
+    for j in range(8):
+        s = k + DIRS[j]
+        if bd[s] == WALL:
+            continue
+        if attacked(bd, s, 1 - c):
+            n += 1
+            bd[k] = 0
+            if not attacked(bd, s, c):
+                undefended += 1
+            bd[k] = king
+    h = 0
+    for kind in range(1, 8):
+        h += hd[1 - c, kind]
+    return n, undefended, min(h, N_HAND - 1)
+
+
+@njit(cache=True)
+def _king_safety(bd: np.ndarray, hd: np.ndarray, st: np.ndarray, rules: np.ndarray, w: np.ndarray) -> float:
     width = rules[R_WIDTH]
     height = rules[R_HEIGHT]
     v = 0.0
@@ -136,17 +175,12 @@ def _king_safety(bd: np.ndarray, st: np.ndarray, rules: np.ndarray, w: np.ndarra
         sign = 1.0 - 2.0 * c
         bit = BLACK_BIT << c
         enemy = WHITE_BIT >> c
-        n = 0
         for j in range(8):
-            s = k + DIRS[j]
-            p = bd[s]
-            if p == WALL:
-                continue
-            if p & bit:
+            p = bd[k + DIRS[j]]
+            if p != WALL and p & bit:
                 v += sign * w[O_SHIELD + (p & KIND_MASK)]
-            if attacked(bd, s, 1 - c):
-                n += 1
-        v += sign * w[O_ATTACKED + n]
+        n, undefended, h = king_ring(bd, hd, k, c)
+        v += sign * (w[O_ATTACKED + n] + w[O_UNDEFENDED + undefended * N_HAND + h])
         kf = k >> 4
         kr = k & 15
         for f in range(max(1, kf - 2), min(width, kf + 2) + 1):
@@ -202,7 +236,7 @@ def evaluate(bd: np.ndarray, hd: np.ndarray, st: np.ndarray, rules: np.ndarray, 
     if w[W_MOBILITY] != 0.0:
         extra += w[W_MOBILITY] * _mobility(bd, rules, w)
     if w[W_KING_SAFETY] != 0.0:
-        extra += w[W_KING_SAFETY] * _king_safety(bd, st, rules, w)
+        extra += w[W_KING_SAFETY] * _king_safety(bd, hd, st, rules, w)
     if w[W_PSQ] != 0.0:
         extra += w[W_PSQ] * _psq(bd, st, rules, w)
     v += int(extra)

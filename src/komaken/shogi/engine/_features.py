@@ -15,18 +15,10 @@ import numpy as np
 from numba import njit
 
 from komaken.shogi._board import BLACK_BIT, DIRS, KIND_MASK, WALL, WHITE_BIT
-from komaken.shogi._kernels import (
-    R_HEIGHT,
-    R_NSQ,
-    R_SQUARES,
-    R_WIDTH,
-    ST_KING,
-    ST_SIDE,
-    attacked,
-    push,
-)
+from komaken.shogi._kernels import R_HEIGHT, R_NSQ, R_SQUARES, R_WIDTH, ST_KING, ST_SIDE, push
 from komaken.shogi.engine._evaluate import (
     N_FILES,
+    N_HAND,
     N_RANKS,
     O_ATTACKED,
     O_ATTACKER,
@@ -35,7 +27,9 @@ from komaken.shogi.engine._evaluate import (
     O_RANK,
     O_SHIELD,
     O_TEMPO,
+    O_UNDEFENDED,
     W_SIZE,
+    king_ring,
     piece_moves,
 )
 
@@ -79,17 +73,13 @@ def eval_features(bd: np.ndarray, hd: np.ndarray, st: np.ndarray, rules: np.ndar
         sign = 1.0 - 2.0 * c
         bit = BLACK_BIT << c
         enemy = WHITE_BIT >> c
-        n = 0
         for j in range(8):
-            s = kq + DIRS[j]
-            p = bd[s]
-            if p == WALL:
-                continue
-            if p & bit:
+            p = bd[kq + DIRS[j]]
+            if p != WALL and p & bit:
                 x[O_SHIELD + (p & KIND_MASK)] += sign
-            if attacked(bd, s, 1 - c):
-                n += 1
+        n, undefended, hand = king_ring(bd, hd, kq, c)
         x[O_ATTACKED + n] += sign
+        x[O_UNDEFENDED + undefended * N_HAND + hand] += sign
         kf = kq >> 4
         kr = kq & 15
         for f in range(max(1, kf - 2), min(width, kf + 2) + 1):

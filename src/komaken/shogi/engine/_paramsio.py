@@ -7,6 +7,7 @@ from typing import TYPE_CHECKING
 from komaken.shogi.engine._evaluate import (
     N_ATTACKED,
     N_FILES,
+    N_HAND,
     N_RANKS,
     O_ATTACKED,
     O_ATTACKER,
@@ -15,6 +16,7 @@ from komaken.shogi.engine._evaluate import (
     O_RANK,
     O_SHIELD,
     O_TEMPO,
+    O_UNDEFENDED,
 )
 from komaken.shogi.engine.values import HAND_LETTERS
 
@@ -54,7 +56,12 @@ def to_toml(p: EvalParams, comment: str = "") -> str:
     lines += [f"{_key(k)} = {_num(at(O_MOB + kind_code(k)))}" for k in letters]
     lines += ["", "[king_safety]",
               f"attacked = [{', '.join(_num(at(O_ATTACKED + n)) for n in range(N_ATTACKED))}]"
-              "  # 0..8 squares next to the king attacked by the enemy", "",
+              "  # 0..8 squares next to the king attacked by the enemy",
+              "# [u][h]: u of those squares defended by no other own piece, h enemy pieces in hand (3: 3 or more)",
+              "undefended = ["]
+    lines += [f"    [{', '.join(_num(at(O_UNDEFENDED + u * N_HAND + h)) for h in range(N_HAND))}],"
+              for u in range(N_ATTACKED)]
+    lines += ["]", "",
               "[king_safety.shield]  # per own piece next to the king"]
     lines += [f"{_key(k)} = {_num(at(O_SHIELD + kind_code(k)))}" for k in pieces]
     lines += ["", "[king_safety.attacker]  # per enemy piece within two squares of the king"]

@@ -35,6 +35,7 @@ from komaken.shogi._board import KIND_OF_LETTER
 from komaken.shogi.engine._evaluate import (
     N_ATTACKED,
     N_FILES,
+    N_HAND,
     N_RANKS,
     O_ATTACKED,
     O_ATTACKER,
@@ -43,9 +44,11 @@ from komaken.shogi.engine._evaluate import (
     O_RANK,
     O_SHIELD,
     O_TEMPO,
+    O_UNDEFENDED,
     W_SIZE,
     check_weight,
     legacy_tables,
+    pad_tables,
     weights,
 )
 from komaken.shogi.engine._searchparams import SEARCH_PARAMS, search_array, search_defaults
@@ -274,37 +277,45 @@ class _Reader:
             k = self._letter(f"{key}.{letter}", letter)
             tables[offset + k - O_RANK] = self.number(f"{key}.{letter}", value)
 
+    def row(self, key: str, row: Any, tables: np.ndarray, offset: int, n: int, what: str) -> None:
+        """A list of ``n`` numbers at ``key``, written into ``tables`` from slot ``offset`` on."""
+        if not isinstance(row, list) or len(row) != n:
+            got = len(row) if isinstance(row, list) else repr(row)
+            self.fail(key, f"must be a list of {n} {what}, not {got}")
+        for i, value in enumerate(row):
+            tables[offset + i - O_RANK] = self.number(f"{key}[{i}]", value)
+
     def per_kind_list(self, key: str, section: Any, tables: np.ndarray, offset: int, n: int, stride: int,
                       what: str) -> None:
         if not isinstance(section, Mapping):
             self.fail(key, f"must be a table of piece letters, not {section!r}")
         for letter, row in section.items():
             k = self._letter(f"{key}.{letter}", letter)
-            if not isinstance(row, list) or len(row) != n:
-                got = len(row) if isinstance(row, list) else repr(row)
-                self.fail(f"{key}.{letter}", f"must be a list of {n} numbers ({what}), not {got}")
-            for i, value in enumerate(row):
-                tables[offset + k * stride + i - O_RANK] = self.number(f"{key}.{letter}[{i}]", value)
+            self.row(f"{key}.{letter}", row, tables, offset + k * stride, n, f"numbers ({what})")
 
     def fill_tables(self, data: Mapping[str, Any], tables: np.ndarray) -> None:
         if "mobility" in data:
             self.per_kind("mobility", data["mobility"], tables, O_MOB)
         ks = self.table(data, "king_safety")
         for key in ks:
-            if key not in ("shield", "attacker", "attacked"):
-                self.fail(f"king_safety.{key}", "unknown key (known: shield, attacker, attacked)")
+            if key not in ("shield", "attacker", "attacked", "undefended"):
+                self.fail(f"king_safety.{key}", "unknown key (known: shield, attacker, attacked, undefended)")
         if "shield" in ks:
             self.per_kind("king_safety.shield", ks["shield"], tables, O_SHIELD)
         if "attacker" in ks:
             self.per_kind("king_safety.attacker", ks["attacker"], tables, O_ATTACKER)
         if "attacked" in ks:
-            row = ks["attacked"]
-            if not isinstance(row, list) or len(row) != N_ATTACKED:
-                got = len(row) if isinstance(row, list) else repr(row)
-                self.fail("king_safety.attacked", f"must be a list of {N_ATTACKED} numbers (0..8 attacked "
-                                                  f"squares), not {got}")
-            for i, value in enumerate(row):
-                tables[O_ATTACKED + i - O_RANK] = self.number(f"king_safety.attacked[{i}]", value)
+            self.row("king_safety.attacked", ks["attacked"], tables, O_ATTACKED, N_ATTACKED,
+                     "numbers (0..8 attacked squares)")
+        if "undefended" in ks:
+            rows = ks["undefended"]
+            if not isinstance(rows, list) or len(rows) != N_ATTACKED:
+                got = len(rows) if isinstance(rows, list) else repr(rows)
+                self.fail("king_safety.undefended", f"must be a list of {N_ATTACKED} rows (0..8 undefended "
+                                                    f"squares), not {got}")
+            for u, row in enumerate(rows):
+                self.row(f"king_safety.undefended[{u}]", row, tables, O_UNDEFENDED + u * N_HAND, N_HAND,
+                         f"numbers (0..{N_HAND - 1}+ enemy pieces in hand)")
         psq = self.table(data, "psq")
         for key in psq:
             if key not in ("rank", "file", "tempo"):
@@ -352,5 +363,6 @@ def resolve(params: EvalParams | str | Path | None, variant: Variant | str) -> E
     return EvalParams.load(params, v)
 
 
-__all__ = ["EvalParams", "FILE_TERMS", "LEGACY_TERMS", "N_FILES", "N_RANKS", "ParamsError", "SEARCH_KEYS",
-           "TABLE_RANGE", "kind_code", "override_values", "resolve", "search_defaults"]
+__all__ = ["EvalParams", "FILE_TERMS", "LEGACY_TERMS", "N_FILES", "N_RANKS", "O_RANK", "O_UNDEFENDED", "ParamsError",
+           "SEARCH_KEYS",
+           "TABLE_RANGE", "kind_code", "override_values", "pad_tables", "resolve", "search_defaults"]

@@ -30,7 +30,7 @@ from scipy.optimize import minimize, minimize_scalar
 from scipy.special import expit
 
 from komaken.errors import KomakenError
-from komaken.shogi.engine._evaluate import O_MOB, O_RANK, O_SHIELD, O_TEMPO, W_MOBILITY, W_SIZE
+from komaken.shogi.engine._evaluate import O_MOB, O_RANK, O_SHIELD, O_TEMPO, O_UNDEFENDED, W_MOBILITY, W_SIZE
 from komaken.shogi.engine._features import N_FEATURES, O_BOARD, O_HAND, game_features
 from komaken.shogi.engine.evalparams import TABLE_RANGE, EvalParams, kind_code
 from komaken.shogi.engine.values import MAX_PIECE_VALUE, PieceValues
@@ -40,7 +40,7 @@ from komaken.shogi.variant import Variant
 LAMBDAS = (1e-2, 1e-3, 1e-4, 1e-5, 1e-6)
 _TERMS = ("mobility", "king_safety", "psq")
 #: the parameter groups ``tune(groups=...)`` can fit, as feature column ranges
-GROUPS = {"material": ((O_BOARD, N_FEATURES),), "king_safety": ((O_SHIELD, O_TEMPO),),
+GROUPS = {"material": ((O_BOARD, N_FEATURES),), "king_safety": ((O_SHIELD, O_TEMPO), (O_UNDEFENDED, W_SIZE)),
           "psq": ((O_RANK, O_MOB), (O_TEMPO, O_TEMPO + 1)), "mobility": ((O_MOB, O_SHIELD),)}
 
 
@@ -74,8 +74,9 @@ def theta_of(params: EvalParams) -> np.ndarray:
     theta[O_RANK:W_SIZE] = w[O_RANK:]
     theta[O_MOB:O_MOB + 16] *= w[W_MOBILITY]
     theta[O_RANK:O_MOB] *= w[2]  # psq (rank, file)
-    theta[W_SIZE - 1] *= w[2]  # tempo
-    theta[O_MOB + 16:W_SIZE - 1] *= w[1]  # king safety
+    theta[O_TEMPO] *= w[2]  # tempo
+    theta[O_MOB + 16:O_TEMPO] *= w[1]  # king safety
+    theta[O_UNDEFENDED:W_SIZE] *= w[1]
     bval, hval = params.arrays()
     theta[O_BOARD:O_BOARD + 16] = bval[0x10:0x20]
     theta[O_HAND:O_HAND + 8] = hval[0]
