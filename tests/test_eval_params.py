@@ -278,7 +278,8 @@ def test_history_setting_bounds_the_statistics_and_changes_the_order(tmp_path: P
 
 def test_aspiration_windows_keep_the_answers(tmp_path: Path) -> None:
     """A one-unit aspiration window misses at almost every depth and must widen to the true
-    score: mates are still found and scored exactly, and a quiet position's score stays close."""
+    score: mates are still found and scored exactly, and a quiet position's score stays within a
+    pawn in hand (the selective search prunes by the window, so the trees and scores differ)."""
     plain = _file(tmp_path, "[search]\nlmp_depth = 6\nfutility_depth = 6\n", "plain.toml")
     narrow = _file(tmp_path, "[search]\nlmp_depth = 6\nfutility_depth = 6\naspiration = 1\n", "narrow.toml")
     for sfen, variant, plies in [("7lk/7s1/9/9/9/9/9/9/K8 b RG 1", "shogi", 3), ("4k/5/4P/5/K4 b G 1", "minishogi", 1)]:
@@ -288,7 +289,8 @@ def test_aspiration_windows_keep_the_answers(tmp_path: Path) -> None:
     pos = Position.start("minishogi")
     a = Engine("minishogi", params=plain).search(pos, Limits(depth=9))
     b = Engine("minishogi", params=narrow).search(pos, Limits(depth=9))
-    assert b.nodes != a.nodes and b.depth == 9 and abs(b.score - a.score) < 200
+    pawn = EvalParams.default("minishogi").values.hand["P"]
+    assert b.nodes != a.nodes and b.depth == 9 and abs(b.score - a.score) < pawn
 
 
 # --- overrides ----------------------------------------------------------------------------------
