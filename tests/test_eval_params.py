@@ -466,6 +466,66 @@ def test_tune_end_to_end_writes_parameters_the_engine_plays_with(tmp_path: Path)
     assert r.returncode == 0 and again.read_text(encoding="utf-8") == out.read_text(encoding="utf-8")
 
 
+def _study_as_csa(db: Path, path: Path) -> int:
+    """The games of a self-play study as one CSA file (games separated by '/'); returns how many."""
+    from komaken import records
+    from komaken.game import Color, Outcome, Termination
+    from komaken.lab.valuestudy.storage import StudyDB
+    from komaken.shogi.move import Move
+
+    texts = []
+    with StudyDB.open(db) as study:
+        for game in study.games():
+            pos = Position.start("minishogi")
+            for code in game.move_codes():
+                pos.push(Move(int(code)))
+            winner = None if game.score == 0.5 else Color.BLACK if game.score == 1.0 else Color.WHITE
+            rec = records.GameRecord.from_position(pos, result=Outcome(Termination.CHECKMATE, winner))
+            texts.append(records.dumps(rec, "csa"))
+    path.write_text("/\n".join(texts), encoding="utf-8")
+    return len(texts)
+
+
+def test_tune_on_records_reads_the_same_positions_as_the_study_they_came_from(tmp_path: Path) -> None:
+    """The study's games written as CSA records give the same quiet positions, features and results;
+    the command tunes on them and refuses bad input with one line and exit status 2."""
+    from komaken.shogi.engine.tune import read_games, read_records
+
+    db = tmp_path / "games.db"
+    r = _komaken("tune", "-v", "minishogi", "--games", "6", "--db", str(db), "--out", str(tmp_path / "a.toml"),
+                 "--nodes", "60", "--l2", "1e-2", "-q")
+    assert r.returncode == 0, r.stderr
+    folder = tmp_path / "records"
+    folder.mkdir()
+    assert _study_as_csa(db, folder / "games.csa") == 6
+    (folder / "notes.txt").write_text("not a record", encoding="utf-8")  # a folder means its record files
+    _, study = read_games(db)
+    recs = read_records([folder], EvalParams.legacy("minishogi"), skip=2)  # the study's values and opening
+    assert recs.games == 6 and len(recs.y) == len(study.y) > 0
+    np.testing.assert_array_equal(recs.X, study.X)
+    np.testing.assert_array_equal(recs.y, study.y)
+    out = tmp_path / "records.toml"
+    r = _komaken("tune", "-v", "minishogi", "--records", str(folder), "--out", str(out), "--l2", "1e-2", "-q")
+    assert r.returncode == 0, r.stderr
+    assert "tuned by komaken tune on 6 games from records" in out.read_text(encoding="utf-8")
+    assert EvalParams.load(out, "minishogi").values.board != EvalParams.default("minishogi").values.board
+    from komaken import records
+
+    start = records.dumps(records.GameRecord.from_position(Position.start("minishogi")), "csa").rstrip("\n")
+    broken = tmp_path / "broken.csa"
+    broken.write_text(start + "\n+5452FU\n", encoding="utf-8")  # a pawn does not move two squares
+    for args, message in [(["--records", str(tmp_path / "none.csa")], "no such record file or folder"),
+                          (["--records", str(folder), "--db", str(db)], "--records tunes on the records alone"),
+                          (["--records", str(broken)], f"broken.csa line {start.count(chr(10)) + 2}"),
+                          ([], "give --games and --db")]:
+        r = _komaken("tune", "-v", "minishogi", *args, "--out", str(tmp_path / "x.toml"))
+        assert r.returncode == 2 and "Traceback" not in r.stderr, r.stderr
+        assert message in r.stderr and len(r.stderr.strip().splitlines()) == 1, r.stderr
+    r = _komaken("tune", "-v", "judkins", "--records", str(folder), "--out", str(tmp_path / "x.toml"))
+    assert r.returncode == 2 and "games.csa: game 1 is minishogi, not judkins" in r.stderr
+    assert not (tmp_path / "x.toml").exists()
+
+
 def test_a_study_keeps_its_tables_so_studies_begun_before_the_undefended_table_stay_the_same() -> None:
     """A study's configuration is its identity: tables with an all-zero undefended-square block are
     kept without it (the layout before the block existed), and read back padded with zeros."""
@@ -572,3 +632,12 @@ def test_every_shipped_sprt_file_loads_and_builds_its_players(path: Path, monkey
     check_players(exp, exp.variant_or_none())
     if "search" in path.name:
         assert len(exp.openings.sfens) == 240
+
+
+def test_the_fairy_stockfish_selfplay_example_loads() -> None:
+    """examples/eval/fsf-selfplay-minishogi.toml (games to tune on, docs/engine.md) is a valid experiment."""
+    from komaken.lab import load_experiment
+
+    exp = load_experiment(str(Path(__file__).parent.parent / "examples/eval/fsf-selfplay-minishogi.toml"), games=2)
+    assert exp.variant_or_none() is not None and exp.variant_or_none().name == "minishogi"  # type: ignore[union-attr]
+    assert {p.kind for p in exp.players.values()} == {"usi"}

@@ -43,7 +43,7 @@ def test_exported_records_read_back(tmp_path: Path, fmt: str) -> None:
         stored = [row.moves.split() for row in db.games()]
     texts = [t for t in out.getvalue().split("\n\n") if t.strip()] if fmt == "kif" else None
     if fmt == "csa":
-        games = records.parse_all(out.getvalue().replace("\n\n", "\n/\n"), "csa")
+        games = records.parse_all(out.getvalue(), "csa")  # one file, games separated by '/' lines
     else:
         assert texts is not None
         games = [records.parse(t, "kif") for t in texts]

@@ -1,4 +1,5 @@
-"""``komaken tune``: Texel tuning of a variant's evaluation parameters on self-play games."""
+"""``komaken tune``: Texel tuning of a variant's evaluation parameters on self-play games or on
+game records."""
 
 from __future__ import annotations
 
@@ -11,9 +12,12 @@ FILE = click.Path(dir_okay=False, path_type=Path)
 
 @click.command("tune")
 @click.option("--variant", "-v", required=True, metavar="NAME|FILE", help="minishogi, judkins, shogi or a TOML.")
-@click.option("--games", type=click.IntRange(min=0), required=True,
+@click.option("--games", type=click.IntRange(min=0), default=None,
               help="Self-play games to tune on: played into --db until it holds this many (0: use --db as it is).")
-@click.option("--db", type=FILE, required=True, help="Self-play database (a `komaken values selfplay` study).")
+@click.option("--db", type=FILE, default=None, help="Self-play database (a `komaken values selfplay` study).")
+@click.option("--records", "record_paths", type=click.Path(path_type=Path), multiple=True,
+              help="Tune on these game records instead of self-play (KIF, CSA, KI2, ...; a folder: its record "
+                   "files; repeat), e.g. another engine's games exported by `komaken experiment export`.")
 @click.option("--out", type=FILE, required=True, help="Write the tuned parameter TOML here.")
 @click.option("--params", "start", type=FILE, default=None,
               help="Start from (and regularise towards) this parameter file (default: the variant's).")
@@ -22,7 +26,8 @@ FILE = click.Path(dir_okay=False, path_type=Path)
                    "piece-values study plays), e.g. the variant's tuned file for a second round.")
 @click.option("--nodes", type=click.IntRange(min=1), default=1000, show_default=True, help="Nodes per move.")
 @click.option("--random-plies", type=click.IntRange(min=0), default=2, show_default=True,
-              help="Random opening plies of each self-play game.")
+              help="Random opening plies of each self-play game; with --records, the plies of each record "
+                   "left out at its start.")
 @click.option("--workers", "-j", type=click.IntRange(min=1), default=1, show_default=True)
 @click.option("--seed", type=click.IntRange(min=0), default=0, show_default=True)
 @click.option("--noise", type=click.FloatRange(min=0), default=10.0, show_default=True,
@@ -34,12 +39,12 @@ FILE = click.Path(dir_okay=False, path_type=Path)
 @click.option("--l2", "lambdas", type=click.FloatRange(min=0), multiple=True,
               help="Ridge strength(s) to try (default 1e-2 .. 1e-6; the held-out games choose).")
 @click.option("--quiet", "-q", is_flag=True, help="No progress lines.")
-def tune(variant: str, games: int, db: Path, out: Path, start: Path | None, play: Path | None, nodes: int,
-         random_plies: int, workers: int, seed: int, noise: float, mobility: bool, groups: tuple[str, ...],
-         lambdas: tuple[float, ...], quiet: bool) -> None:
+def tune(variant: str, games: int | None, db: Path | None, record_paths: tuple[Path, ...], out: Path,
+         start: Path | None, play: Path | None, nodes: int, random_plies: int, workers: int, seed: int, noise: float,
+         mobility: bool, groups: tuple[str, ...], lambdas: tuple[float, ...], quiet: bool) -> None:
     """Fit piece values, piece-square tables, king safety, mobility and tempo to game results."""
     from komaken.shogi.engine.evalparams import EvalParams
-    from komaken.shogi.engine.tune import LAMBDAS, read_games
+    from komaken.shogi.engine.tune import LAMBDAS, read_games, read_records
     from komaken.shogi.engine.tune import tune as fit
     from komaken.shogi.variant import load_variant
 
@@ -47,21 +52,31 @@ def tune(variant: str, games: int, db: Path, out: Path, start: Path | None, play
         if not quiet:
             click.echo(text, err=True)
 
+    if record_paths and (db is not None or games is not None or play is not None):
+        raise click.UsageError("--records tunes on the records alone: leave out --db, --games and --play-params")
+    if not record_paths and (db is None or games is None):
+        raise click.UsageError("give --games and --db (self-play), or --records")
     v = load_variant(variant)
     params = EvalParams.load(start, v) if start is not None else EvalParams.default(v)  # checked before playing
     players = EvalParams.load(play, v) if play is not None else None
-    if games > 0:
-        from komaken.lab.valuestudy.selfplay import run_selfplay, study_config
+    if record_paths:
+        data = read_records(record_paths, params, skip=random_plies)
+        source = "games from records"
+    else:
+        assert db is not None and games is not None
+        if games > 0:
+            from komaken.lab.valuestudy.selfplay import run_selfplay, study_config
 
-        config = study_config(v, games=games, nodes=nodes, seed=seed, noise=noise, random_plies=random_plies,
-                              params=players)
-        s = run_selfplay(config, db, workers=workers)
-        say(f"{db}: played {s.played} games in {s.wall_seconds:.1f}s; {s.stored}/{s.target} stored")
-    elif not db.exists():
-        raise click.UsageError(f"--games 0 needs an existing --db; {db} does not exist")
-    _, data = read_games(db, v)
+            config = study_config(v, games=games, nodes=nodes, seed=seed, noise=noise, random_plies=random_plies,
+                                  params=players)
+            s = run_selfplay(config, db, workers=workers)
+            say(f"{db}: played {s.played} games in {s.wall_seconds:.1f}s; {s.stored}/{s.target} stored")
+        elif not db.exists():
+            raise click.UsageError(f"--games 0 needs an existing --db; {db} does not exist")
+        _, data = read_games(db, v)
+        source = "self-play games"
     result = fit(params, data, lambdas=lambdas or LAMBDAS, mobility=mobility, log=say, groups=groups or None)
-    comment = (f"tuned by komaken tune on {result.games} self-play games of {v.name} ({result.positions} quiet "
+    comment = (f"tuned by komaken tune on {result.games} {source} of {v.name} ({result.positions} quiet "
                f"positions, {result.columns} parameters)\nK = {result.k:.6g}, lambda = {result.lam:g}; held-out "
                f"cross-entropy {result.holdout_before:.5f} -> {result.holdout_after:.5f}")
     result.params.write(out, comment)

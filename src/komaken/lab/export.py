@@ -1,5 +1,9 @@
 """Export stored games: ``csv`` (one row per game), ``kif`` or ``csa`` (game records).
 
+A CSA export is one file of every game, separated by ``/`` lines as the CSA format has it, so
+:func:`komaken.records.read_all` (and ``komaken tune --records``) reads every game back; a KIF
+export is the games one after another (KIF has no such separator).
+
 KIF and CSA text comes from :mod:`komaken.records`: the lab replays each game's moves into a
 :class:`~komaken.records.GameRecord` with the players' names and the result.
 """
@@ -50,6 +54,8 @@ def _records(db: ExperimentDB, fmt: str, out: TextIO) -> int:
     variant = exp.load_variant()
     n = 0
     for row in db.games():
+        if n and fmt == "csa":
+            out.write("/\n")  # CSA's separator of the games of one file, so readers see every game
         out.write(record_text(fmt, row, exp.players[row.a].label, exp.players[row.b].label, variant, exp.spec))
         out.write("\n")
         n += 1

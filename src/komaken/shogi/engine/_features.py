@@ -32,6 +32,7 @@ from komaken.shogi.engine._evaluate import (
     king_ring,
     piece_moves,
 )
+from komaken.shogi.engine._selfplay import FLAG_CHECK, FLAG_QS_CAP, FLAG_QS_GAIN, quiet_flags
 
 O_BOARD = W_SIZE
 O_HAND = W_SIZE + 16
@@ -101,6 +102,26 @@ def game_features(bd: np.ndarray, hd: np.ndarray, st: np.ndarray, hh: np.ndarray
         if 0 <= i < len(keep) and keep[i]:
             eval_features(bd, hd, st, rules, out[rows])
             rows += 1
+        if ply < len(moves):
+            push(bd, hd, st, hh, hist, moves[ply])
+    return rows
+
+
+@njit(cache=True)
+def record_features(bd: np.ndarray, hd: np.ndarray, st: np.ndarray, hh: np.ndarray, hist: np.ndarray,
+                    geo: np.ndarray, rules: np.ndarray, bval: np.ndarray, hval: np.ndarray, mbuf: np.ndarray,
+                    sbuf: np.ndarray, scratch: np.ndarray, moves: np.ndarray, skip: int, out: np.ndarray) -> int:
+    """Replay ``moves`` from the position in ``bd``/``hd``/``st`` and write the features of each
+    quiet position from ply ``skip`` on — not in check, and no capture sequence that gains by the
+    values ``bval``/``hval`` (:func:`~komaken.shogi.engine._selfplay.quiet_flags`, the study's own
+    test) — into the next rows of ``out``; returns the rows written."""
+    rows = 0
+    for ply in range(len(moves) + 1):
+        if ply >= skip:
+            flags = quiet_flags(bd, hd, st, hh, hist, geo, rules, bval, hval, mbuf, sbuf, scratch)
+            if (flags & (FLAG_CHECK | FLAG_QS_GAIN | FLAG_QS_CAP)) == 0:
+                eval_features(bd, hd, st, rules, out[rows])
+                rows += 1
         if ply < len(moves):
             push(bd, hd, st, hh, hist, moves[ply])
     return rows

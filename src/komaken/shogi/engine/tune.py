@@ -1,4 +1,5 @@
-"""Texel tuning: fit a variant's evaluation parameters to the results of self-play games.
+"""Texel tuning: fit a variant's evaluation parameters to the results of self-play games (or of
+any game records: :func:`read_records`).
 
 The evaluation is linear in its parameters (:mod:`komaken.shogi.engine._features`), so the Texel
 method is a logistic regression: for every quiet position ``i`` of a game with result ``y_i``
@@ -115,6 +116,63 @@ def read_games(db: str | Path, variant: Variant | None = None,
     return v, Dataset(np.concatenate(xs), np.concatenate(ys), np.concatenate(gs), len(xs))
 
 
+def record_files(paths: Sequence[str | Path]) -> list[Path]:
+    """``paths`` with each folder replaced by the record files in it (by suffix, sorted)."""
+    from komaken.records import format_of
+
+    files: list[Path] = []
+    for path in map(Path, paths):
+        if path.is_dir():
+            files += sorted(p for p in path.iterdir() if p.is_file() and format_of(p) is not None)
+        elif path.exists():
+            files.append(path)
+        else:
+            raise KomakenError(f"no such record file or folder: {path}")
+    return files
+
+
+def read_records(paths: Sequence[str | Path], params: EvalParams, skip: int = 0,
+                 progress: Callable[[int], None] | None = None) -> Dataset:
+    """The quiet positions of game records (any format :mod:`komaken.records` reads; a folder
+    stands for its record files) from ply ``skip`` on, each labelled with its game's result.
+    A game with no result (中断, an unknown end) is left out; a game of another variant, or a
+    record that cannot be read, raises an error naming the file (and the line)."""
+    from komaken import records
+    from komaken.shogi._kernels import MAX_MOVES
+    from komaken.shogi.engine._features import record_features
+    from komaken.shogi.engine._search import MAX_PLY
+
+    v = params.variant
+    bval, hval = params.arrays()
+    mbuf = np.zeros((MAX_PLY + 2, MAX_MOVES), dtype=np.int64)
+    sbuf = np.zeros((MAX_PLY + 2, MAX_MOVES), dtype=np.int64)
+    scratch = np.zeros(MAX_MOVES, dtype=np.int64)
+    xs: list[np.ndarray] = []
+    ys: list[np.ndarray] = []
+    gs: list[np.ndarray] = []
+    for path in record_files(paths):
+        for number, rec in enumerate(records.read_all(path), start=1):
+            if rec.variant.name != v:
+                raise KomakenError(f"{path}: game {number} is {rec.variant.name}, not {v}")
+            if rec.result is None:
+                continue
+            start = rec.initial_position()
+            moves = np.array([m.code for m in rec.moves], dtype=np.int64)
+            s = start.kernel_state(len(moves) + MAX_PLY + 8)  # room for the capture search's plies too
+            out = np.zeros((len(moves) + 1, N_FEATURES), dtype=np.float64)
+            rows = record_features(s.bd, s.hd, s.st, s.hh, s.hist, start.variant.geo, s.rules, bval, hval, mbuf,
+                                   sbuf, scratch, moves, skip, out)
+            winner = rec.result.winner
+            xs.append(out[:rows])
+            ys.append(np.full(rows, 0.5 if winner is None else 1.0 - int(winner)))
+            gs.append(np.full(rows, len(gs)))
+            if progress is not None:
+                progress(len(gs))
+    if sum(len(x) for x in xs) == 0:
+        raise KomakenError(f"no quiet positions of {v} games with a result in {', '.join(map(str, paths))}")
+    return Dataset(np.concatenate(xs), np.concatenate(ys), np.concatenate(gs), len(xs))
+
+
 def _ce(e: np.ndarray, y: np.ndarray) -> float:
     """Mean cross-entropy of results ``y`` under ``σ(e)``."""
     return float(np.mean(np.logaddexp(0.0, e) - y * e))
@@ -218,4 +276,5 @@ def _params_of(params: EvalParams, theta: np.ndarray, mobility: bool) -> EvalPar
     return params.with_tables(tables, values, terms, source="tuned")
 
 
-__all__ = ["Dataset", "GROUPS", "LAMBDAS", "TuneResult", "fit_k", "fit_theta", "read_games", "theta_of", "tune"]
+__all__ = ["Dataset", "GROUPS", "LAMBDAS", "TuneResult", "fit_k", "fit_theta", "read_games", "read_records",
+           "record_files", "theta_of", "tune"]
