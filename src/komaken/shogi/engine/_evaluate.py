@@ -140,23 +140,25 @@ def _mobility(bd: np.ndarray, rules: np.ndarray, w: np.ndarray) -> float:
 
 
 @njit(cache=True)
-def king_ring(bd: np.ndarray, hd: np.ndarray, k: int, c: int) -> tuple[int, int, int]:
+def king_ring(bd: np.ndarray, hd: np.ndarray, k: int, c: int, defended: bool) -> tuple[int, int, int]:
     """Around the king of color ``c`` on ``k``: the squares next to it that the enemy attacks, how
-    many of those no other piece of ``c`` defends (the king is lifted off the board while that is
-    asked), and the enemy's pieces in hand, capped at ``N_HAND - 1``."""
-    king = bd[k]
+    many of those no other piece of ``c`` defends (asked with the king lifted off the board, and
+    only when ``defended``; 0 otherwise), and the enemy's pieces in hand, capped at ``N_HAND - 1``."""
     n = 0
-    undefended = 0
+    ring = 0  # bit j: the square in direction j is attacked
     for j in range(8):
         s = k + DIRS[j]
-        if bd[s] == WALL:
-            continue
-        if attacked(bd, s, 1 - c):
+        if bd[s] != WALL and attacked(bd, s, 1 - c):
             n += 1
-            bd[k] = 0
-            if not attacked(bd, s, c):
+            ring |= 1 << j
+    undefended = 0
+    if defended and ring:
+        king = bd[k]
+        bd[k] = 0
+        for j in range(8):
+            if ring >> j & 1 and not attacked(bd, k + DIRS[j], c):
                 undefended += 1
-            bd[k] = king
+        bd[k] = king
     h = 0
     for kind in range(1, 8):
         h += hd[1 - c, kind]
@@ -164,10 +166,19 @@ def king_ring(bd: np.ndarray, hd: np.ndarray, k: int, c: int) -> tuple[int, int,
 
 
 @njit(cache=True)
+def _any_nonzero(w: np.ndarray, lo: int, hi: int) -> bool:
+    for i in range(lo, hi):
+        if w[i] != 0.0:
+            return True
+    return False
+
+
+@njit(cache=True)
 def _king_safety(bd: np.ndarray, hd: np.ndarray, st: np.ndarray, rules: np.ndarray, w: np.ndarray) -> float:
     width = rules[R_WIDTH]
     height = rules[R_HEIGHT]
     v = 0.0
+    defended = _any_nonzero(w, O_UNDEFENDED, W_SIZE)  # 9x9 and judkins leave the table at zero
     for c in range(2):
         k = st[ST_KING + c]
         if k == 0:
@@ -179,7 +190,7 @@ def _king_safety(bd: np.ndarray, hd: np.ndarray, st: np.ndarray, rules: np.ndarr
             p = bd[k + DIRS[j]]
             if p != WALL and p & bit:
                 v += sign * w[O_SHIELD + (p & KIND_MASK)]
-        n, undefended, h = king_ring(bd, hd, k, c)
+        n, undefended, h = king_ring(bd, hd, k, c, defended)
         v += sign * (w[O_ATTACKED + n] + w[O_UNDEFENDED + undefended * N_HAND + h])
         kf = k >> 4
         kr = k & 15

@@ -78,7 +78,7 @@ def eval_features(bd: np.ndarray, hd: np.ndarray, st: np.ndarray, rules: np.ndar
             p = bd[kq + DIRS[j]]
             if p != WALL and p & bit:
                 x[O_SHIELD + (p & KIND_MASK)] += sign
-        n, undefended, hand = king_ring(bd, hd, kq, c)
+        n, undefended, hand = king_ring(bd, hd, kq, c, True)
         x[O_ATTACKED + n] += sign
         x[O_UNDEFENDED + undefended * N_HAND + hand] += sign
         kf = kq >> 4
