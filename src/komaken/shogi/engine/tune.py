@@ -23,7 +23,7 @@ from __future__ import annotations
 
 import dataclasses
 import math
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Iterable, Iterator, Sequence
 from pathlib import Path
 
 import numpy as np
@@ -98,22 +98,37 @@ def read_games(db: str | Path, variant: Variant | None = None,
         if variant is not None and (variant.name, variant.width, variant.height) != (v.name, v.width, v.height):
             raise KomakenError(f"{db}: the games are of {v.name}, not {variant.name}")
         start = Position.start(v)
-        xs, ys, gs = [], [], []
-        for n, game in enumerate(study.games()):
-            flags = game.feature_array(NF)[:, COL_FLAGS]
-            keep = (flags & (FLAG_CHECK | FLAG_QS_GAIN | FLAG_QS_CAP)) == 0
-            moves = game.move_codes().astype(np.int64)
-            s = start.kernel_state(len(moves) + 8)
-            out = np.zeros((int(keep.sum()), N_FEATURES), dtype=np.float64)
-            rows = game_features(s.bd, s.hd, s.st, s.hh, s.hist, s.rules, moves, game.opening_plies, keep, out)
-            xs.append(out[:rows])
-            ys.append(np.full(rows, game.score))
-            gs.append(np.full(rows, n))
-            if progress is not None:
-                progress(n + 1)
-    if not xs or sum(len(x) for x in xs) == 0:
-        raise KomakenError(f"{db}: no games with quiet positions to tune on")
-    return v, Dataset(np.concatenate(xs), np.concatenate(ys), np.concatenate(gs), len(xs))
+
+        def rows() -> Iterator[tuple[np.ndarray, float]]:
+            for game in study.games():
+                flags = game.feature_array(NF)[:, COL_FLAGS]
+                keep = (flags & (FLAG_CHECK | FLAG_QS_GAIN | FLAG_QS_CAP)) == 0
+                moves = game.move_codes().astype(np.int64)
+                s = start.kernel_state(len(moves) + 8)
+                out = np.zeros((int(keep.sum()), N_FEATURES), dtype=np.float64)
+                n = game_features(s.bd, s.hd, s.st, s.hh, s.hist, s.rules, moves, game.opening_plies, keep, out)
+                yield out[:n], game.score
+
+        return v, _collect(rows(), progress, f"{db}: no games with quiet positions to tune on")
+
+
+def _collect(games: Iterable[tuple[np.ndarray, float]], progress: Callable[[int], None] | None,
+             empty: str) -> Dataset:
+    """One :class:`Dataset` of each game's feature rows, labelled with its result (black's score)
+    and its number, so the held-out split keeps a game's positions together; ``empty`` is the
+    error when no rows come."""
+    xs: list[np.ndarray] = []
+    ys: list[np.ndarray] = []
+    gs: list[np.ndarray] = []
+    for x, score in games:
+        xs.append(x)
+        ys.append(np.full(len(x), score))
+        gs.append(np.full(len(x), len(gs)))
+        if progress is not None:
+            progress(len(gs))
+    if sum(len(x) for x in xs) == 0:
+        raise KomakenError(empty)
+    return Dataset(np.concatenate(xs), np.concatenate(ys), np.concatenate(gs), len(xs))
 
 
 def record_files(paths: Sequence[str | Path]) -> list[Path]:
@@ -147,30 +162,25 @@ def read_records(paths: Sequence[str | Path], params: EvalParams, skip: int = 0,
     mbuf = np.zeros((MAX_PLY + 2, MAX_MOVES), dtype=np.int64)
     sbuf = np.zeros((MAX_PLY + 2, MAX_MOVES), dtype=np.int64)
     scratch = np.zeros(MAX_MOVES, dtype=np.int64)
-    xs: list[np.ndarray] = []
-    ys: list[np.ndarray] = []
-    gs: list[np.ndarray] = []
-    for path in record_files(paths):
-        for number, rec in enumerate(records.read_all(path), start=1):
-            if rec.variant.name != v:
-                raise KomakenError(f"{path}: game {number} is {rec.variant.name}, not {v}")
-            if rec.result is None:
-                continue
-            start = rec.initial_position()
-            moves = np.array([m.code for m in rec.moves], dtype=np.int64)
-            s = start.kernel_state(len(moves) + MAX_PLY + 8)  # room for the capture search's plies too
-            out = np.zeros((len(moves) + 1, N_FEATURES), dtype=np.float64)
-            rows = record_features(s.bd, s.hd, s.st, s.hh, s.hist, start.variant.geo, s.rules, bval, hval, mbuf,
-                                   sbuf, scratch, moves, skip, out)
-            winner = rec.result.winner
-            xs.append(out[:rows])
-            ys.append(np.full(rows, 0.5 if winner is None else 1.0 - int(winner)))
-            gs.append(np.full(rows, len(gs)))
-            if progress is not None:
-                progress(len(gs))
-    if sum(len(x) for x in xs) == 0:
-        raise KomakenError(f"no quiet positions of {v} games with a result in {', '.join(map(str, paths))}")
-    return Dataset(np.concatenate(xs), np.concatenate(ys), np.concatenate(gs), len(xs))
+
+    def rows() -> Iterator[tuple[np.ndarray, float]]:
+        for path in record_files(paths):
+            for number, rec in enumerate(records.read_all(path), start=1):
+                if rec.variant.name != v:
+                    raise KomakenError(f"{path}: game {number} is {rec.variant.name}, not {v}")
+                if rec.result is None:
+                    continue
+                start = rec.initial_position()
+                moves = np.array([m.code for m in rec.moves], dtype=np.int64)
+                s = start.kernel_state(len(moves) + MAX_PLY + 8)  # room for the capture search's plies too
+                out = np.zeros((len(moves) + 1, N_FEATURES), dtype=np.float64)
+                n = record_features(s.bd, s.hd, s.st, s.hh, s.hist, start.variant.geo, s.rules, bval, hval, mbuf,
+                                    sbuf, scratch, moves, skip, out)
+                winner = rec.result.winner
+                yield out[:n], 0.5 if winner is None else 1.0 - int(winner)
+
+    return _collect(rows(), progress,
+                    f"no quiet positions of {v} games with a result in {', '.join(map(str, paths))}")
 
 
 def _ce(e: np.ndarray, y: np.ndarray) -> float:
