@@ -417,3 +417,13 @@ def test_bootstrap_refits_equal_statsmodels() -> None:
     want = _glm(x, y, w)
     got = newton(x, y, w, _glm(x, y, np.ones(len(y))))
     assert np.allclose(got, want, atol=1e-6)
+
+
+@pytest.mark.parametrize("games", ["6", "2"])
+def test_odds_games_come_in_fours(tmp_path: Path, games: str) -> None:
+    """With 2 games per piece the lab would play only the first piece's starts: refused, nothing written."""
+    db = tmp_path / "odds.db"
+    res = CliRunner().invoke(main, ["values", "odds", "--variant", "minishogi", "--pieces", "B,G", "--games", games,
+                                    "--db", str(db)])
+    assert res.exit_code == 2 and "multiple of 4" in res.output and res.output.count("\n") == 1
+    assert not db.exists() and not (tmp_path / "odds.db.odds").exists()

@@ -134,8 +134,11 @@ def write_odds_experiment(variant_spec: str, pieces: str, *, games: int, db: str
     existing ``db`` holds this very odds study — so a refused run leaves the disk as it was."""
     variant = resolve_variant(variant_spec)
     letters = parse_pieces(pieces, variant)
-    if games < 2:
-        raise OddsError(f"--games must be at least 2 per piece, got {games}")
+    if games < 4 or games % 4:
+        # games 4r .. 4r+3 of a piece: its start with the handicap on black and on white, each played
+        # from both sides; any other count would leave some pieces with fewer games than asked, or none
+        raise OddsError(f"--games must be a positive multiple of 4 per piece (the handicap on either colour, "
+                        f"each start from both sides), got {games}")
     sfens = odds_openings(variant, letters, games, seed)
     vspec = variant.name if variant.name in BUILTIN else str(_variant_file(variant_spec, variant))
     text = _experiment_text(variant, vspec, letters, games=games, seed=seed, nodes=nodes, noise=noise)
