@@ -41,11 +41,7 @@ def test_exported_records_read_back(tmp_path: Path, fmt: str) -> None:
     with ExperimentDB.open(tmp_path / "exp.db") as db:
         assert export(db, fmt, out) == 6
         stored = [row.moves.split() for row in db.games()]
-    texts = [t for t in out.getvalue().split("\n\n") if t.strip()] if fmt == "kif" else None
-    if fmt == "csa":
-        games = records.parse_all(out.getvalue(), "csa")  # one file, games separated by '/' lines
-    else:
-        assert texts is not None
-        games = [records.parse(t, "kif") for t in texts]
+    # one file: CSA separates the games by '/' lines, KIF games follow one another from their headers
+    games = records.parse_all(out.getvalue(), fmt)  # type: ignore[arg-type]
     assert [[m.usi() for m in g.moves] for g in games] == stored
     assert all(g.variant.name == "minishogi" for g in games)

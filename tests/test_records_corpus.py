@@ -195,3 +195,43 @@ def test_shift_jis_kif_files_are_read_by_cshogi(tmp_path: Path) -> None:
         assert read(path).moves == rec.moves
         checked += 1
     assert checked > 20
+
+
+@needs_corpus
+def test_a_real_kif_or_ki2_file_is_one_game() -> None:
+    """Splitting text into games (KIF/KI2 written one after another) never cuts a real record:
+    every well-formed KIF and KI2 file of the corpus is one game, the same as :func:`read` gives."""
+    from komaken.records import format_of, read_all, split_games
+
+    checked = 0
+    for name in NAMES:
+        path = CORPUS / name
+        if truth()[name].get("malformed") or format_of(path) not in ("kif", "ki2"):
+            continue
+        assert len(split_games(decode(path.read_bytes(), path))) == 1, name
+        assert [m.usi() for m in read_all(path)[0].moves] == [m.usi() for m in record(name).moves]
+        checked += 1
+    assert checked > 200
+
+
+@needs_corpus
+def test_kif_games_one_after_another_read_as_each_game(tmp_path: Path) -> None:
+    """Two real KIF records in one file read as the two games; an error in the second names the
+    file's line number, not the line within the second game."""
+    from komaken.records import read_all
+
+    kifs = [n for n in NAMES if n.endswith(".kif") and not truth()[n].get("malformed")
+            and not truth()[n].get("illegal_last_move") and truth()[n]["moves"]][:2]
+    texts = [decode((CORPUS / n).read_bytes(), CORPUS / n).lstrip("\ufeff") for n in kifs]
+    path = tmp_path / "two.kifu"
+    path.write_text(texts[0].rstrip("\n") + "\n\n" + texts[1], encoding="utf-8")
+    games = read_all(path)
+    assert [[m.usi() for m in g.moves] for g in games] == [truth()[n]["moves"] for n in kifs]
+    lines = path.read_text(encoding="utf-8").splitlines()
+    first_move = len(texts[0].rstrip("\n").splitlines()) + 1 + next(
+        i for i, ln in enumerate(texts[1].splitlines()) if ln.strip().startswith("1 "))
+    lines[first_move] = "   1 ５五飛打"  # the second game's first move: no rook in hand
+    path.write_text("\n".join(lines) + "\n", encoding="utf-8")
+    with pytest.raises(RecordError) as info:
+        read_all(path)
+    assert info.value.line == first_move + 1, str(info.value)

@@ -71,15 +71,46 @@ def parse(text: str, format: Format | None = None, *, strict: bool = True, file:
 
 def parse_all(text: str, format: Format | None = None, *, strict: bool = True, file: str | None = None,
               variant: Variant | None = None) -> list[GameRecord]:
-    """Every game of a text: CSA files separate games by ``/``, USI files hold one a line;
-    KIF and KI2 hold one."""
+    """Every game of a text: CSA files separate games by ``/``, USI files hold one a line, and
+    KIF/KI2 games follow one another, each from its header (:func:`split_games`)."""
     fmt = _check(format or detect_format(text))
     text = text.lstrip("\ufeff")
     if fmt == "csa":
         return csa.parse_all(text, strict=strict, file=file, variant=variant)
     if fmt == "usi":
         return usi.parse_all(text, strict=strict, file=file, variant=variant)
-    return [parse(text, fmt, strict=strict, file=file, variant=variant)]  # type: ignore[arg-type]
+    module = _MODULES[fmt]
+    return [module.parse(part, strict=strict, file=file, variant=variant)  # type: ignore[attr-defined]
+            for part in split_games(text)]
+
+
+#: a line that starts a game's header: ``#KIF …``, ``key：value`` (開始日時：, 手合割：, 後手の持駒：…)
+#: or a diagram row; and a line of the moves (KIF numbered lines, the 手数 line, KI2 ▲△ moves)
+_HEADER_LINE = re.compile(r"^(#KIF|[^\s*&#0-9０-９▲△☗☖▼▽変][^：]*：|\|)")
+_MOVES_LINE = re.compile(r"^([0-9]|手数-|[▲△☗☖▼▽])")
+
+
+def split_games(text: str) -> list[str]:
+    """KIF or KI2 text of several games written one after another (as ``komaken experiment
+    export --format kif`` writes them) → the text of each game.  A game ends where a header line
+    follows its moves and more moves come after that header.  Each part keeps its lines' numbers:
+    it starts with as many empty lines as the file has before it, so errors name the file's line."""
+    lines = text.splitlines(keepends=True)
+    begins = [0]
+    in_moves = False
+    header_at: int | None = None  # the first header line after moves, if more moves follow it
+    for i, line in enumerate(lines):
+        stripped = line.strip()
+        if not stripped:
+            continue
+        if in_moves and header_at is None and _HEADER_LINE.match(stripped):
+            header_at = i
+        elif _MOVES_LINE.match(stripped):
+            if header_at is not None:
+                begins.append(header_at)
+                header_at = None
+            in_moves = True
+    return ["\n" * b + "".join(lines[b:e]) for b, e in zip(begins, begins[1:] + [len(lines)], strict=True)]
 
 
 _ENCODINGS = {"utf-8": "utf-8", "utf8": "utf-8", "shift_jis": "cp932", "shift-jis": "cp932", "sjis": "cp932",
@@ -168,4 +199,4 @@ def _text(record: GameRecord, fmt: str, encoding: str) -> str:
 
 
 __all__ = ["FORMATS", "Format", "GameRecord", "RecordError", "Variation", "decode", "detect_format", "dumps", "encode",
-           "format_of", "parse", "parse_all", "read", "read_all", "write"]
+           "format_of", "parse", "parse_all", "read", "read_all", "split_games", "write"]
