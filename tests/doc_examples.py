@@ -18,7 +18,7 @@ Which blocks run, and how (also written down in docs/contributing.md):
   block that cannot run in CI: a ten-minute run, a server, an interactive game, another machine.
 * Everything runs in one temporary directory per file, holding a copy of ``examples/`` and the
   files the examples open (``game.kif``, ``game.csa``, ``many.csa``, ``floodgate.csa``,
-  ``values.toml``), made by :func:`make_workdir`.
+  ``export.kifu``, ``values.toml``), made by :func:`make_workdir`.
 """
 
 from __future__ import annotations
@@ -212,6 +212,7 @@ def make_workdir(path: Path) -> Path:
     (path / "many.csa").write_text(records.dumps(rec, "csa") + "/\n" + records.dumps(second, "csa") + "/\n"
                                    + records.dumps(rec, "csa"), encoding="utf-8")
     shutil.copy(path / "many.csa", path / "floodgate.csa")
+    (path / "export.kifu").write_text(records.dumps(rec, "kif") + records.dumps(second, "kif"), encoding="utf-8")
     (path / "values.toml").write_text("B = 1500\nR = 1700\n[hand]\nP = 130\n", encoding="utf-8")
     return path
 
