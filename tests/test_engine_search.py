@@ -169,5 +169,5 @@ def test_values_change_the_choice() -> None:
     pos = Position.from_sfen("k4/5/1sRg1/5/K4 b - 1", "minishogi")
     material = {"mobility": 0, "king_safety": 0, "psq": 0}
     assert search(pos, Limits(depth=3), terms=material).move.usi() == "3c2c"  # type: ignore[union-attr]
-    pricey_silver = search(pos, Limits(depth=3), {"S": 1500}, terms=material)
+    pricey_silver = search(pos, Limits(depth=3), {"S": 2000}, terms=material)
     assert pricey_silver.move is not None and pricey_silver.move.usi() == "3c4c"

@@ -45,8 +45,8 @@ def test_an_odds_start_that_leaves_a_king_in_check_is_refused_before_anything_is
     variant.write_text(EXPOSED_KING, encoding="utf-8")
     db = tmp_path / "odds.db"
     with pytest.raises(OddsError, match="removing G leaves an illegal start .*white.* is in check"):
-        write_odds_experiment(str(variant), "G", games=2, db=db)
-    code, out = _odds("--variant", str(variant), "--pieces", "G", "--games", "2", "--db", str(db))
+        write_odds_experiment(str(variant), "G", games=4, db=db)
+    code, out = _odds("--variant", str(variant), "--pieces", "G", "--games", "4", "--db", str(db))
     assert code == 2 and out.count("\n") == 1 and "exposed5: removing G leaves an illegal start" in out
     assert not db.exists() and not Path(str(db) + ".odds").exists()
 
@@ -55,7 +55,7 @@ def test_odds_into_a_selfplay_study_is_refused_untouched(tmp_path: Path) -> None
     db = tmp_path / "study.db"
     StudyDB.create(db, study_config("minishogi", games=10)).close()
     before = _digest(db)
-    code, out = _odds("--variant", "minishogi", "--pieces", "B", "--games", "2", "--db", str(db))
+    code, out = _odds("--variant", "minishogi", "--pieces", "B", "--games", "4", "--db", str(db))
     assert code == 2 and out.count("\n") == 1
     assert "holds a `komaken values selfplay` study, not odds games" in out
     assert _digest(db) == before and not Path(str(db) + ".odds").exists()
@@ -63,7 +63,7 @@ def test_odds_into_a_selfplay_study_is_refused_untouched(tmp_path: Path) -> None
 
 def test_odds_into_another_odds_study_is_refused_and_its_files_kept(tmp_path: Path) -> None:
     db = tmp_path / "odds.db"
-    run_odds("minishogi", "B", games=2, db=db, nodes=30, workers=1)
+    run_odds("minishogi", "B", games=4, db=db, nodes=30, workers=1)
     folder = Path(str(db) + ".odds")
     before, files = _digest(db), _files(folder)
     for args, message in (
@@ -71,7 +71,7 @@ def test_odds_into_another_odds_study_is_refused_and_its_files_kept(tmp_path: Pa
         (["--variant", "minishogi", "--pieces", "B,R"], "holds experiment 'values-odds:minishogi:B,G'"),
         (["--variant", "minishogi", "--pieces", "B", "--nodes", "40"], "holds other settings of this study"),
     ):
-        code, out = _odds(*args, "--games", "2", "--db", str(db))
+        code, out = _odds(*args, "--games", "4", "--db", str(db))
         assert code == 2 and out.count("\n") == 1 and message in out, out
         assert _digest(db) == before and _files(folder) == files
     # the same study is continued, not refused: more games are played into it
