@@ -143,3 +143,41 @@ def test_creation_is_one_transaction(tmp_path: Path) -> None:
     assert not errors, errors
     with ExperimentDB.open(path) as db:
         assert db.experiment().name == "toy" and db.meta("schema_version") == "1"
+
+
+def test_a_database_another_run_has_opened_but_not_yet_filled_is_created_into(tmp_path: Path) -> None:
+    """The instant between another run's opening a new file (WAL header written, no table yet) and
+    its committing the schema: a run starting then waits for that transaction, not refuses the file."""
+    path = tmp_path / "opening.db"
+    other = sqlite3.connect(path)
+    other.execute("PRAGMA journal_mode=WAL")  # what a creator has done before its BEGIN IMMEDIATE
+    assert path.stat().st_size > 0
+    other.close()
+    with ExperimentDB.create(path, experiment_from_dict(RAW)) as db:
+        assert db.experiment().name == "toy"
+
+
+def test_a_run_waits_for_a_creation_in_progress(tmp_path: Path) -> None:
+    """Another run holds its creating transaction open; this one sees the finished database."""
+    path = tmp_path / "slow.db"
+    exp = experiment_from_dict(RAW)
+    ExperimentDB.create(tmp_path / "model.db", exp).close()
+    model = sqlite3.connect(tmp_path / "model.db")
+    schema = [r[0] for r in model.execute("SELECT sql FROM sqlite_master WHERE type='table'")]
+    meta = model.execute("SELECT key, value FROM meta").fetchall()
+    model.close()
+    creator = sqlite3.connect(path, check_same_thread=False, isolation_level=None)
+    creator.execute("PRAGMA journal_mode=WAL")
+    creator.execute("BEGIN IMMEDIATE")
+    for sql in schema:
+        creator.execute(sql)
+    creator.executemany("INSERT INTO meta (key, value) VALUES (?, ?)", meta)
+    timer = threading.Timer(1.0, creator.execute, ("COMMIT",))
+    timer.start()
+    try:
+        with ExperimentDB.create(path, exp) as db:
+            assert db.experiment().identity() == exp.identity()
+            assert db.meta("created_at") == dict(meta)["created_at"], "the other run's database, not a new one"
+    finally:
+        timer.join()
+        creator.close()

@@ -139,10 +139,13 @@ class ExperimentDB:
         An existing database must hold the same experiment (game counts may differ: the stored
         counts are updated, so a run can be extended with ``--games``).  Creation is one
         ``BEGIN IMMEDIATE`` transaction (schema and configuration together), so runs started at
-        the same instant on a new file agree: one creates it, the others find it complete.
+        the same instant on a new file agree: one creates it, the others find it complete.  A
+        file with no tables yet (empty, or another run is between opening it and committing its
+        schema) takes the same path: the transaction waits for the other run's and then finds
+        the schema, where reading it at once would find an empty database.
         """
         path = Path(path)
-        if not (path.exists() and path.stat().st_size > 0):
+        if not path.exists() or _has_no_tables(path):
             conn = _connect(path, create=True)
             try:
                 made = _busy_retry(path, "cannot create the database", lambda: _create_schema(conn, experiment))
@@ -382,6 +385,21 @@ def _read_only(path: Path) -> sqlite3.Connection:
         if _writable(path) or (wal.exists() and wal.stat().st_size > 0):
             raise
     return sqlite3.connect(_uri(path, "ro") + "&immutable=1", uri=True)
+
+
+def _has_no_tables(path: Path) -> bool:
+    """True for an empty file or an SQLite database with no table yet; ``False`` for anything
+    else, unreadable files included (:meth:`ExperimentDB.open` then says what is wrong)."""
+    if path.stat().st_size == 0:
+        return True
+    try:
+        ro = _read_only(path)
+        try:
+            return ro.execute("SELECT 1 FROM sqlite_master WHERE type='table' LIMIT 1").fetchone() is None
+        finally:
+            ro.close()
+    except sqlite3.DatabaseError:
+        return False
 
 
 def _create_schema(conn: sqlite3.Connection, experiment: Experiment) -> bool:
