@@ -185,8 +185,7 @@ class ExperimentDB:
         try:
             ro = _read_only(path)
             try:
-                tables = {r[0] for r in ro.execute("SELECT name FROM sqlite_master WHERE type='table'")}
-                if not {"meta", "games"} <= tables:
+                if not {"meta", "games"} <= _tables(ro):
                     raise ExperimentDBError(f"{path}: not a komaken experiment database")
                 row = ro.execute("SELECT value FROM meta WHERE key='schema_version'").fetchone()
             finally:
@@ -387,15 +386,18 @@ def _read_only(path: Path) -> sqlite3.Connection:
     return sqlite3.connect(_uri(path, "ro") + "&immutable=1", uri=True)
 
 
+def _tables(conn: sqlite3.Connection) -> set[str]:
+    """The names of the tables in ``conn``'s database."""
+    return {r[0] for r in conn.execute("SELECT name FROM sqlite_master WHERE type='table'")}
+
+
 def _has_no_tables(path: Path) -> bool:
     """True for an empty file or an SQLite database with no table yet; ``False`` for anything
     else, unreadable files included (:meth:`ExperimentDB.open` then says what is wrong)."""
-    if path.stat().st_size == 0:
-        return True
     try:
         ro = _read_only(path)
         try:
-            return ro.execute("SELECT 1 FROM sqlite_master WHERE type='table' LIMIT 1").fetchone() is None
+            return not _tables(ro)
         finally:
             ro.close()
     except sqlite3.DatabaseError:
@@ -407,8 +409,7 @@ def _create_schema(conn: sqlite3.Connection, experiment: Experiment) -> bool:
     another process did it first (then ``False``).  Any other table there: refused untouched."""
     conn.execute("BEGIN IMMEDIATE")
     try:
-        tables = {r[0] for r in conn.execute("SELECT name FROM sqlite_master WHERE type='table'")}
-        if tables:
+        if _tables(conn):
             conn.rollback()
             return False
         for statement in filter(str.strip, _SCHEMA.split(";")):
