@@ -39,6 +39,24 @@ def test_gen_legal_into_appends_the_same_moves_and_leaves_its_tables_zero() -> N
     assert checks > 10  # evasions were exercised
 
 
+def test_gen_captures_into_is_the_legal_captures_in_the_same_order() -> None:
+    """Quiescence search reads only captures: they must be exactly gen_legal's board moves onto an
+    enemy piece (promotion choices, pins, evasions and all), in its order, with no drop."""
+    out = np.full(K.MAX_MOVES + 10, -1, dtype=np.int64)
+    sc = np.zeros(K.SCRATCH_SIZE, dtype=np.int16)
+    seen = checks = 0
+    for variant in ("shogi", "minishogi", "judkins"):
+        for pos in _positions(variant, 8, 3):
+            s = pos.kernel_state()
+            expected = [int(c) for c in pos.legal_codes() if K.move_from(int(c)) != 0 and s.bd[K.move_to(int(c))]]
+            end = K.gen_captures_into(s.bd, s.hd, s.st, s.geo, s.rules, out, 10, sc)
+            assert list(out[10:end]) == expected, pos.sfen()
+            assert out[9] == -1 and not sc[: K.SC_PINNED + 1].any()
+            seen += len(expected)
+            checks += pos.is_check() and bool(expected)
+    assert seen > 1000 and checks > 3  # captures, and captures of a checking piece, were exercised
+
+
 def test_every_generated_move_leaves_the_king_safe() -> None:
     for pos in _positions("shogi", 6, 11):
         mover = int(pos._st[K.ST_SIDE])

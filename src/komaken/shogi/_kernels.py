@@ -312,10 +312,11 @@ _attacked_inline = njit(_nrt=False, inline="always")(attacked.py_func)
 
 
 @njit(cache=True, _nrt=False, inline="always")
-def _gen_king(bd: np.ndarray, frm: int, us: int, out: np.ndarray, n: int, evade: bool) -> int:
-    """Append the king's steps to squares the enemy does not attack.  In check the king is lifted
-    off the board for the test (a slider's line goes on through its square); otherwise it cannot
-    matter, since nothing attacks the king's own square."""
+def _gen_king(bd: np.ndarray, frm: int, us: int, out: np.ndarray, n: int, evade: bool, captures: bool) -> int:
+    """Append the king's steps to squares the enemy does not attack (with ``captures``, only those
+    that take a piece).  In check the king is lifted off the board for the test (a slider's line
+    goes on through its square); otherwise it cannot matter, since nothing attacks the king's own
+    square."""
     p = bd[frm]
     stop = (BLACK_BIT << us) | WALL
     them = 1 - us
@@ -323,7 +324,7 @@ def _gen_king(bd: np.ndarray, frm: int, us: int, out: np.ndarray, n: int, evade:
         bd[frm] = 0
     for k in range(STEP_N[p]):
         to = frm + STEPS[p, k]
-        if bd[to] & stop:
+        if bd[to] & stop or (captures and bd[to] == 0):
             continue
         if _attacked_inline(bd, to, them):
             continue
@@ -335,9 +336,10 @@ def _gen_king(bd: np.ndarray, frm: int, us: int, out: np.ndarray, n: int, evade:
 
 @njit(cache=True, _nrt=False, inline="always")
 def _gen_piece(bd: np.ndarray, frm: int, us: int, geo: np.ndarray, dead_rule: bool, out: np.ndarray, n: int,
-               sc: np.ndarray, evade: bool) -> int:
+               sc: np.ndarray, evade: bool, captures: bool) -> int:
     """Append the moves of the (non-king) piece on ``frm``: steps, then slides.  A pinned piece
-    keeps to its pin line; with ``evade`` only ``SC_TARGET`` squares are allowed."""
+    keeps to its pin line; with ``evade`` only ``SC_TARGET`` squares are allowed, with
+    ``captures`` only squares holding an enemy piece."""
     p = bd[frm]
     stop = (BLACK_BIT << us) | WALL
     kind = p & KIND_MASK
@@ -348,7 +350,7 @@ def _gen_piece(bd: np.ndarray, frm: int, us: int, geo: np.ndarray, dead_rule: bo
         if pd != 0 and d != pd and d != -pd:
             continue
         to = frm + d
-        if bd[to] & stop or (evade and sc[SC_TARGET + to] == 0):
+        if bd[to] & stop or (evade and sc[SC_TARGET + to] == 0) or (captures and bd[to] == 0):
             continue
         n = _add_board_move(out, n, frm, to, kind, us, geo, dead_rule, from_zone)
     for k in range(SLIDE_N[p]):
@@ -360,7 +362,7 @@ def _gen_piece(bd: np.ndarray, frm: int, us: int, geo: np.ndarray, dead_rule: bo
             q = bd[to]
             if q & stop:
                 break
-            if not evade or sc[SC_TARGET + to] != 0:
+            if (not evade or sc[SC_TARGET + to] != 0) and (not captures or q != 0):
                 n = _add_board_move(out, n, frm, to, kind, us, geo, dead_rule, from_zone)
             if q != 0:
                 break
@@ -423,14 +425,11 @@ def _mark_targets(sc: np.ndarray, k: int, csq: int, cdel: int, value: int) -> No
             t += cdel
 
 
-@njit(cache=True, _nrt=False)
-def gen_legal_into(bd: np.ndarray, hd: np.ndarray, st: np.ndarray, geo: np.ndarray, rules: np.ndarray,
-                   out: np.ndarray, n: int, sc: np.ndarray) -> int:
-    """Append the legal moves of the side to move to ``out`` from index ``n``; return the new end.
-
-    ``sc`` is scratch: ``np.zeros(SCRATCH_SIZE, np.int16)``, made once and reused (its tables,
-    up to ``SC_PINNED``, are left zero for the next call).  The moves and their order are
-    :func:`gen_legal`'s."""
+@njit(cache=True, _nrt=False, inline="always")
+def _gen_into(bd: np.ndarray, hd: np.ndarray, st: np.ndarray, geo: np.ndarray, rules: np.ndarray,
+              out: np.ndarray, n: int, sc: np.ndarray, captures: bool) -> int:
+    """The body of :func:`gen_legal_into` and :func:`gen_captures_into` (``captures`` is a
+    constant in each, so the compiler drops the branches the other one needs)."""
     us = st[ST_SIDE]
     k = st[ST_KING + us]
     nchk, csq, cdel = 0, 0, 0
@@ -447,10 +446,10 @@ def gen_legal_into(bd: np.ndarray, hd: np.ndarray, st: np.ndarray, geo: np.ndarr
         if not (p & ubit):
             continue
         if (p & KIND_MASK) == KING:
-            n = _gen_king(bd, frm, us, out, n, evade)
+            n = _gen_king(bd, frm, us, out, n, evade, captures)
         else:
-            n = _gen_piece(bd, frm, us, geo, dead_rule, out, n, sc, evade)
-    if nchk < 2 and _has_hand(hd, us):
+            n = _gen_piece(bd, frm, us, geo, dead_rule, out, n, sc, evade, captures)
+    if nchk < 2 and not captures and _has_hand(hd, us):
         n = _gen_drops(bd, hd, st, geo, rules, out, n, sc, evade)
     if nchk == 1:
         _mark_targets(sc, k, csq, cdel, 0)
@@ -458,6 +457,27 @@ def gen_legal_into(bd: np.ndarray, hd: np.ndarray, st: np.ndarray, geo: np.ndarr
         sc[SC_PIN + sc[SC_PINNED + 1 + i]] = 0
     sc[SC_PINNED] = 0
     return n
+
+
+@njit(cache=True, _nrt=False)
+def gen_legal_into(bd: np.ndarray, hd: np.ndarray, st: np.ndarray, geo: np.ndarray, rules: np.ndarray,
+                   out: np.ndarray, n: int, sc: np.ndarray) -> int:
+    """Append the legal moves of the side to move to ``out`` from index ``n``; return the new end.
+
+    ``sc`` is scratch: ``np.zeros(SCRATCH_SIZE, np.int16)``, made once and reused (its tables,
+    up to ``SC_PINNED``, are left zero for the next call).  The moves and their order are
+    :func:`gen_legal`'s."""
+    return _gen_into(bd, hd, st, geo, rules, out, n, sc, False)
+
+
+@njit(cache=True, _nrt=False)
+def gen_captures_into(bd: np.ndarray, hd: np.ndarray, st: np.ndarray, geo: np.ndarray, rules: np.ndarray,
+                      out: np.ndarray, n: int, sc: np.ndarray) -> int:
+    """Append the legal captures of the side to move (board moves onto an enemy piece, with
+    their promotion choices; in check only those that also evade) to ``out`` from index ``n``;
+    return the new end.  They are :func:`gen_legal_into`'s captures in its order, without the
+    cost of generating the quiet moves and drops (quiescence search asks for nothing else)."""
+    return _gen_into(bd, hd, st, geo, rules, out, n, sc, True)
 
 
 @njit(cache=True)

@@ -46,6 +46,7 @@ from komaken.shogi._kernels import (
     ST_PLY,
     ST_SIDE,
     can_declare,
+    gen_captures_into,
     gen_legal_into,
     impasse_points,
     in_check,
@@ -230,7 +231,11 @@ def _pick(moves: np.ndarray, scores: np.ndarray, i: int, n: int) -> int:
 def qsearch(bd: np.ndarray, hd: np.ndarray, st: np.ndarray, hh: np.ndarray, hist: np.ndarray, geo: np.ndarray,
             rules: np.ndarray, bval: np.ndarray, hval: np.ndarray, w: np.ndarray, mbuf: np.ndarray,
             sbuf: np.ndarray, ctl: np.ndarray, alpha: int, beta: int, ply: int) -> int:
-    """Captures only (every evasion when in check) until the position is quiet."""
+    """Captures only (every evasion when in check) until the position is quiet.
+
+    Out of check only the captures are generated (:func:`gen_captures_into`), never the quiet
+    moves and drops, so a side that is not in check and has no legal move at all (rare: a
+    cornered king with nothing in hand) stands pat here; the main search scores it as lost."""
     if _poll(ctl):
         return 0
     if ply > ctl[C_SELDEPTH]:
@@ -250,20 +255,22 @@ def qsearch(bd: np.ndarray, hd: np.ndarray, st: np.ndarray, hh: np.ndarray, hist
         best = -MATE + ply
     moves = mbuf[ply]
     scores = sbuf[ply]
-    n_all = gen_legal_into(bd, hd, st, geo, rules, moves, 0, sbuf[GEN_ROW])
-    if n_all == 0:
-        return -MATE + ply
+    if checked:
+        n_all = gen_legal_into(bd, hd, st, geo, rules, moves, 0, sbuf[GEN_ROW])
+        if n_all == 0:
+            return -MATE + ply
+    else:
+        n_all = gen_captures_into(bd, hd, st, geo, rules, moves, 0, sbuf[GEN_ROW])
     n = 0
     for i in range(n_all):
         mv = moves[i]
-        if checked or (move_from(mv) != 0 and bd[move_to(mv)] != 0):
-            if not checked and see(bd, bval, move_from(mv), move_to(mv), st[ST_SIDE], sbuf[SCRATCH_ROW]) < 0:
-                continue  # a capture that loses material in the exchange does not make it quiet
-            moves[n] = mv
-            victim = bd[move_to(mv)]
-            frm = move_from(mv)
-            scores[n] = abs(bval[victim]) * 64 - (abs(bval[bd[frm]]) >> 6 if frm != 0 else 0)
-            n += 1
+        if not checked and see(bd, bval, move_from(mv), move_to(mv), st[ST_SIDE], sbuf[SCRATCH_ROW]) < 0:
+            continue  # a capture that loses material in the exchange does not make it quiet
+        moves[n] = mv
+        victim = bd[move_to(mv)]
+        frm = move_from(mv)
+        scores[n] = abs(bval[victim]) * 64 - (abs(bval[bd[frm]]) >> 6 if frm != 0 else 0)
+        n += 1
     for i in range(n):
         mv = _pick(moves, scores, i, n)
         push(bd, hd, st, hh, hist, mv)
