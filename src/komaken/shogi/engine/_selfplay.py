@@ -42,15 +42,15 @@ from komaken.shogi._kernels import (
     MAX_MOVES,
     R_NSQ,
     R_SQUARES,
+    SCRATCH_SIZE,
     ST_PLY,
     ST_SIDE,
     can_declare,
     full_hash,
     game_end,
+    gen_captures_into,
     gen_legal,
     in_check,
-    move_from,
-    move_to,
     push,
 )
 from komaken.shogi.engine._evaluate import W_NOISE, W_SIZE, evaluate
@@ -124,12 +124,7 @@ def quiet_flags(bd: np.ndarray, hd: np.ndarray, st: np.ndarray, hh: np.ndarray, 
     flags = 0
     if in_check(bd, st):
         flags |= FLAG_CHECK
-    n = gen_legal(bd, hd, st, geo, rules, moves)
-    capture = False
-    for i in range(n):
-        if move_from(moves[i]) != 0 and bd[move_to(moves[i])] != 0:
-            capture = True
-            break
+    capture = gen_captures_into(bd, hd, st, geo, rules, moves, 0, np.zeros(SCRATCH_SIZE, dtype=np.int16)) > 0
     if capture:
         flags |= FLAG_CAPTURE
     if capture and not (flags & FLAG_CHECK):
