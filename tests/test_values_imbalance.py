@@ -210,3 +210,17 @@ def test_report_tells_the_designs_apart_and_compares_them(tmp_path: Path) -> Non
     assert "| minishogi | 5 | 1000 nodes | 300 |" in md and "| minishogi | 5 | 1000 nodes, exchange 2 | 400 |" in md
     assert "| minishogi | 1000 | exchange 2 | 400 | 200 |" in md and "| minishogi | 1000 | level | 300 | 150 |" in md
     assert "- minishogi B: exchange 2 " in md and " − level " in md
+
+
+@pytest.mark.parametrize("name", ["minishogi", "shogi7x7"])
+def test_shipped_fitted_tables_are_the_ones_their_sprt_files_play(name: str) -> None:
+    """examples/values/VARIANT-fitted.toml (written by `komaken values fit`) loads as the variant's
+    PieceValues, and the SPRT file's fitted player plays exactly those values."""
+    from komaken.lab.config import load_experiment
+    from komaken.shogi.engine.values import PieceValues
+
+    root = Path(__file__).parent.parent / "examples" / "values"
+    exp = load_experiment(root / f"sprt-{name}.toml")
+    table = PieceValues.from_toml(root / f"{name}-fitted.toml", exp.load_variant())
+    played = exp.players[exp.pairings[0].a].options["values"]
+    assert played == {k: table.board[k] for k in played} and len(played) == 9
