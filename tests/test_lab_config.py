@@ -125,3 +125,76 @@ def test_board_game_rejects_shogi_keys(tmp_path: Path) -> None:
     text += '[[pairings]]\na = "r"\nb = "r"\n'
     with pytest.raises(ConfigError, match="experiment.repetition: only shogi"):
         load_experiment(write(tmp_path, text))
+
+
+REPO = Path(__file__).resolve().parents[1]
+FILE_PLAYERS = """
+[experiment]
+name = "files"
+variant = "minishogi"
+games = 2
+
+[players.a]
+engine = "engine"
+depth = 1
+params = "eval/minishogi-legacy.toml"
+values = "fitted.toml"
+
+[players.b]
+engine = "engine"
+depth = 1
+
+[[pairings]]
+a = "a"
+b = "b"
+"""
+
+
+def _experiment_with_files(folder: Path) -> Path:
+    (folder / "eval").mkdir(parents=True)
+    (folder / "eval" / "minishogi-legacy.toml").write_bytes((REPO / "examples/eval/minishogi-legacy.toml").read_bytes())
+    (folder / "fitted.toml").write_text('variant = "minishogi"\n[values]\nB = 900\nR = 1100\n', encoding="utf-8")
+    return write(folder, FILE_PLAYERS)
+
+
+def test_player_files_are_relative_to_the_experiment_file_and_stored_absolute(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    path = _experiment_with_files(tmp_path / "study")
+    (tmp_path / "elsewhere").mkdir()
+    monkeypatch.chdir(tmp_path / "elsewhere")
+    exp = load_experiment(path)
+    stored = exp.raw["players"]["a"]
+    assert stored["params"] == str(tmp_path / "study" / "eval" / "minishogi-legacy.toml")
+    assert stored["values"] == str(tmp_path / "study" / "fitted.toml")
+    assert exp.players["a"].options["values"]["B"] == 900
+    # files written when such names were relative to the working directory still load from there
+    monkeypatch.chdir(tmp_path)
+    text = FILE_PLAYERS.replace('"fitted.toml"', '"study/fitted.toml"')
+    old = load_experiment(write(tmp_path / "elsewhere", text.replace("eval/", "study/eval/")))
+    assert old.raw["players"]["a"]["params"] == stored["params"]
+    # a name found in neither place is reported relative to the experiment file
+    with pytest.raises(ConfigError, match=r"players\.a\.params: .*not found: .*/elsewhere/nowhere\.toml"):
+        load_experiment(write(tmp_path / "elsewhere", FILE_PLAYERS.replace("eval/minishogi-legacy.toml",
+                                                                           "nowhere.toml")))
+
+
+def test_status_of_a_stored_experiment_from_another_folder(tmp_path: Path) -> None:
+    import subprocess
+    import sys
+
+    path = _experiment_with_files(tmp_path / "study")
+    db = tmp_path / "study" / "files.db"
+    cli = [sys.executable, "-m", "komaken", "experiment"]
+    run = subprocess.run([*cli, "run", str(path), "--db", str(db), "-q"], cwd=tmp_path / "study",
+                         capture_output=True, text=True, timeout=300)
+    assert run.returncode == 0, run.stderr
+    (tmp_path / "elsewhere").mkdir()
+    status = subprocess.run([*cli, "status", "--db", str(db)], cwd=tmp_path / "elsewhere", capture_output=True,
+                            text=True, timeout=120)
+    assert status.returncode == 0, status.stderr
+    assert "2/2 games" in status.stdout
+    report = subprocess.run([*cli, "report", "--db", str(db), "--out", "report"], cwd=tmp_path / "elsewhere",
+                            capture_output=True, text=True, timeout=300)
+    assert report.returncode == 0, report.stderr
+    text = (tmp_path / "elsewhere" / "report" / "report.md").read_text(encoding="utf-8")
+    assert "角900" in text and "飛1100" in text and "fitted.toml" in text  # the value file, read

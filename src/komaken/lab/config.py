@@ -23,7 +23,7 @@ from komaken.games import GameSpec, find_game
 from komaken.lab.errors import ConfigError
 from komaken.lab.pentanomial import ELO_UNITS
 from komaken.lab.stats import SPRT, SPRT_MODELS
-from komaken.players.registry import PlayerSpec
+from komaken.players.registry import ALIASES, PlayerSpec, player_types
 
 COLORS = ("fixed", "alternate")
 
@@ -155,7 +155,7 @@ def experiment_from_dict(
         if key not in _TOP_KEYS:
             raise err(key, f"unknown table (expected one of {', '.join(sorted(_TOP_KEYS))})")
     head = _experiment_table(data, source, base_dir, games, err)
-    players = _players(data, head.game, head.variant_obj, err)
+    players = _players(data, head.game, head.variant_obj, base_dir, err)
     pairings = _pairings(data, players, head.default_games, err)
     openings = _openings(data, head.game, head.variant_obj, base_dir, source, err)
     report = data.get("report", {})
@@ -239,7 +239,7 @@ def _experiment_table(raw: dict[str, Any], source: str, base_dir: Path, games: i
     return _Head(name, game, variant, variant_obj, default_games, seed, repetition, max_plies)
 
 
-def _players(raw: dict[str, Any], game: GameSpec, variant: Any, err: Any) -> dict[str, PlayerSpec]:
+def _players(raw: dict[str, Any], game: GameSpec, variant: Any, base_dir: Path, err: Any) -> dict[str, PlayerSpec]:
     players_raw = raw.get("players")
     if not isinstance(players_raw, dict) or not players_raw:
         raise err("players", "at least one [players.NAME] table is needed")
@@ -247,12 +247,29 @@ def _players(raw: dict[str, Any], game: GameSpec, variant: Any, err: Any) -> dic
     for pname, table in players_raw.items():
         if not isinstance(table, dict):
             raise err(f"players.{pname}", "must be a table")
+        _resolve_files(table, game, base_dir)
         try:
             players[pname] = PlayerSpec.from_table(pname, table, game, variant)
         except KomakenError as exc:
             key, _, problem = str(exc).partition(": ")
             raise err(key, problem) from None
     return players
+
+
+def _resolve_files(table: dict[str, Any], game: GameSpec, base_dir: Path) -> None:
+    """Make the file names among a player's options absolute (the stored copy then reads the same
+    files from any folder): relative to the experiment file's folder, or, as files written before
+    that rule had it, to the working directory when only there such a file exists."""
+    kind = table.get("engine")
+    ptype = player_types(game).get(ALIASES.get(kind, kind)) if isinstance(kind, str) else None
+    if ptype is None:
+        return  # the validation that follows names the problem
+    for key, value in table.items():
+        opt = ptype.option(key)
+        if opt is None or not opt.names_a_file(value) or Path(value).is_absolute():
+            continue
+        here = base_dir / value
+        table[key] = str((here if here.exists() or not Path(value).exists() else Path(value)).resolve())
 
 
 def _pairings(raw: dict[str, Any], players: Mapping[str, PlayerSpec], default_games: int,

@@ -170,7 +170,7 @@ def varied_letters(exp: Experiment) -> list[str]:
     order: list[str] = []
     for p in exp.pairings:
         for name in (p.a, p.b):
-            for letter in exp.players[name].settings.get("values", {}):
+            for letter in _values(exp, name):
                 if letter not in order:
                     order.append(letter)
     out = []
@@ -184,8 +184,14 @@ def varied_letters(exp: Experiment) -> list[str]:
     return out
 
 
+def _values(exp: Experiment, player: str) -> dict[str, int]:
+    """Player ``player``'s piece values as validated (a value file named in the experiment is read)."""
+    values = exp.players[player].options.get("values")
+    return values if isinstance(values, dict) else {}
+
+
 def _value(exp: Experiment, player: str, letter: str) -> int | None:
-    return exp.players[player].settings.get("values", {}).get(letter)
+    return _values(exp, player).get(letter)
 
 
 # ---- per-pairing pieces, as ``komaken.web`` and earlier versions call them ----------------------

@@ -165,7 +165,7 @@ def player_lines(exp: Experiment) -> list[str]:
     """Player b of each setting in full; player a's shared options (its values are the rows)."""
     lines = []
     for b in sorted({p.b for p in exp.pairings}):
-        lines.append(f"Player b, {exp.players[b].label}: {_describe(exp.players[b].settings, exp.players[b].engine)}")
+        lines.append(f"Player b, {exp.players[b].label}: {_describe_player(exp.players[b])}")
     a_names = sorted({p.a for p in exp.pairings})
     skip = ("values", "label")
     shared = {k: v for k, v in exp.players[a_names[0]].settings.items() if k not in skip}
@@ -174,14 +174,24 @@ def player_lines(exp: Experiment) -> list[str]:
         lines.append(f"Player a: {_describe(shared, exp.players[a_names[0]].engine)}, with the piece values named "
                      "by each setting (the others as player b's).")
     else:
-        lines += [f"Player a, {exp.players[n].label}: {_describe(exp.players[n].settings, exp.players[n].engine)}"
+        lines += [f"Player a, {exp.players[n].label}: {_describe_player(exp.players[n])}"
                   for n in a_names if n not in {p.b for p in exp.pairings}]
     return lines
 
 
-def _describe(settings: Any, engine: str) -> str:
+def _describe_player(spec: Any) -> str:
+    """A player's options as written, and its piece values as validated (a value file is read)."""
+    values = spec.options.get("values")
+    text = _describe({k: v for k, v in spec.settings.items() if k != "values"}, spec.engine,
+                     values if isinstance(values, dict) else {})
+    if isinstance(spec.settings.get("values"), str):
+        text += f" (from {spec.settings['values']})"
+    return text
+
+
+def _describe(settings: Any, engine: str, values: dict[str, int] | None = None) -> str:
     opts = [f"{k} {_option(v)}" for k, v in settings.items() if k not in ("values", "label", "engine")]
-    values = settings.get("values", {})
+    values = values or {}
     text = f"{engine} engine" + (f" ({', '.join(opts)})" if opts else "")
     if values:
         order = list(PIECE_NAMES)

@@ -62,7 +62,9 @@ class Option:
 
     ``kind`` is ``int``, ``float``, ``seconds``, ``bool``, ``str`` or ``table``; numbers must lie
     in ``[low, high]``.  ``check(value, variant)`` may refine a table (piece letters, terms).
-    A table option with ``file_ok`` also takes a file name (text), which ``check`` reads.
+    A table option with ``file_ok`` also takes a file name (text), which ``check`` reads; a ``str``
+    option with ``path`` is a file name.  An experiment file's loader resolves both kinds of file
+    name against the experiment file's folder (:meth:`names_a_file`).
     """
 
     name: str
@@ -73,6 +75,11 @@ class Option:
     check: Callable[[Any, Any], Any] | None = None
     required_in_file: bool = False
     file_ok: bool = False
+    path: bool = False
+
+    def names_a_file(self, value: Any) -> bool:
+        """Whether ``value`` given for this option is a file name."""
+        return (self.path or self.file_ok) and isinstance(value, str) and bool(value.strip())
 
     def convert(self, value: Any, from_text: bool) -> Any:
         """``value`` (a string from the command line, else a TOML value) as this option's type."""

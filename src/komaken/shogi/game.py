@@ -174,7 +174,7 @@ PLAYERS = {
          SEED, VALUES, Option("eval", "table", "evaluation term weights", check=_terms),
          Option("hash", "int", "hash table MiB", 1, 4096),
          Option("params", "str", "evaluation parameter TOML (piece values, tables; see docs/engine.md)",
-                check=_params),
+                check=_params, path=True),
          Option("skill", "int", "strength 0 (weakest) .. 20 (full); see docs/engine.md", 0, 20),
          Option("elo", "int", "strength as an (uncalibrated) Elo 500..2500, 100 a skill level", 500, 2500)),
         extra="eval"),
