@@ -97,3 +97,30 @@ def test_report_refuses_a_file_that_is_no_study_and_writes_nothing(tmp_path: Pat
     assert res.exit_code == 2 and res.output.count("\n") == 1
     assert "other.db: neither a self-play study nor an odds database" in res.output
     assert _digest(db) == before and not (tmp_path / "report").exists()
+
+
+def test_an_odds_study_stored_with_the_old_player_type_name_continues(tmp_path: Path) -> None:
+    import warnings
+
+    from komaken.lab import load_experiment, run_experiment
+
+    db = tmp_path / "odds.db"
+    path = write_odds_experiment("minishogi", "B", games=4, db=db, nodes=30)
+    assert 'engine = "engine"' in path.read_text(encoding="utf-8")  # what this release writes
+    path.write_text(path.read_text(encoding="utf-8").replace('engine = "engine"', 'engine = "komaken"'),
+                    encoding="utf-8")  # as releases before it wrote the odds player
+    with pytest.warns(FutureWarning, match="'komaken' is deprecated"):
+        run_experiment(load_experiment(path, games=3), db, workers=1)  # stopped after 3 of its 8 games
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", FutureWarning)
+        summary = run_odds("minishogi", "B", games=4, db=db, nodes=30, workers=1)
+    assert summary.stored == 8 and 'engine = "komaken"' in path.read_text(encoding="utf-8")
+
+
+def test_a_new_odds_study_runs_without_a_deprecation_warning(tmp_path: Path) -> None:
+    import warnings
+
+    with warnings.catch_warnings():
+        warnings.simplefilter("error", FutureWarning)
+        summary = run_odds("minishogi", "B", games=4, db=tmp_path / "odds.db", nodes=30, workers=1)
+    assert summary.stored == 8

@@ -386,7 +386,7 @@ def test_fitted_table_is_accepted_by_play_specs_experiments_and_usi(tmp_path: Pa
     inline = next(line for line in text.splitlines() if line.startswith("# experiment files: "))
     values = tomllib.loads(inline.removeprefix("# experiment files: "))["values"]
     exp = experiment_from_dict({"experiment": {"name": "x", "variant": "minishogi"},
-                                "players": {"fit": {"engine": "komaken", "nodes": 100, "values": values}},
+                                "players": {"fit": {"engine": "engine", "nodes": 100, "values": values}},
                                 "pairings": [{"a": "fit", "b": "fit"}]})
     assert exp.players["fit"].settings["values"]["B"] == table.board["B"]
     usi = next(line for line in text.splitlines() if line.startswith("# komaken usi: "))

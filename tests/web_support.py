@@ -23,7 +23,7 @@ seed = 7
 max_plies = 80
 
 [players.d1]
-engine = "komaken"
+engine = "engine"
 depth = 1
 
 [players.rnd]

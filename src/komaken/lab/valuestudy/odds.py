@@ -142,7 +142,7 @@ def write_odds_experiment(variant_spec: str, pieces: str, *, games: int, db: str
     sfens = odds_openings(variant, letters, games, seed)
     vspec = variant.name if variant.name in BUILTIN else str(_variant_file(variant_spec, variant))
     text = _experiment_text(variant, vspec, letters, games=games, seed=seed, nodes=nodes, noise=noise)
-    _refuse_another_db(Path(db), text, sfens)
+    text = _refuse_another_db(Path(db), text, sfens)
     folder = Path(str(db) + ".odds")
     folder.mkdir(parents=True, exist_ok=True)
     (folder / "odds.sfen").write_text(
@@ -164,7 +164,7 @@ seed = {seed}
 max_plies = {default_max_plies(variant)}
 
 [players.engine]
-engine = "komaken"
+engine = "engine"
 nodes = {nodes}
 eval = {{ noise = {noise:g} }}
 
@@ -179,11 +179,17 @@ file = "odds.sfen"
 """
 
 
-def _refuse_another_db(db: Path, text: str, sfens: list[str]) -> None:
+#: how releases before the player type was called ``engine`` wrote the odds player (nodes only, so
+#: the same player); a study stored that way continues that way
+_OLD_PLAYER = ('engine = "engine"', 'engine = "komaken"')
+
+
+def _refuse_another_db(db: Path, text: str, sfens: list[str]) -> str:
     """An existing ``db`` must hold this odds study (the same configuration but for the game count,
-    as the lab requires): refuse a self-play study, another odds study or any other file, read-only."""
+    as the lab requires): refuse a self-play study, another odds study or any other file, read-only.
+    The experiment text to run: ``text``, or its older spelling when ``db`` was written with that."""
     if not (db.exists() and db.stat().st_size > 0):
-        return
+        return text
     from komaken.lab import ExperimentDB, experiment_from_dict
     from komaken.lab.valuestudy.storage import KIND, read_meta
 
@@ -194,16 +200,18 @@ def _refuse_another_db(db: Path, text: str, sfens: list[str]) -> None:
     if kind == KIND:
         raise OddsError(f"{db}: holds a `komaken values selfplay` study, not odds games; refusing to touch it "
                         "(use another --db)")
-    raw = tomllib.loads(text)
-    raw["openings"] = {"sfens": sfens}  # as the lab stores an openings file
     with warnings.catch_warnings():
-        warnings.simplefilter("ignore", FutureWarning)  # the same warning comes again when the run starts
-        new = experiment_from_dict(raw, source=str(db))
+        warnings.simplefilter("ignore", FutureWarning)  # a study stored with the old player type name
         with ExperimentDB.open(db, upgrade=False) as edb:
             stored = edb.experiment()
-    if stored.identity() != new.identity():
-        other = "other settings of this study" if stored.name == new.name else f"experiment {stored.name!r}"
-        raise OddsError(f"{db}: holds {other}; refusing to mix results (use another --db)")
+        for candidate in (text, text.replace(*_OLD_PLAYER)):
+            raw = tomllib.loads(candidate)
+            raw["openings"] = {"sfens": sfens}  # as the lab stores an openings file
+            new = experiment_from_dict(raw, source=str(db))
+            if stored.identity() == new.identity():
+                return candidate
+    other = "other settings of this study" if stored.name == new.name else f"experiment {stored.name!r}"
+    raise OddsError(f"{db}: holds {other}; refusing to mix results (use another --db)")
 
 
 def _variant_file(spec: str, variant: Variant) -> Path:
