@@ -161,8 +161,12 @@ def plot(loaded: Loaded, out: Path) -> list[Path]:
         ax.set_xlabel("board size n")
         ax.set_xticks(range(5, 10))
         ax.set_xlim(4.6, 9.4)
-    axes[0, 0].legend(fontsize=7)
-    fig.tight_layout()
+    legend: dict[str, Any] = {}  # one legend for every panel's series (the FSF points are on R's only)
+    for ax in axes.ravel():
+        for handle, label in zip(*ax.get_legend_handles_labels(), strict=True):
+            legend.setdefault(label, handle)
+    fig.legend(list(legend.values()), list(legend), loc="lower center", ncol=max(1, len(legend)), fontsize=8)
+    fig.tight_layout(rect=(0, 0.05, 1, 1))
     paths = [out / "values_vs_n.png", out / "values_vs_n.svg"]
     for path in paths:
         fig.savefig(path, dpi=110)
