@@ -23,7 +23,7 @@ from komaken.games import GameSpec, find_game
 from komaken.lab.errors import ConfigError
 from komaken.lab.pentanomial import ELO_UNITS
 from komaken.lab.stats import SPRT, SPRT_MODELS
-from komaken.players.registry import ALIASES, PlayerSpec, player_types
+from komaken.players.registry import PlayerSpec, PlayerSpecError, player_type
 
 COLORS = ("fixed", "alternate")
 
@@ -261,7 +261,10 @@ def _resolve_files(table: dict[str, Any], game: GameSpec, base_dir: Path) -> Non
     files from any folder): relative to the experiment file's folder, or, as files written before
     that rule had it, to the working directory when only there such a file exists."""
     kind = table.get("engine")
-    ptype = player_types(game).get(ALIASES.get(kind, kind)) if isinstance(kind, str) else None
+    try:
+        ptype = player_type(kind, game, warn=False) if isinstance(kind, str) else None
+    except PlayerSpecError:
+        ptype = None
     if ptype is None:
         return  # the validation that follows names the problem
     for key, value in table.items():

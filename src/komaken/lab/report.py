@@ -170,7 +170,7 @@ def varied_letters(exp: Experiment) -> list[str]:
     order: list[str] = []
     for p in exp.pairings:
         for name in (p.a, p.b):
-            for letter in _values(exp, name):
+            for letter in piece_values(exp.players[name]):
                 if letter not in order:
                     order.append(letter)
     out = []
@@ -184,14 +184,15 @@ def varied_letters(exp: Experiment) -> list[str]:
     return out
 
 
-def _values(exp: Experiment, player: str) -> dict[str, int]:
-    """Player ``player``'s piece values as validated (a value file named in the experiment is read)."""
-    values = exp.players[player].options.get("values")
+def piece_values(spec: Any) -> dict[str, int]:
+    """A player's piece values as validated (a value file named in the experiment is read);
+    ``{}`` for a player without them."""
+    values = spec.options.get("values")
     return values if isinstance(values, dict) else {}
 
 
 def _value(exp: Experiment, player: str, letter: str) -> int | None:
-    return _values(exp, player).get(letter)
+    return piece_values(exp.players[player]).get(letter)
 
 
 # ---- per-pairing pieces, as ``komaken.web`` and earlier versions call them ----------------------

@@ -17,7 +17,15 @@ from typing import Any
 
 from komaken.lab.config import Experiment
 from komaken.lab.plots import Figure
-from komaken.lab.report import PIECE_NAMES, Setting, row_labels, same_distribution, title, varied_letters
+from komaken.lab.report import (
+    PIECE_NAMES,
+    Setting,
+    piece_values,
+    row_labels,
+    same_distribution,
+    title,
+    varied_letters,
+)
 from komaken.lab.stats import (
     PairingStats,
     format_elo,
@@ -181,9 +189,7 @@ def player_lines(exp: Experiment) -> list[str]:
 
 def _describe_player(spec: Any) -> str:
     """A player's options as written, and its piece values as validated (a value file is read)."""
-    values = spec.options.get("values")
-    text = _describe({k: v for k, v in spec.settings.items() if k != "values"}, spec.engine,
-                     values if isinstance(values, dict) else {})
+    text = _describe({k: v for k, v in spec.settings.items() if k != "values"}, spec.engine, piece_values(spec))
     if isinstance(spec.settings.get("values"), str):
         text += f" (from {spec.settings['values']})"
     return text

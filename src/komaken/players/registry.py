@@ -241,13 +241,15 @@ def player_types(game: GameSpec) -> dict[str, PlayerType]:
     return {**GENERIC, **game.players}
 
 
-def player_type(kind: str, game: GameSpec) -> PlayerType:
-    """The player type called ``kind`` for ``game`` (old names are accepted with a warning)."""
+def player_type(kind: str, game: GameSpec, *, warn: bool = True) -> PlayerType:
+    """The player type called ``kind`` for ``game`` (old names are accepted, with a warning
+    unless ``warn`` is false: for a look that is not the player's validation)."""
     kinds = player_types(game)
     if kind in ALIASES and ALIASES[kind] in kinds:
         new = ALIASES[kind]
-        warnings.warn(f"player type {kind!r} is deprecated: write {new!r} (times in seconds)", FutureWarning,
-                      stacklevel=3)
+        if warn:
+            warnings.warn(f"player type {kind!r} is deprecated: write {new!r} (times in seconds)", FutureWarning,
+                          stacklevel=3)
         kind = new
     if kind not in kinds:
         raise PlayerSpecError(f"unknown player type {kind!r}: no {kind} player for {game.name} "
