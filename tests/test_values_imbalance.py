@@ -210,6 +210,27 @@ def test_report_tells_the_designs_apart_and_compares_them(tmp_path: Path) -> Non
     assert "| minishogi | 5 | 1000 nodes | 300 |" in md and "| minishogi | 5 | 1000 nodes, exchange 2 | 400 |" in md
     assert "| minishogi | 1000 | exchange 2 | 400 | 200 |" in md and "| minishogi | 1000 | level | 300 | 150 |" in md
     assert "- minishogi B: exchange 2 " in md and " − level " in md
+    assert "not tested: no variant has studies of one design at two node budgets" in md
+
+
+def test_report_compares_node_budgets_of_one_design(tmp_path: Path) -> None:
+    """Search strength (issue 11 §6): a 10⁴-node study against the 10³-node one of the same start
+    design, piece by piece; a study of another design is not paired with either."""
+    from komaken.lab.valuestudy.fit import fit_study
+    from komaken.lab.valuestudy.hypotheses import budgets
+
+    weak, strong, other = tmp_path / "n1000.db", tmp_path / "n10000.db", tmp_path / "level.db"
+    _synthetic(weak, 300, 1, imbalance=2, imbalance_mode="exchange")
+    _synthetic(strong, 300, 2, imbalance=2, imbalance_mode="exchange", nodes=10000)
+    _synthetic(other, 300, 3, nodes=10000)
+    fits = [fit_study(db, bootstrap=20, min_games=50) for db in (weak, strong, other)]
+    lines = budgets(fits)
+    assert lines and all(line.startswith("- minishogi ") for line in lines)
+    assert all(": 10000 nodes, exchange 2 " in line and " − 1000 nodes " in line for line in lines)
+    b = next(line for line in lines if line.startswith("- minishogi B:"))
+    est = fits[1].value("B")[0] - fits[0].value("B")[0]
+    assert f"= {est:+.3f} (" in b and (b.endswith("consistent") or b.endswith("**differ**"))
+    assert budgets(fits[::2]) == ["not tested: no variant has studies of one design at two node budgets"]
 
 
 @pytest.mark.parametrize("name", ["minishogi", "shogi7x7"])

@@ -116,22 +116,44 @@ def precision(fits: list[FitResult], target: float = 0.05) -> list[str]:
     return out
 
 
+def _differences(f: FitResult, g: FitResult, name_f: str, name_g: str) -> list[str]:
+    """One line per piece both studies fit: g's value − f's, with the 95 % interval of the difference
+    (independent bootstraps, paired by index) and whether it contains 0."""
+    out = []
+    for letter in (x for x in ("B", "R", "S", "P", "+B", "+R") if x in f.letters and x in g.letters):
+        k = min(len(f.boot), len(g.boot))
+        lo, hi = np.nanquantile(g.samples(letter)[:k] - f.samples(letter)[:k], [0.025, 0.975])
+        out.append(f"- {f.variant} {letter}: {name_g} {g.value(letter)[0]:.3f} − {name_f} "
+                   f"{f.value(letter)[0]:.3f} = {g.value(letter)[0] - f.value(letter)[0]:+.3f} "
+                   f"({lo:+.3f}…{hi:+.3f}) → {'consistent' if lo <= 0 <= hi else '**differ**'}")
+    return out
+
+
 def designs(fits: list[FitResult]) -> list[str]:
     """The bias check of the imbalance start: its values against the level start's, per piece,
-    where a variant has both at the same budget (independent bootstraps, paired by index)."""
+    where a variant has both at the same budget."""
     out = []
     for f in sorted(fits, key=lambda f: (f.width, f.variant)):
         if f.imbalance:
             continue
         for g in (g for g in fits if g.variant == f.variant and g.imbalance and g.config.get("nodes") ==
                   f.config.get("nodes") and g.config.get("depth") == f.config.get("depth")):
-            for letter in (x for x in ("B", "R", "S", "P", "+B", "+R") if x in f.letters and x in g.letters):
-                k = min(len(f.boot), len(g.boot))
-                lo, hi = np.nanquantile(g.samples(letter)[:k] - f.samples(letter)[:k], [0.025, 0.975])
-                out.append(f"- {f.variant} {letter}: {g.design} {g.value(letter)[0]:.3f} − level "
-                           f"{f.value(letter)[0]:.3f} = {g.value(letter)[0] - f.value(letter)[0]:+.3f} "
-                           f"({lo:+.3f}…{hi:+.3f}) → {'consistent' if lo <= 0 <= hi else '**differ**'}")
+            out += _differences(f, g, "level", g.design)
     return out or ["not tested: no variant has studies of both designs"]
+
+
+def budgets(fits: list[FitResult]) -> list[str]:
+    """How search strength moves the values (issue 11 §6): per variant and start design, every
+    study at a larger node budget against the one at the smallest, per piece."""
+    out = []
+    nodes = [f for f in fits if f.config.get("nodes")]
+    for f in sorted(nodes, key=lambda f: (f.width, f.variant, f.design, f.config["nodes"])):
+        weakest = min((g for g in nodes if g.variant == f.variant and g.design == f.design),
+                      key=lambda g: g.config["nodes"])
+        if f.config["nodes"] > weakest.config["nodes"]:
+            strong = f"{f.config['nodes']} nodes, {f.design}"
+            out += _differences(weakest, f, f"{weakest.config['nodes']} nodes", strong)
+    return out or ["not tested: no variant has studies of one design at two node budgets"]
 
 
 def agreement(fits: list[FitResult], odds: list) -> list[str]:

@@ -204,6 +204,9 @@ def markdown(loaded: Loaded) -> str:
     parts += H.precision(fits)
     parts += ["", "Level start against imbalance start, same variant and budget (95 % interval of the difference):", ""]
     parts += H.designs(fits)
+    parts += ["", "Search strength: a larger node budget against the smallest, same variant and start "
+              "(95 % interval of the difference):", ""]
+    parts += H.budgets(fits)
     parts += ["", "## Hypotheses (pre-registered decision rules)", ""]
     for rule in (H.h1, H.h2, H.h3):
         parts += rule(fits) + [""]
