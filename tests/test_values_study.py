@@ -407,6 +407,28 @@ def test_report_writes_tables_plots_and_hypotheses(tmp_path: Path) -> None:
     assert "data:image/png;base64," in (tmp_path / "rep" / "report.html").read_text(encoding="utf-8")
 
 
+def test_saturation_law_recovers_its_parameters_and_tells_a_bad_fit() -> None:
+    """c − d·q^(n−5) fitted to values made by it (half-widths 0.04) returns c, d, q and χ²/dof ≈ 0;
+    a straight line fits those values badly; a straight line or a step is no saturation (q at a
+    bound) and three sizes are too few for three parameters: no law."""
+    from komaken.lab.valuestudy.report import linear_law, saturation_law
+
+    c, d, q = 2.1, 0.95, 0.4
+    pts = [(n, c - d * q ** (n - 5), c - d * q ** (n - 5) - 0.04, c - d * q ** (n - 5) + 0.04) for n in range(5, 10)]
+    law = saturation_law(pts)
+    assert law is not None and law["points"] == 5
+    assert abs(law["c"] - c) < 1e-3 and abs(law["d"] - d) < 1e-3 and abs(law["q"] - q) < 1e-3
+    assert law["chi2_dof"] < 1e-6 and 0 < law["se_c"] < 0.1
+    line = linear_law(pts)
+    assert line is not None and line["chi2_dof"] > 10  # the saturation is far from a straight line
+    straight = [(n, 1 + 0.2 * n, 0.96 + 0.2 * n, 1.04 + 0.2 * n) for n in range(5, 10)]
+    assert linear_law(straight)["chi2_dof"] < 1e-6  # type: ignore[index]
+    assert saturation_law(straight) is None  # no ceiling within reach: q runs to its bound 1
+    step = [(n, 1.0 if n == 5 else 1.5, 0.96 if n == 5 else 1.46, 1.04 if n == 5 else 1.54) for n in range(5, 10)]
+    assert saturation_law(step) is None  # all of it in one step: q runs to 0
+    assert saturation_law(pts[:3]) is None
+
+
 def test_bootstrap_refits_equal_statsmodels() -> None:
     from komaken.lab.valuestudy.fit import _glm, newton
 

@@ -24,7 +24,8 @@ from komaken.web.experiments import Databases, Source, experiment
 BOOTSTRAP = 300  # whole-game resamples per study database (the CLI's default is 500)
 FIGURE = "values_vs_n"
 CAPTION = ("Each piece's value in gold units against the board size n, with 95 % intervals: method A per family, "
-           "method B (odds) where given, the (n+3)/12 slider law anchored at 9×9, and the fitted a + b/n law.")
+           "method B (odds) where given, the (n+3)/12 slider law anchored at 9×9, and the fitted saturation law "
+           "c − d·q^(n−5) (a + b/n where fewer than four sizes are measured).")
 
 
 def members(dbs: Databases) -> list[Source]:

@@ -116,6 +116,36 @@ def linear_law(points: list[tuple[int, float, float, float]], inverse: bool = Fa
             "chi2_dof": chi2 / dof if dof > 0 else float("nan"), "points": len(n)}
 
 
+def saturation_law(points: list[tuple[int, float, float, float]]) -> dict[str, float] | None:
+    """Weighted non-linear least squares v = c − d·q^(n−5): a value that approaches a ceiling ``c``
+    as the board grows, its remaining gap shrinking by the factor ``q`` (0…1) with each step of n
+    (``d`` is the gap at n = 5).  ``c``, ``d``, ``q``, their standard errors and χ² per degree of
+    freedom.  ``None`` with fewer than four sizes (three parameters), when the fit fails, or when
+    its best ``q`` sits at a bound — a straight line (q → 1) or a step (q → 0), not a saturation."""
+    from scipy.optimize import curve_fit
+
+    if len({p[0] for p in points}) < 4:
+        return None
+    n = np.array([p[0] for p in points], float)
+    v = np.array([p[1] for p in points])
+    se = np.maximum(np.array([(p[3] - p[2]) / 3.92 for p in points]), 1e-6)
+
+    def law(n: np.ndarray, c: float, d: float, q: float) -> np.ndarray:
+        return c - d * q ** (n - 5)
+
+    try:
+        (c, d, q), cov = curve_fit(law, n, v, p0=(v[-1], v[-1] - v[0], 0.5), sigma=se, absolute_sigma=True,
+                                   bounds=([-np.inf, -np.inf, 0.0], [np.inf, np.inf, 1.0]), maxfev=20000)
+    except (RuntimeError, ValueError):
+        return None
+    if not 0.01 < q < 0.99:
+        return None
+    err = np.sqrt(np.abs(np.diag(cov)))
+    chi2 = float(np.sum(((v - law(n, c, d, q)) / se) ** 2))
+    return {"c": float(c), "d": float(d), "q": float(q), "se_c": float(err[0]), "se_d": float(err[1]),
+            "se_q": float(err[2]), "chi2_dof": chi2 / (len(n) - 3), "points": len(n)}
+
+
 def series(fits: list[FitResult], fam: str, letter: str) -> list[tuple[int, float, float, float]]:
     main = [p for v in sorted({f.variant for f in fits if family(f) == fam})
             if (p := primary(fits, v)) is not None]
@@ -140,10 +170,12 @@ def plot(loaded: Loaded, out: Path) -> list[Path]:
             v = np.array([p[1] for p in pts])
             err = np.array([[p[1] - p[2] for p in pts], [p[3] - p[1] for p in pts]])
             ax.errorbar(n, v, yerr=err, fmt=marker, color=color, capsize=3, label=f"A: {fam}")
-            law = linear_law(pts, inverse=True)
-            if law:
-                xs = np.linspace(5, 9, 20)
-                ax.plot(xs, law["a"] + law["b"] / xs, "-", color=color, alpha=0.4, lw=1)
+            xs = np.linspace(5, 9, 41)
+            if sat := saturation_law(pts):
+                ax.plot(xs, sat["c"] - sat["d"] * sat["q"] ** (xs - 5), "-", color=color, alpha=0.5, lw=1,
+                        label=f"c − d·q^(n−5), {fam}")
+            elif law := linear_law(pts, inverse=True):
+                ax.plot(xs, law["a"] + law["b"] / xs, "-", color=color, alpha=0.4, lw=1, label=f"a + b/n, {fam}")
             nine = [p for p in pts if p[0] == 9]
             if nine and letter in ("B", "R", "+B", "+R"):
                 ns = np.arange(5, 10)
@@ -175,14 +207,18 @@ def plot(loaded: Loaded, out: Path) -> list[Path]:
 
 
 def laws_table(fits: list[FitResult]) -> list[str]:
-    rows = ["| piece | family | law | a | b | χ²/dof | sizes |", "|---|---|---|---|---|---|---|"]
+    rows = ["| piece | family | law | parameters (± standard error) | χ²/dof | sizes |", "|---|---|---|---|---|---|"]
     for letter in ("B", "R", "S", "+B", "+R"):
         for fam in ("standard", "controlled"):
+            pts = series(fits, fam, letter)
             for inverse, name in ((False, "a + b·n"), (True, "a + b/n")):
-                law = linear_law(series(fits, fam, letter), inverse)
-                if law:
-                    rows.append(f"| {letter} | {fam} | {name} | {law['a']:.3f} ± {law['se_a']:.3f} | {law['b']:+.4f} ± "
-                                f"{law['se_b']:.4f} | {law['chi2_dof']:.2f} | {law['points']} |")
+                if law := linear_law(pts, inverse):
+                    rows.append(f"| {letter} | {fam} | {name} | a = {law['a']:.3f} ± {law['se_a']:.3f}, "
+                                f"b = {law['b']:+.4f} ± {law['se_b']:.4f} | {law['chi2_dof']:.2f} | {law['points']} |")
+            if sat := saturation_law(pts):
+                rows.append(f"| {letter} | {fam} | c − d·q^(n−5) | c = {sat['c']:.3f} ± {sat['se_c']:.3f}, "
+                            f"d = {sat['d']:.3f} ± {sat['se_d']:.3f}, q = {sat['q']:.3f} ± {sat['se_q']:.3f} | "
+                            f"{sat['chi2_dof']:.2f} | {sat['points']} |")
     return rows
 
 
@@ -197,8 +233,9 @@ def markdown(loaded: Loaded) -> str:
         parts += ["", "Method B (material odds; value = Elo deficit / gold-odds deficit):", ""]
         parts += odds_table(loaded.odds)
     parts += ["", "![value against board size](values_vs_n.png)", "",
-              "Fitted laws v(n) = a + b·n and a + b/n per piece and family (weighted least squares, 1000 nodes; "
-              "the plot draws a + b/n):", ""]
+              "Fitted laws per piece and family (weighted least squares over the 1000-node studies): a + b·n, "
+              "a + b/n, and the saturation c − d·q^(n−5) — a ceiling c approached geometrically, the gap "
+              "shrinking by q a size — where there are four sizes or more (the plot draws it, else a + b/n):", ""]
     parts += laws_table(fits)
     parts += ["", "Precision of B and R and the games a ≤ 0.05-gold half-width needs (scaling as 1/√games):", ""]
     parts += H.precision(fits)
