@@ -329,6 +329,17 @@ def _free_port() -> int:
         return int(s.getsockname()[1])
 
 
+def test_dask_tasks_carry_about_half_a_second_of_games_local_tasks_one() -> None:
+    """A Dask task costs a round trip through the scheduler: games go in tasks of ~0.5 s (at least
+    one, at most 64); a local pool gets one game per task; before any game is back, one."""
+    from komaken.lab.valuestudy.selfplay import MAX_BATCH, _Dask, _Inline, batch_size
+
+    dask = object.__new__(_Dask)  # no cluster needed to size its tasks
+    assert batch_size(dask, 0.0) == 1 and batch_size(dask, 0.035) == 14 and batch_size(dask, 2.0) == 1
+    assert batch_size(dask, 1e-4) == MAX_BATCH == 64
+    assert batch_size(_Inline(), 0.035) == 1
+
+
 def test_dask_loopback_cluster_gives_identical_rows(tmp_path: Path) -> None:
     distributed = pytest.importorskip("distributed")
     dask_cli = Path(sys.executable).with_name("dask")
