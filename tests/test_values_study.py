@@ -440,6 +440,15 @@ def test_saturation_law_recovers_its_parameters_and_tells_a_bad_fit() -> None:
     assert saturation_law(pts[:3]) is None
 
 
+def test_unique_rows_are_numpys_unique_rows() -> None:
+    from komaken.lab.valuestudy.fit import unique_rows
+
+    a = np.random.default_rng(3).integers(-2, 3, size=(5000, 6)).astype(np.int16)
+    uniq, inverse = unique_rows(a)
+    want, want_inverse = np.unique(a, axis=0, return_inverse=True)
+    assert np.array_equal(uniq, want) and np.array_equal(inverse, want_inverse.ravel())
+
+
 def test_bootstrap_refits_equal_statsmodels() -> None:
     from komaken.lab.valuestudy.fit import _glm, newton
 

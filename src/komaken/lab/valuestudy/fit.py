@@ -205,14 +205,26 @@ def newton(x: np.ndarray, y: np.ndarray, w: np.ndarray, start: np.ndarray, tol: 
     return beta
 
 
+def unique_rows(a: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """``np.unique(a, axis=0, return_inverse=True)``, several times faster on millions of rows: the
+    rows are told apart as blocks of bytes, and only the distinct ones are then sorted into
+    ``np.unique``'s order (the fits are order-sensitive when the design is singular)."""
+    a = np.ascontiguousarray(a)
+    blocks = a.view(np.dtype((np.void, a.dtype.itemsize * a.shape[1]))).ravel()
+    _, first, inverse = np.unique(blocks, return_index=True, return_inverse=True)
+    uniq = a[first]
+    order = np.lexsort(uniq.T[::-1])
+    rank = np.empty_like(order)
+    rank[order] = np.arange(len(order))
+    return uniq[order], rank[inverse.ravel()]
+
+
 def fit_positions(p: Positions, *, bootstrap: int = 500, seed: int = 0) -> tuple[np.ndarray, np.ndarray, tuple]:
     """Point fit and whole-game bootstrap; letters whose difference never varies are dropped."""
     varies = [i for i in range(len(p.letters)) if p.x[:, i].std() > 0]
     dropped = tuple(p.letters[i] for i in range(len(p.letters)) if i not in varies)
     cols = varies + [len(p.letters)]
-    keys = np.column_stack([p.x[:, cols], np.round(p.y * 2).astype(np.int16)])
-    uniq, inverse = np.unique(keys, axis=0, return_inverse=True)
-    inverse = inverse.ravel()
+    uniq, inverse = unique_rows(np.column_stack([p.x[:, cols], np.round(p.y * 2).astype(np.int16)]))
     ux, uy = uniq[:, :-1], uniq[:, -1] / 2.0
     coef = _glm(ux, uy, np.bincount(inverse, minlength=len(uniq)).astype(np.float64))
     rng = np.random.default_rng(seed)
