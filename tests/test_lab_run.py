@@ -246,6 +246,48 @@ def test_sprt_stops_a_pairing_early(tmp_path: Path) -> None:
         assert db.count("r1-vs-r2") == 2000
 
 
+def test_an_sprt_decision_stands_when_games_in_flight_are_stored_after_it(tmp_path: Path, cli: click.Group) -> None:
+    """With several workers, games still being played when the LLR crosses a bound are stored after
+    the decision and can pull the LLR back inside the bounds.  The decision stays what the run saw:
+    status and report say H1 (with the games it was taken at), and a resumed run plays no more."""
+    from komaken.lab.report import collect
+    from komaken.lab.stats import sprt_state
+    from komaken.lab.storage import GameRow
+
+    text = TOY.format(games=2000, delay=0).replace(
+        'colors = "fixed"', 'colors = "fixed"\nsprt = { elo0 = 0, elo1 = 40, alpha = 0.05, beta = 0.05 }'
+    )
+    (tmp_path / "s.toml").write_text(text, encoding="utf-8")
+    exp = load_experiment(tmp_path / "s.toml")
+    summary = run_experiment(exp, tmp_path / "s.db", workers=1)
+    fixed = next(c for c in summary.counts if c.name == "fixed")
+    assert fixed.sprt == "H1" and fixed.games < 2000
+    with ExperimentDB.open(tmp_path / "s.db") as db:
+        decision = db.decision("fixed")
+        assert decision is not None and decision["state"] == "H1" and decision["games"] == fixed.games
+        assert decision["llr"] >= decision["upper"] and db.decision("r1-vs-r2") is None
+        # the games in flight: b wins them, and the LLR of all stored games falls back inside the bounds
+        first = max(db.done_indexes("fixed")) + 1
+        for i in range(first, first + 6):
+            db.insert(GameRow("fixed", i, "r2", "r1", "b", "checkmate", "a", "", 0, 0, "", 0.0, i, 0.0))
+        results = db.results("fixed")
+        wins, losses = sum(r == "a" for r, _ in results), sum(r == "b" for r, _ in results)
+        test = exp.pairing("fixed").sprt
+        assert test is not None
+        assert sprt_state(wins, losses, len(results) - wins - losses, test)["state"] == "continue"
+        _, stats = collect(db)
+        s = next(x for x in stats if x.name == "fixed")
+        assert s.games == fixed.games + 6 and s.sprt is not None and s.sprt["state"] == "H1"
+        assert s.sprt["games"] == fixed.games
+    res = CliRunner().invoke(cli, ["experiment", "status", "--db", str(tmp_path / "s.db")])
+    assert res.exit_code == 0, res.output
+    assert f"SPRT trinomial H1 (LLR {decision['llr']:.2f} after {fixed.games} games)" in res.output
+    again = resume_experiment(tmp_path / "s.db", workers=1)
+    assert again.played == 0
+    with ExperimentDB.open(tmp_path / "s.db") as db:
+        assert db.count("fixed") == fixed.games + 6
+
+
 def test_pentanomial_sprt_stops_on_pairs(tmp_path: Path, cli: click.Group) -> None:
     # r1 and r2 both play at random: a pentanomial test of 0 against +200 Elo accepts H0 early.
     text = TOY.format(games=2000, delay=0).replace(

@@ -119,7 +119,8 @@ def status(db: Path, as_json: bool) -> None:
             t = p["sprt"]
             model = t.get("model", "trinomial")
             pairs = f", pairs {t['pentanomial']}" if model == "pentanomial" else ""
-            line += f"  SPRT {model} {t['state']} (LLR {t['llr']:.2f}{pairs})"
+            at = f" after {t['games']} games" if t.get("games") is not None and t["games"] < p["games"] else ""
+            line += f"  SPRT {model} {t['state']} (LLR {t['llr']:.2f}{pairs}{at})"
         click.echo(line)
 
 

@@ -33,7 +33,8 @@ def collect(db: ExperimentDB) -> tuple[Experiment, list[PairingStats]]:
     stats = []
     for p in exp.pairings:
         results, indexes = db.indexed_results(p.name)
-        stats.append(pairing_stats(p.name, p.a, p.b, results, p.sprt, indexes))
+        decision = db.decision(p.name) if p.sprt is not None else None
+        stats.append(pairing_stats(p.name, p.a, p.b, results, p.sprt, indexes, decision))
     return exp, stats
 
 

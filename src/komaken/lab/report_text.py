@@ -286,10 +286,12 @@ def sprt_table(sprts: list[tuple[str, PairingStats]]) -> Block:
         model = t.get("model", "trinomial")
         pairs = " ".join(map(str, t["pentanomial"])) if model == "pentanomial" else "–"
         units = "" if t.get("units", "logistic") == "logistic" else " (normalized)"
+        at = f" after {t['games']} games" if t.get("games") is not None and t["games"] < s.games else ""
         rows.append([label, model, f"{t['elo0']:g}{units}", f"{t['elo1']:g}{units}", pairs, f"{t['llr']:.3f}",
-                     f"[{t['lower']:.3f}, {t['upper']:.3f}]", t["state"]])
+                     f"[{t['lower']:.3f}, {t['upper']:.3f}]", t["state"] + at])
     return ("table", "Generalized SPRT of each pairing that asked for one; a pentanomial test counts game pairs "
-            "(same opening, both colours) scoring 0, ½, 1, 1½, 2 points for a.",
+            "(same opening, both colours) scoring 0, ½, 1, 1½, 2 points for a.  A decision is the test's state "
+            "when it crossed a bound; games that were still being played then are counted in the other tables.",
             ["setting", "model", "H0 Elo", "H1 Elo", "pairs 0–2", "LLR", "bounds", "decision"], rows)
 
 

@@ -372,7 +372,14 @@ def _plan(db: ExperimentDB, exp: Experiment) -> tuple[dict[str, PairingCounts], 
             counts[p.name].add(result, index)
         done = db.done_indexes(p.name)
         missing[p.name] = [i for i in range(p.games) if i not in done]
-    decided = {name for name in counts if _sprt_decided(exp, counts[name])}
+    decided = set()
+    for name, c in counts.items():
+        stored = db.decision(name)
+        if stored is not None:
+            c.sprt = stored["state"]
+            decided.add(name)
+        elif _sprt_decided(exp, db, c):  # a database written before decisions were recorded
+            decided.add(name)
     queue = _round_robin([(n, missing[n]) for n in counts if n not in decided])
     return counts, queue, decided
 
@@ -423,7 +430,7 @@ def _schedule(db: ExperimentDB, exp: Experiment, backend: _Backend, queue: list[
                 if db.insert(row):
                     summary.played += 1
                     counts[name].add(row.result, row.game_index)
-                    if _sprt_decided(exp, counts[name]):
+                    if name not in decided and _sprt_decided(exp, db, counts[name]):
                         decided.add(name)
                 if progress is not None:
                     progress.advance(row, summary.counts)
@@ -432,13 +439,18 @@ def _schedule(db: ExperimentDB, exp: Experiment, backend: _Backend, queue: list[
         backend.close(cancel)
 
 
-def _sprt_decided(exp: Experiment, c: PairingCounts) -> bool:
+def _sprt_decided(exp: Experiment, db: ExperimentDB, c: PairingCounts) -> bool:
+    """Whether the pairing's SPRT has crossed a bound with the games counted so far; the decision
+    is then recorded in ``db``, so the games still in flight cannot undo it."""
     test = exp.pairing(c.name).sprt
     if test is None:
         return False
-    state = sprt_state(c.a_wins, c.b_wins, c.draws, test, c.penta)["state"]
-    c.sprt = state
-    return state != "continue"
+    state = sprt_state(c.a_wins, c.b_wins, c.draws, test, c.penta)
+    c.sprt = state["state"]
+    if c.sprt == "continue":
+        return False
+    db.record_decision(c.name, {**state, "games": c.games})
+    return True
 
 
 def _round_robin(lists: list[tuple[str, list[int]]]) -> list[tuple[str, int]]:

@@ -193,10 +193,13 @@ def pairing_stats(
     results: list[tuple[str, str]],
     sprt: SPRT | None = None,
     indexes: list[int] | None = None,
+    decision: dict[str, Any] | None = None,
 ) -> PairingStats:
     """Statistics from ``results``: one ``(result, sente)`` per game, result ``"a" | "b" | "draw"``
     and sente ``"a" | "b"`` (who moved first).  ``indexes`` (the game index of each result) pairs
-    the games for a pentanomial test; without them consecutive results are taken as pairs."""
+    the games for a pentanomial test; without them consecutive results are taken as pairs.
+    ``decision``, the SPRT's state recorded when the run saw it cross a bound (with ``games``, the
+    games counted then), is the test's answer from then on, whatever games were stored after it."""
     wins = sum(1 for r, _ in results if r == "a")
     losses = sum(1 for r, _ in results if r == "b")
     draws = len(results) - wins - losses
@@ -221,7 +224,7 @@ def pairing_stats(
         sente_score=sente_points / n if n else 0.5,
         sente_score_ci95=wilson_interval(sente_points, n),
         a_sente_games=sum(1 for _, sente in results if sente == "a"),
-        sprt=None if sprt is None else sprt_state(wins, losses, draws, sprt, _penta(results, indexes)),
+        sprt=None if sprt is None else decision or sprt_state(wins, losses, draws, sprt, _penta(results, indexes)),
     )
 
 

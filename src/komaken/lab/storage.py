@@ -4,7 +4,9 @@
   killed at any instant (even with SIGKILL) leaves every finished game in the file and no
   half-written one.  ``UNIQUE(pairing, game_index)`` makes counting a game twice impossible.
 * Table ``meta`` holds the schema version and the experiment's normalized configuration, so
-  ``resume``, ``status``, ``report`` and ``export`` need nothing but the database.
+  ``resume``, ``status``, ``report`` and ``export`` need nothing but the database; and, under
+  ``sprt_decision:PAIRING``, each SPRT decision as the run took it (games still being played when
+  a bound was crossed are stored afterwards and must not undo it).
 * A database from another experiment, or written by a newer komaken (higher schema version), is
   refused before anything is written to it.
 """
@@ -270,6 +272,25 @@ class ExperimentDB:
             raise
         except (ValueError, TypeError) as exc:
             raise ExperimentDBError(f"{self.path}: stored configuration is unreadable: {exc}") from None
+
+    # -- SPRT decisions ----------------------------------------------------------------------
+    def record_decision(self, pairing: str, decision: dict[str, Any]) -> None:
+        """Keep the SPRT decision of ``pairing`` (the test's state when its LLR crossed a bound, with
+        ``games``, the games counted then).  The first decision recorded stays."""
+        with self._guard(f"cannot record the SPRT decision of {pairing!r}"), self._conn:
+            self._conn.execute("INSERT OR IGNORE INTO meta (key, value) VALUES (?, ?)",
+                               (f"sprt_decision:{pairing}", json.dumps(decision, sort_keys=True)))
+
+    def decision(self, pairing: str) -> dict[str, Any] | None:
+        """The recorded SPRT decision of ``pairing``, or ``None`` while its test continues."""
+        text = self.meta(f"sprt_decision:{pairing}")
+        if text is None:
+            return None
+        try:
+            value = json.loads(text)
+        except ValueError:
+            raise ExperimentDBError(f"{self.path}: the stored SPRT decision of {pairing!r} is unreadable") from None
+        return value if isinstance(value, dict) else None
 
     # -- games -------------------------------------------------------------------------------
     def insert(self, row: GameRow) -> bool:
