@@ -6,9 +6,10 @@ any number of workers, on a Dask cluster, or after any number of interruptions. 
 whole games in the numba kernel (:func:`komaken.shogi.engine._selfplay.play_game`) and send back the
 game's row; only the calling process writes, one transaction per game.
 
-The local process pool and the Dask client are the lab's (:mod:`komaken.lab.runner`), with the
-task they submit replaced by :func:`play_batch`: one game per task locally, and on Dask as many as
-take about half a second (:func:`batch_size`), so that the cluster's per-task cost stays small.
+The local process pool and the Dask client are the lab's (:mod:`komaken.lab.runner`); they submit
+:func:`play_batch` (``submit_games``) instead of the lab's task: one game per task locally, and on
+Dask as many as take about half a second (:func:`batch_size`), so that the cluster's per-task cost
+stays small.
 """
 
 from __future__ import annotations
@@ -193,7 +194,7 @@ def play_batch(config_json: str, game_indexes: list[int]) -> list[dict[str, Any]
 
 
 class _Inline(_lab_runner._Inline):
-    def submit(self, config_json: str, _task: str, game_indexes: list[int]) -> Any:
+    def submit_games(self, config_json: str, game_indexes: list[int]) -> Any:
         import concurrent.futures as cf
 
         fut: cf.Future[list[dict[str, Any]]] = cf.Future()
@@ -205,12 +206,12 @@ class _Inline(_lab_runner._Inline):
 
 
 class _Pool(_lab_runner._Pool):
-    def submit(self, config_json: str, _task: str, game_indexes: list[int]) -> Any:
+    def submit_games(self, config_json: str, game_indexes: list[int]) -> Any:
         return self._pool.submit(play_batch, config_json, game_indexes)
 
 
 class _Dask(_lab_runner._Dask):
-    def submit(self, config_json: str, _task: str, game_indexes: list[int]) -> Any:
+    def submit_games(self, config_json: str, game_indexes: list[int]) -> Any:
         return self._client.submit(play_batch, config_json, game_indexes, pure=False)
 
 
@@ -274,7 +275,7 @@ def _schedule(db: StudyDB, config: dict[str, Any], queue: list[int], workers: in
         while pos < len(queue) or in_flight:
             while pos < len(queue) and len(in_flight) < backend.window:
                 chunk = queue[pos:pos + batch_size(backend, seconds / played if played else 0.0)]
-                in_flight[backend.submit(config_json, "selfplay", chunk)] = chunk
+                in_flight[backend.submit_games(config_json, chunk)] = chunk
                 pos += len(chunk)
             for fut in backend.wait_first(in_flight):
                 chunk = in_flight.pop(fut)
