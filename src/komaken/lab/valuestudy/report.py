@@ -98,6 +98,11 @@ def odds_table(odds: list[OddsResult]) -> list[str]:
     return rows
 
 
+def _standard_errors(points: list[tuple[int, float, float, float]]) -> np.ndarray:
+    """Each point's standard error from its 95 % interval (width / 3.92), floored above zero."""
+    return np.maximum(np.array([(p[3] - p[2]) / 3.92 for p in points]), 1e-6)
+
+
 def linear_law(points: list[tuple[int, float, float, float]], inverse: bool = False) -> dict[str, float] | None:
     """Weighted least squares v = a + b·n (``inverse``: v = a + b/n), weights from the interval
     widths: a, b, their standard errors, and χ² per degree of freedom as the goodness of fit."""
@@ -105,7 +110,7 @@ def linear_law(points: list[tuple[int, float, float, float]], inverse: bool = Fa
         return None
     n = np.array([1.0 / p[0] if inverse else p[0] for p in points], float)
     v = np.array([p[1] for p in points])
-    se = np.maximum(np.array([(p[3] - p[2]) / 3.92 for p in points]), 1e-6)
+    se = _standard_errors(points)
     w = 1 / se**2
     x = np.column_stack([np.ones_like(n), n])
     cov = np.linalg.inv(x.T @ (w[:, None] * x))
@@ -128,7 +133,7 @@ def saturation_law(points: list[tuple[int, float, float, float]]) -> dict[str, f
         return None
     n = np.array([p[0] for p in points], float)
     v = np.array([p[1] for p in points])
-    se = np.maximum(np.array([(p[3] - p[2]) / 3.92 for p in points]), 1e-6)
+    se = _standard_errors(points)
 
     def law(n: np.ndarray, c: float, d: float, q: float) -> np.ndarray:
         return c - d * q ** (n - 5)
