@@ -233,8 +233,8 @@ def test_report_compares_node_budgets_of_one_design(tmp_path: Path) -> None:
     assert budgets(fits[::2]) == ["not tested: no variant has studies of one design at two node budgets"]
 
 
-@pytest.mark.parametrize("name", ["minishogi", "shogi7x7"])
-def test_shipped_fitted_tables_are_the_ones_their_sprt_files_play(name: str) -> None:
+@pytest.mark.parametrize(("name", "kinds"), [("minishogi", 9), ("shogi7x7", 9), ("shogi", 13)])
+def test_shipped_fitted_tables_are_the_ones_their_sprt_files_play(name: str, kinds: int) -> None:
     """examples/values/VARIANT-fitted.toml (written by `komaken values fit`) loads as the variant's
     PieceValues, and the SPRT file's fitted player plays exactly those values."""
     from komaken.lab.config import load_experiment
@@ -244,4 +244,4 @@ def test_shipped_fitted_tables_are_the_ones_their_sprt_files_play(name: str) -> 
     exp = load_experiment(root / f"sprt-{name}.toml")
     table = PieceValues.from_toml(root / f"{name}-fitted.toml", exp.load_variant())
     played = exp.players[exp.pairings[0].a].options["values"]
-    assert played == {k: table.board[k] for k in played} and len(played) == 9
+    assert played == {k: table.board[k] for k in played} and len(played) == kinds
