@@ -469,3 +469,28 @@ def test_odds_games_come_in_fours(tmp_path: Path, games: str) -> None:
                                     "--db", str(db)])
     assert res.exit_code == 2 and "multiple of 4" in res.output and res.output.count("\n") == 1
     assert not db.exists() and not (tmp_path / "odds.db.odds").exists()
+
+
+def test_the_figure_legend_stays_inside_the_figure() -> None:
+    """The report's figure draws up to a dozen series (two methods, two families, three laws, FSF's
+    points); its legend must fit in the figure, not run off both sides."""
+    import matplotlib
+
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+
+    from komaken.lab.valuestudy.report import figure_legend
+
+    fig, axes = plt.subplots(2, 3, figsize=(13, 7.5))
+    for i, ax in enumerate(axes.ravel()):
+        for j in range(12):
+            ax.plot([5, 9], [i, j], label=f"c − d·q^(n−5), series number {j}")
+    figure_legend(fig, axes.ravel())
+    fig.canvas.draw()
+    box = fig.legends[0].get_window_extent()
+    width, height = fig.canvas.get_width_height()
+    assert len(fig.legends[0].get_texts()) == 12
+    assert box.x0 >= 0 and box.y0 >= 0 and box.x1 <= width and box.y1 <= height
+    panels = min(ax.get_window_extent().y0 for ax in axes.ravel())
+    assert panels > box.y1 - 1  # the panels sit above the legend
+    plt.close(fig)

@@ -180,7 +180,7 @@ def plot(loaded: Loaded, out: Path) -> list[Path]:
                 ax.plot(xs, sat["c"] - sat["d"] * sat["q"] ** (xs - 5), "-", color=color, alpha=0.5, lw=1,
                         label=f"c − d·q^(n−5), {fam}")
             elif law := linear_law(pts, inverse=True):
-                ax.plot(xs, law["a"] + law["b"] / xs, "-", color=color, alpha=0.4, lw=1, label=f"a + b/n, {fam}")
+                ax.plot(xs, law["a"] + law["b"] / xs, "--", color=color, alpha=0.4, lw=1, label=f"a + b/n, {fam}")
             nine = [p for p in pts if p[0] == 9]
             if nine and letter in ("B", "R", "+B", "+R"):
                 ns = np.arange(5, 10)
@@ -198,17 +198,31 @@ def plot(loaded: Loaded, out: Path) -> list[Path]:
         ax.set_xlabel("board size n")
         ax.set_xticks(range(5, 10))
         ax.set_xlim(4.6, 9.4)
-    legend: dict[str, Any] = {}  # one legend for every panel's series (the FSF points are on R's only)
-    for ax in axes.ravel():
-        for handle, label in zip(*ax.get_legend_handles_labels(), strict=True):
-            legend.setdefault(label, handle)
-    fig.legend(list(legend.values()), list(legend), loc="lower center", ncol=max(1, len(legend)), fontsize=8)
-    fig.tight_layout(rect=(0, 0.05, 1, 1))
+    figure_legend(fig, axes.ravel())
     paths = [out / "values_vs_n.png", out / "values_vs_n.svg"]
     for path in paths:
         fig.savefig(path, dpi=110)
     plt.close(fig)
     return paths
+
+
+def figure_legend(fig: Any, axes: Any) -> None:
+    """One legend below the panels for every series any panel draws (the FSF points are on R's
+    only), in as few rows as keep it inside the figure's width, and the panels laid out above it."""
+    legend: dict[str, Any] = {}
+    for ax in axes:
+        for handle, label in zip(*ax.get_legend_handles_labels(), strict=True):
+            legend.setdefault(label, handle)
+    renderer = fig.canvas.get_renderer()
+    width = fig.bbox.width
+    for rows in range(1, len(legend) + 1):
+        box = fig.legend(list(legend.values()), list(legend), loc="lower center",
+                         ncol=max(1, -(-len(legend) // rows)), fontsize=8)
+        extent = box.get_window_extent(renderer)
+        if extent.width <= width or rows == len(legend):
+            break
+        box.remove()
+    fig.tight_layout(rect=(0, min(0.5, extent.height / fig.bbox.height + 0.01), 1, 1))
 
 
 def laws_table(fits: list[FitResult]) -> list[str]:
