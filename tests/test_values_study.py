@@ -494,3 +494,7 @@ def test_the_figure_legend_stays_inside_the_figure() -> None:
     panels = min(ax.get_window_extent().y0 for ax in axes.ravel())
     assert panels > box.y1 - 1  # the panels sit above the legend
     plt.close(fig)
+    fig, axes = plt.subplots(2, 3)
+    figure_legend(fig, axes.ravel())  # nothing drawn: no legend, no error
+    assert not fig.legends
+    plt.close(fig)

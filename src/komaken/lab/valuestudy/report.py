@@ -213,6 +213,9 @@ def figure_legend(fig: Any, axes: Any) -> None:
     for ax in axes:
         for handle, label in zip(*ax.get_legend_handles_labels(), strict=True):
             legend.setdefault(label, handle)
+    if not legend:
+        fig.tight_layout()
+        return
     renderer = fig.canvas.get_renderer()
     width = fig.bbox.width
     for rows in range(1, len(legend) + 1):
