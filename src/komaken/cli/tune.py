@@ -38,11 +38,23 @@ FILE = click.Path(dir_okay=False, path_type=Path)
               help="Fit only these parameter groups (repeat; default all); the rest keeps its start values.")
 @click.option("--l2", "lambdas", type=click.FloatRange(min=0), multiple=True,
               help="Ridge strength(s) to try (default 1e-2 .. 1e-6; the held-out games choose).")
+@click.option("--label-engine", default=None, metavar="COMMAND",
+              help="Fit to this USI engine's search scores of the self-play positions instead of the games' "
+                   "results, e.g. /usr/games/fairy-stockfish (scores kept in --labels).")
+@click.option("--label-nodes", type=click.IntRange(min=1), default=5000, show_default=True,
+              help="Nodes of the labelling engine's search per position.")
+@click.option("--labels", type=FILE, default=None,
+              help="Label file (SQLite) of the engine's scores: continued if it exists (default: the --db path "
+                   "with .labels.sqlite); without --label-engine, tune on the scores it holds.")
+@click.option("--label-scale", type=click.FloatRange(min=1.0), default=600.0, show_default=True,
+              help="A score s (centipawns, black's view) becomes the target sigma(s / scale).")
 @click.option("--quiet", "-q", is_flag=True, help="No progress lines.")
 def tune(variant: str, games: int | None, db: Path | None, record_paths: tuple[Path, ...], out: Path,
          start: Path | None, play: Path | None, nodes: int, random_plies: int, workers: int, seed: int, noise: float,
-         mobility: bool, groups: tuple[str, ...], lambdas: tuple[float, ...], quiet: bool) -> None:
-    """Fit piece values, piece-square tables, king safety, mobility and tempo to game results."""
+         mobility: bool, groups: tuple[str, ...], lambdas: tuple[float, ...], label_engine: str | None,
+         label_nodes: int, labels: Path | None, label_scale: float, quiet: bool) -> None:
+    """Fit piece values, piece-square tables, king safety, mobility and tempo to game results
+    (or to a stronger engine's search scores: --label-engine)."""
     from komaken.shogi.engine.evalparams import EvalParams
     from komaken.shogi.engine.tune import LAMBDAS, read_games, read_records
     from komaken.shogi.engine.tune import tune as fit
@@ -54,6 +66,8 @@ def tune(variant: str, games: int | None, db: Path | None, record_paths: tuple[P
 
     if record_paths and (db is not None or games is not None or play is not None):
         raise click.UsageError("--records tunes on the records alone: leave out --db, --games and --play-params")
+    if record_paths and (label_engine or labels):
+        raise click.UsageError("--label-engine and --labels label self-play positions: give --db, not --records")
     if not record_paths and (db is None or games is None):
         raise click.UsageError("give --games and --db (self-play), or --records")
     v = load_variant(variant)
@@ -73,8 +87,21 @@ def tune(variant: str, games: int | None, db: Path | None, record_paths: tuple[P
             say(f"{db}: played {s.played} games in {s.wall_seconds:.1f}s; {s.stored}/{s.target} stored")
         elif not db.exists():
             raise click.UsageError(f"--games 0 needs an existing --db; {db} does not exist")
-        _, data = read_games(db, v)
+        scores = None
         source = "self-play games"
+        if label_engine or labels:
+            import shlex
+
+            from komaken.lab.label import label_study, load_labels
+
+            labels = labels or db.with_suffix(".labels.sqlite")
+            if label_engine:
+                made = label_study(db, labels, shlex.split(label_engine), nodes=label_nodes,
+                                   progress=lambda n, of: say(f"labelled {n}/{of} games") if n % 50 == 0 else None)
+                say(f"{labels}: {made} positions labelled now")
+            scores = load_labels(labels, db)
+            source = f"self-play games (targets: search scores in {labels.name}, scale {label_scale:g})"
+        _, data = read_games(db, v, labels=scores, scale=label_scale)
     result = fit(params, data, lambdas=lambdas or LAMBDAS, mobility=mobility, log=say, groups=groups or None)
     comment = (f"tuned by komaken tune on {result.games} {source} of {v.name} ({result.positions} quiet "
                f"positions, {result.columns} parameters)\nK = {result.k:.6g}, lambda = {result.lam:g}; held-out "

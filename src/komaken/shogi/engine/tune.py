@@ -17,13 +17,18 @@ the position's features and ``θ`` the parameters in centipawn-like units.  Step
    chosen from a grid by the cross-entropy of one game in five held out, then the fit is redone
    on all games;
 5. the result is rounded to integers and written as a complete parameter file.
+
+Instead of the games' results, the targets can be a stronger engine's search scores of the same
+positions (:mod:`komaken.lab.label`; ``read_games(labels=...)``): position ``i`` then has the target
+``y_i = σ(s_i / scale)`` for its score ``s_i`` in black's view, and the same fit follows — a
+soft target carries far more about one position than the result of a game decided many moves later.
 """
 
 from __future__ import annotations
 
 import dataclasses
 import math
-from collections.abc import Callable, Iterable, Iterator, Sequence
+from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
 from pathlib import Path
 
 import numpy as np
@@ -39,6 +44,9 @@ from komaken.shogi.position import Position
 from komaken.shogi.variant import Variant
 
 LAMBDAS = (1e-2, 1e-3, 1e-4, 1e-5, 1e-6)
+#: engine scores as targets: ``σ(score / LABEL_SCALE)``, and positions scored beyond ±LABEL_CAP left out
+LABEL_SCALE = 600.0
+LABEL_CAP = 3000
 _TERMS = ("mobility", "king_safety", "psq")
 #: the parameter groups ``tune(groups=...)`` can fit, as feature column ranges
 GROUPS = {"material": ((O_BOARD, N_FEATURES),), "king_safety": ((O_SHIELD, O_TEMPO), (O_UNDEFENDED, W_SIZE)),
@@ -85,8 +93,13 @@ def theta_of(params: EvalParams) -> np.ndarray:
 
 
 def read_games(db: str | Path, variant: Variant | None = None,
-               progress: Callable[[int], None] | None = None) -> tuple[Variant, Dataset]:
-    """The quiet positions of every game in a study database."""
+               progress: Callable[[int], None] | None = None,
+               labels: Mapping[int, Mapping[int, int]] | None = None,
+               scale: float = LABEL_SCALE) -> tuple[Variant, Dataset]:
+    """The quiet positions of every game in a study database, each labelled with its game's
+    result — or, given ``labels`` (``{game: {ply: score}}``, black's view, from
+    :func:`komaken.lab.label.load_labels`), only the labelled positions, each with
+    ``σ(score / scale)``; a score beyond ±:data:`LABEL_CAP` (a decided position) is left out."""
     from komaken.lab.valuestudy.storage import StudyDB
     from komaken.shogi.engine._selfplay import COL_FLAGS, FLAG_CHECK, FLAG_QS_CAP, FLAG_QS_GAIN, NF
     from komaken.shogi.variant import variant_from_dict
@@ -106,23 +119,32 @@ def read_games(db: str | Path, variant: Variant | None = None,
                 moves = game.move_codes().astype(np.int64)
                 s = start.kernel_state(len(moves) + 8)
                 out = np.zeros((int(keep.sum()), N_FEATURES), dtype=np.float64)
+                if labels is None:
+                    n = game_features(s.bd, s.hd, s.st, s.hh, s.hist, s.rules, moves, game.opening_plies, keep, out)
+                    yield out[:n], game.score
+                    continue
+                scores = labels.get(game.game_index, {})
+                plies = game.opening_plies + np.flatnonzero(keep)
+                target = np.array([scores.get(int(p), LABEL_CAP) for p in plies], dtype=np.float64)
+                keep[np.flatnonzero(keep)] = np.abs(target) < LABEL_CAP
+                target = target[np.abs(target) < LABEL_CAP]
                 n = game_features(s.bd, s.hd, s.st, s.hh, s.hist, s.rules, moves, game.opening_plies, keep, out)
-                yield out[:n], game.score
+                yield out[:n], expit(target / scale)
 
         return v, _collect(rows(), progress, f"{db}: no games with quiet positions to tune on")
 
 
-def _collect(games: Iterable[tuple[np.ndarray, float]], progress: Callable[[int], None] | None,
+def _collect(games: Iterable[tuple[np.ndarray, float | np.ndarray]], progress: Callable[[int], None] | None,
              empty: str) -> Dataset:
-    """One :class:`Dataset` of each game's feature rows, labelled with its result (black's score)
-    and its number, so the held-out split keeps a game's positions together; ``empty`` is the
+    """One :class:`Dataset` of each game's feature rows, labelled with its result (black's score;
+    or one target per row) and its number, so the held-out split keeps a game's positions together; ``empty`` is the
     error when no rows come."""
     xs: list[np.ndarray] = []
     ys: list[np.ndarray] = []
     gs: list[np.ndarray] = []
     for x, score in games:
         xs.append(x)
-        ys.append(np.full(len(x), score))
+        ys.append(np.broadcast_to(np.asarray(score, dtype=np.float64), (len(x),)))
         gs.append(np.full(len(x), len(gs)))
         if progress is not None:
             progress(len(gs))
@@ -286,5 +308,6 @@ def _params_of(params: EvalParams, theta: np.ndarray, mobility: bool) -> EvalPar
     return params.with_tables(tables, values, terms, source="tuned")
 
 
-__all__ = ["Dataset", "GROUPS", "LAMBDAS", "TuneResult", "fit_k", "fit_theta", "read_games", "read_records",
+__all__ = ["Dataset", "GROUPS", "LABEL_CAP", "LABEL_SCALE", "LAMBDAS", "TuneResult",
+           "fit_k", "fit_theta", "read_games", "read_records",
            "record_files", "theta_of", "tune"]

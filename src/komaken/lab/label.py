@@ -1,0 +1,169 @@
+"""A stronger engine's search scores for the quiet positions of self-play games: targets for tuning.
+
+The Texel fit (:mod:`komaken.shogi.engine.tune`) labels every position with its game's result.
+One result says little about one position — the game was decided many moves later, often by
+moves the engine under tuning got wrong — while a stronger engine's search score says much
+more about that very position.  :func:`label_study` asks a USI engine (``go nodes N``) for the
+score of every quiet position of a self-play study (the positions the fit uses: not in check, no
+capture sequence that gains material) and keeps the scores, **in black's view and in the
+engine's centipawns**, in a label file: an SQLite database beside the study, written game by
+game, so an interrupted run continues where it stopped and a finished one is not asked again.
+:func:`load_labels` reads them back for :func:`komaken.shogi.engine.tune.read_games`.
+
+A label file belongs to one study, engine command and node count: another of any of them is an
+error (:class:`LabelError`), never a mix.  A mate score is stored as ``±MATE_CP``; the fit leaves
+such positions out (a decided position has nothing to say about the terms of the evaluation).
+"""
+
+from __future__ import annotations
+
+import json
+import re
+import sqlite3
+from collections.abc import Callable, Mapping, Sequence
+from pathlib import Path
+
+import numpy as np
+
+from komaken.errors import KomakenError
+
+#: the score stored for a mate found by the labelling engine (black's view: + black mates)
+MATE_CP = 30_000
+_SCORE = re.compile(r"\bscore (cp|mate) ([+-]?\d+)")
+_SCHEMA = """
+CREATE TABLE IF NOT EXISTS meta (key TEXT PRIMARY KEY, value TEXT NOT NULL);
+CREATE TABLE IF NOT EXISTS labels (game_index INTEGER NOT NULL, ply INTEGER NOT NULL, score INTEGER NOT NULL,
+                                   PRIMARY KEY (game_index, ply));
+CREATE TABLE IF NOT EXISTS labelled (game_index INTEGER PRIMARY KEY);
+"""
+
+
+class LabelError(KomakenError):
+    """A label file that does not fit (another study, engine or node count), or an engine that gave no score."""
+
+
+def score_of(lines: Sequence[str]) -> int | None:
+    """The last ``score`` of a search's ``info`` lines, side to move's view (a mate: ``±MATE_CP``)."""
+    found = None
+    for line in lines:
+        m = _SCORE.search(line)
+        if m is not None:
+            v = int(m.group(2))
+            found = v if m.group(1) == "cp" else (MATE_CP if v > 0 else -MATE_CP)
+    return found
+
+
+def _meta(study_db: Path, command: Sequence[str], nodes: int, options: Mapping[str, str]) -> dict[str, str]:
+    from komaken.lab.valuestudy.storage import StudyDB, identity
+
+    with StudyDB.open(study_db) as study:
+        study_id = identity(study.config())
+    return {"study": study_id, "command": json.dumps(list(command)), "nodes": str(nodes),
+            "options": json.dumps(dict(sorted(options.items())))}
+
+
+def _open(path: Path, meta: Mapping[str, str] | None) -> sqlite3.Connection:
+    conn = sqlite3.connect(path)
+    try:
+        conn.executescript(_SCHEMA)
+        stored = dict(conn.execute("SELECT key, value FROM meta").fetchall())
+    except sqlite3.DatabaseError as exc:
+        conn.close()
+        raise LabelError(f"{path}: not a label file ({exc})") from None
+    if meta is not None:
+        if not stored:
+            conn.executemany("INSERT INTO meta VALUES (?, ?)", sorted(meta.items()))
+            conn.commit()
+        elif stored != dict(meta):
+            conn.close()
+            what = sorted(k for k in set(stored) | set(meta) if stored.get(k) != meta.get(k))
+            raise LabelError(f"{path}: labels of another {' and '.join(what)}: use another label file")
+    return conn
+
+
+def label_study(study_db: str | Path, labels: str | Path, command: Sequence[str], *, nodes: int = 5000,
+                options: Mapping[str, str] | None = None, variant: str | None = None,
+                progress: Callable[[int, int], None] | None = None) -> int:
+    """Label the quiet positions of every game of ``study_db`` not yet in ``labels`` with the
+    search score of the USI engine ``command`` at ``nodes`` nodes (``options``: its USI options;
+    ``variant``: sent as ``UCI_Variant``, default the study's).  Returns the positions labelled now;
+    ``progress(games done, games in all)`` after each game."""
+    from komaken.lab.valuestudy.storage import StudyDB
+    from komaken.shogi import Position
+    from komaken.shogi.engine._selfplay import COL_FLAGS, FLAG_CHECK, FLAG_QS_CAP, FLAG_QS_GAIN, NF
+    from komaken.shogi.variant import variant_from_dict
+    from komaken.usi.client import UsiProcess
+
+    study_db, labels, options = Path(study_db), Path(labels), dict(options or {})
+    conn = _open(labels, _meta(study_db, command, nodes, options))
+    done = {r[0] for r in conn.execute("SELECT game_index FROM labelled")}
+    made = 0
+    with StudyDB.open(study_db) as study:
+        import tomllib
+
+        config = study.config()
+        if config.get("imbalance"):
+            raise LabelError(f"{study_db}: its games start from odds positions; label a study of level starts")
+        v = variant_from_dict(tomllib.loads(config["variant_toml"]), source=str(study_db))
+        todo = [g for g in study.games() if g.game_index not in done]
+    eng = UsiProcess(list(command), name=Path(command[0]).name)
+    try:
+        eng.send("usi")
+        eng.until("usiok", 60)
+        for name, value in {"UCI_Variant": variant or v.name, **options}.items():
+            eng.send(f"setoption name {name} value {value}")
+        eng.send("isready")
+        eng.until("readyok", 120)
+        for n, game in enumerate(todo, start=1):
+            flags = game.feature_array(NF)[:, COL_FLAGS]
+            quiet = (flags & (FLAG_CHECK | FLAG_QS_GAIN | FLAG_QS_CAP)) == 0
+            pos = Position.start(v)
+            usi: list[str] = []
+            for code in game.move_codes().tolist():
+                move = next(m for m in pos.legal_moves() if m.code == code)
+                usi.append(move.usi())
+                pos.push(move)
+            eng.send("usinewgame")
+            rows = []
+            for i in np.flatnonzero(quiet).tolist():
+                ply = game.opening_plies + i
+                eng.send("position startpos" + (" moves " + " ".join(usi[:ply]) if ply else ""))
+                eng.send(f"go nodes {nodes}")
+                score = score_of(eng.until("bestmove", 60))
+                if score is None:
+                    raise LabelError(f"{command[0]} gave no score for ply {ply} of game {game.game_index}")
+                rows.append((game.game_index, ply, score if ply % 2 == 0 else -score))
+            with conn:  # one game at a time: a kill loses at most the game being labelled
+                conn.executemany("INSERT OR REPLACE INTO labels VALUES (?, ?, ?)", rows)
+                conn.execute("INSERT INTO labelled VALUES (?)", (game.game_index,))
+            made += len(rows)
+            if progress is not None:
+                progress(n, len(todo))
+    finally:
+        eng.close(timeout=5)
+        conn.close()
+    return made
+
+
+def load_labels(labels: str | Path, study_db: str | Path) -> dict[int, dict[int, int]]:
+    """``{game_index: {ply: score}}`` (black's view) of a label file made for ``study_db``."""
+    from komaken.lab.valuestudy.storage import StudyDB, identity
+
+    labels = Path(labels)
+    if not labels.is_file():
+        raise LabelError(f"label file not found: {labels}")
+    conn = _open(labels, None)
+    try:
+        stored = dict(conn.execute("SELECT key, value FROM meta").fetchall())
+        with StudyDB.open(study_db) as study:
+            if stored.get("study") != identity(study.config()):
+                raise LabelError(f"{labels}: labels of another study than {study_db}")
+        out: dict[int, dict[int, int]] = {}
+        for g, ply, score in conn.execute("SELECT game_index, ply, score FROM labels"):
+            out.setdefault(g, {})[ply] = score
+        return out
+    finally:
+        conn.close()
+
+
+__all__ = ["MATE_CP", "LabelError", "label_study", "load_labels", "score_of"]

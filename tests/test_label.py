@@ -1,0 +1,137 @@
+"""Labelling self-play positions with a USI engine's search scores (``komaken.lab.label``) and
+tuning on them (``komaken tune --label-engine``), with ``komaken usi`` itself as the labelling
+engine, driven through a real pipe."""
+
+from __future__ import annotations
+
+import shlex
+import sqlite3
+import subprocess
+import sys
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+from komaken.lab.label import MATE_CP, LabelError, label_study, load_labels, score_of
+from komaken.lab.valuestudy.selfplay import run_selfplay, study_config
+from komaken.lab.valuestudy.storage import StudyDB
+from komaken.shogi import Position
+from komaken.shogi.engine._selfplay import COL_FLAGS, FLAG_CHECK, FLAG_QS_CAP, FLAG_QS_GAIN, NF
+from komaken.shogi.engine.evalparams import EvalParams
+from komaken.shogi.engine.tune import LABEL_CAP, read_games
+from komaken.shogi.variant import load_variant
+
+USI = [sys.executable, "-m", "komaken", "usi"]
+
+
+def test_score_of_reads_the_last_score_and_mates() -> None:
+    assert score_of(["info depth 1 score cp 12 pv 7g7f", "info depth 2 score cp -30 nodes 9", "bestmove 7g7f"]) == -30
+    assert score_of(["info depth 5 score mate 3 pv x"]) == MATE_CP
+    assert score_of(["info depth 5 score mate -2 pv x"]) == -MATE_CP
+    assert score_of(["info string no score here", "bestmove resign"]) is None
+
+
+@pytest.fixture(scope="module")
+def study(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    db = tmp_path_factory.mktemp("label") / "games.db"
+    run_selfplay(study_config(load_variant("minishogi"), games=3, nodes=100, seed=4, noise=10.0, random_plies=2),
+                 db, workers=1)
+    return db
+
+
+def _quiet_plies(db: Path) -> dict[int, set[int]]:
+    with StudyDB.open(db) as s:
+        out = {}
+        for g in s.games():
+            flags = g.feature_array(NF)[:, COL_FLAGS]
+            quiet = (flags & (FLAG_CHECK | FLAG_QS_GAIN | FLAG_QS_CAP)) == 0
+            out[g.game_index] = {g.opening_plies + int(i) for i in np.flatnonzero(quiet)}
+    return out
+
+
+def test_every_quiet_position_gets_the_engines_score_in_blacks_view_and_a_rerun_adds_nothing(
+        study: Path, tmp_path: Path) -> None:
+    labels = tmp_path / "l.sqlite"
+    made = label_study(study, labels, USI, nodes=300)
+    got = load_labels(labels, study)
+    assert {g: set(p) for g, p in got.items()} == _quiet_plies(study)
+    assert made == sum(len(p) for p in got.values()) > 20
+    # black's view: the scores follow the material balance counted for black (the engine's own
+    # scores are the side to move's; a sign slip would turn this correlation negative)
+    values = EvalParams.default("minishogi").values.board
+    balance, label = [], []
+    with StudyDB.open(study) as s:
+        for game in s.games():
+            pos = Position.start("minishogi")
+            for ply, code in enumerate(game.move_codes().tolist()):
+                if ply in got[game.game_index] and abs(got[game.game_index][ply]) < LABEL_CAP:
+                    material = sum(values.get(p.kind, 0) * (1 if int(p.color) == 0 else -1) for _, p in pos.pieces())
+                    balance.append(material)
+                    label.append(got[game.game_index][ply])
+                pos.push(next(m for m in pos.legal_moves() if m.code == code))
+    assert np.corrcoef(balance, label)[0, 1] > 0.3
+    assert label_study(study, labels, USI, nodes=300) == 0  # every game is labelled already
+    with pytest.raises(LabelError, match="another nodes"):
+        label_study(study, labels, USI, nodes=400)
+    with sqlite3.connect(labels) as conn:
+        assert conn.execute("SELECT COUNT(*) FROM labels").fetchone()[0] == made  # nothing was altered
+
+
+def test_a_killed_labelling_keeps_the_finished_games_and_continues(study: Path, tmp_path: Path) -> None:
+    labels = tmp_path / "l.sqlite"
+    calls = []
+
+    def stop_after_one(done: int, of: int) -> None:
+        calls.append(done)
+        raise KeyboardInterrupt
+
+    with pytest.raises(KeyboardInterrupt):
+        label_study(study, labels, USI, nodes=200, progress=stop_after_one)
+    assert len(load_labels(labels, study)) == 1 and calls == [1]
+    label_study(study, labels, USI, nodes=200)
+    assert {g: set(p) for g, p in load_labels(labels, study).items()} == _quiet_plies(study)
+
+
+def test_the_targets_are_the_squashed_scores_of_the_labelled_positions(study: Path, tmp_path: Path) -> None:
+    labels = tmp_path / "l.sqlite"
+    label_study(study, labels, USI, nodes=200)
+    scores = load_labels(labels, study)
+    _, by_result = read_games(study)
+    _, data = read_games(study, labels=scores, scale=500.0)
+    kept = sorted(s for g in scores.values() for s in g.values() if abs(s) < LABEL_CAP)
+    assert len(data.y) == len(kept) <= len(by_result.y)
+    assert np.allclose(np.sort(data.y), 1 / (1 + np.exp(-np.array(kept) / 500.0)))
+    assert set(np.unique(by_result.y)) <= {0.0, 0.5, 1.0}
+
+
+def test_labels_of_another_study_are_refused(study: Path, tmp_path: Path) -> None:
+    labels = tmp_path / "l.sqlite"
+    label_study(study, labels, USI, nodes=100)
+    other = tmp_path / "other.db"
+    run_selfplay(study_config(load_variant("minishogi"), games=1, nodes=100, seed=5, noise=10.0, random_plies=2),
+                 other, workers=1)
+    with pytest.raises(LabelError, match="another study"):
+        load_labels(labels, other)
+    with pytest.raises(LabelError, match="another study"):
+        label_study(other, labels, USI, nodes=100)
+
+
+def test_tune_with_a_label_engine_end_to_end(study: Path, tmp_path: Path) -> None:
+    out, labels = tmp_path / "t.toml", tmp_path / "l.sqlite"
+    cmd = [sys.executable, "-m", "komaken", "tune", "-v", "minishogi", "--games", "0", "--db", str(study),
+           "--label-engine", shlex.join(USI), "--label-nodes", "150", "--labels", str(labels), "--out", str(out),
+           "--l2", "1e-3"]
+    r = subprocess.run(cmd, capture_output=True, text=True, timeout=600)
+    assert r.returncode == 0, r.stderr
+    assert "targets: search scores in l.sqlite" in out.read_text(encoding="utf-8")
+    tuned = EvalParams.load(out, "minishogi")
+    assert tuned.values.board != EvalParams.default("minishogi").values.board
+    # bad input: labels with records, and a label file of another node count: one line, exit 2
+    r = subprocess.run([*cmd[:6], "--records", str(tmp_path), "--labels", str(labels), "--out", str(out)],
+                       capture_output=True, text=True, timeout=120)
+    assert r.returncode == 2 and "give --db, not --records" in r.stderr
+    r = subprocess.run([*cmd[:10], "--label-engine", shlex.join(USI), "--label-nodes", "151", "--labels", str(labels),
+                        "--out", str(out)],
+                       capture_output=True, text=True, timeout=120)
+    assert r.returncode == 2 and r.stderr.count("\n") == 1 and "labels of another nodes" in r.stderr, r.stderr
