@@ -3,6 +3,7 @@ game records."""
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from pathlib import Path
 
 import click
@@ -87,19 +88,10 @@ def tune(variant: str, games: int | None, db: Path | None, record_paths: tuple[P
             say(f"{db}: played {s.played} games in {s.wall_seconds:.1f}s; {s.stored}/{s.target} stored")
         elif not db.exists():
             raise click.UsageError(f"--games 0 needs an existing --db; {db} does not exist")
-        scores = None
-        source = "self-play games"
+        scores, source = None, "self-play games"
         if label_engine or labels:
-            import shlex
-
-            from komaken.lab.label import label_study, load_labels
-
             labels = labels or db.with_suffix(".labels.sqlite")
-            if label_engine:
-                made = label_study(db, labels, shlex.split(label_engine), nodes=label_nodes,
-                                   progress=lambda n, of: say(f"labelled {n}/{of} games") if n % 50 == 0 else None)
-                say(f"{labels}: {made} positions labelled now")
-            scores = load_labels(labels, db)
+            scores = _engine_scores(db, labels, label_engine, label_nodes, say)
             source = f"self-play games (targets: search scores in {labels.name}, scale {label_scale:g})"
         _, data = read_games(db, v, labels=scores, scale=label_scale)
     result = fit(params, data, lambdas=lambdas or LAMBDAS, mobility=mobility, log=say, groups=groups or None)
@@ -110,6 +102,21 @@ def tune(variant: str, games: int | None, db: Path | None, record_paths: tuple[P
     EvalParams.load(out, v)  # what was written loads back
     click.echo(f"wrote {out}: {result.positions} positions from {result.games} games, held-out cross-entropy "
                f"{result.holdout_before:.5f} -> {result.holdout_after:.5f} (lambda {result.lam:g}, K {result.k:.6g})")
+
+
+def _engine_scores(db: Path, labels: Path, engine: str | None, nodes: int,
+                   say: Callable[[str], None]) -> dict[int, dict[int, int]]:
+    """The scores of ``labels`` for the games of ``db``, first labelling what is missing with
+    ``engine`` (a command line) if given."""
+    import shlex
+
+    from komaken.lab.label import label_study, load_labels
+
+    if engine:
+        made = label_study(db, labels, shlex.split(engine), nodes=nodes,
+                           progress=lambda n, of: say(f"labelled {n}/{of} games") if n % 50 == 0 or n == of else None)
+        say(f"{labels}: {made} positions labelled now")
+    return load_labels(labels, db)
 
 
 def register(main: click.Group) -> None:

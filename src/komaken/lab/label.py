@@ -22,10 +22,16 @@ import re
 import sqlite3
 from collections.abc import Callable, Mapping, Sequence
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 import numpy as np
 
 from komaken.errors import KomakenError
+
+if TYPE_CHECKING:
+    from komaken.lab.valuestudy.storage import SelfPlayGame
+    from komaken.shogi.variant import Variant
+    from komaken.usi.client import UsiProcess
 
 #: the score stored for a mate found by the labelling engine (black's view: + black mates)
 MATE_CP = 30_000
@@ -89,15 +95,10 @@ def label_study(study_db: str | Path, labels: str | Path, command: Sequence[str]
     ``variant``: sent as ``UCI_Variant``, default the study's).  Returns the positions labelled now;
     ``progress(games done, games in all)`` after each game."""
     from komaken.lab.valuestudy.storage import StudyDB
-    from komaken.shogi import Position
-    from komaken.shogi.engine._selfplay import COL_FLAGS, FLAG_CHECK, FLAG_QS_CAP, FLAG_QS_GAIN, NF
     from komaken.shogi.variant import variant_from_dict
     from komaken.usi.client import UsiProcess
 
     study_db, labels, options = Path(study_db), Path(labels), dict(options or {})
-    conn = _open(labels, _meta(study_db, command, nodes, options))
-    done = {r[0] for r in conn.execute("SELECT game_index FROM labelled")}
-    made = 0
     with StudyDB.open(study_db) as study:
         import tomllib
 
@@ -105,7 +106,11 @@ def label_study(study_db: str | Path, labels: str | Path, command: Sequence[str]
         if config.get("imbalance"):
             raise LabelError(f"{study_db}: its games start from odds positions; label a study of level starts")
         v = variant_from_dict(tomllib.loads(config["variant_toml"]), source=str(study_db))
-        todo = [g for g in study.games() if g.game_index not in done]
+        games = list(study.games())
+    conn = _open(labels, _meta(study_db, command, nodes, options))
+    done = {r[0] for r in conn.execute("SELECT game_index FROM labelled")}
+    todo = [g for g in games if g.game_index not in done]
+    made = 0
     eng = UsiProcess(list(command), name=Path(command[0]).name)
     try:
         eng.send("usi")
@@ -115,24 +120,7 @@ def label_study(study_db: str | Path, labels: str | Path, command: Sequence[str]
         eng.send("isready")
         eng.until("readyok", 120)
         for n, game in enumerate(todo, start=1):
-            flags = game.feature_array(NF)[:, COL_FLAGS]
-            quiet = (flags & (FLAG_CHECK | FLAG_QS_GAIN | FLAG_QS_CAP)) == 0
-            pos = Position.start(v)
-            usi: list[str] = []
-            for code in game.move_codes().tolist():
-                move = next(m for m in pos.legal_moves() if m.code == code)
-                usi.append(move.usi())
-                pos.push(move)
-            eng.send("usinewgame")
-            rows = []
-            for i in np.flatnonzero(quiet).tolist():
-                ply = game.opening_plies + i
-                eng.send("position startpos" + (" moves " + " ".join(usi[:ply]) if ply else ""))
-                eng.send(f"go nodes {nodes}")
-                score = score_of(eng.until("bestmove", 60))
-                if score is None:
-                    raise LabelError(f"{command[0]} gave no score for ply {ply} of game {game.game_index}")
-                rows.append((game.game_index, ply, score if ply % 2 == 0 else -score))
+            rows = _label_game(eng, game, v, nodes)
             with conn:  # one game at a time: a kill loses at most the game being labelled
                 conn.executemany("INSERT OR REPLACE INTO labels VALUES (?, ?, ?)", rows)
                 conn.execute("INSERT INTO labelled VALUES (?)", (game.game_index,))
@@ -143,6 +131,32 @@ def label_study(study_db: str | Path, labels: str | Path, command: Sequence[str]
         eng.close(timeout=5)
         conn.close()
     return made
+
+
+def _label_game(eng: UsiProcess, game: SelfPlayGame, variant: Variant, nodes: int) -> list[tuple[int, int, int]]:
+    """``(game, ply, score in black's view)`` of each quiet position of ``game``, asked of ``eng``."""
+    from komaken.shogi import Position
+    from komaken.shogi.engine._selfplay import COL_FLAGS, FLAG_CHECK, FLAG_QS_CAP, FLAG_QS_GAIN, NF
+
+    flags = game.feature_array(NF)[:, COL_FLAGS]
+    quiet = (flags & (FLAG_CHECK | FLAG_QS_GAIN | FLAG_QS_CAP)) == 0
+    pos = Position.start(variant)
+    usi: list[str] = []
+    for code in game.move_codes().tolist():
+        move = next(m for m in pos.legal_moves() if m.code == code)
+        usi.append(move.usi())
+        pos.push(move)
+    eng.send("usinewgame")
+    rows = []
+    for i in np.flatnonzero(quiet).tolist():
+        ply = game.opening_plies + i
+        eng.send("position startpos" + (" moves " + " ".join(usi[:ply]) if ply else ""))
+        eng.send(f"go nodes {nodes}")
+        score = score_of(eng.until("bestmove", 60))
+        if score is None:
+            raise LabelError(f"{eng.name} gave no score for ply {ply} of game {game.game_index}")
+        rows.append((game.game_index, ply, score if ply % 2 == 0 else -score))
+    return rows
 
 
 def load_labels(labels: str | Path, study_db: str | Path) -> dict[int, dict[int, int]]:
