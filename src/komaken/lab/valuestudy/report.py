@@ -220,7 +220,7 @@ def figure_legend(fig: Any, axes: Any) -> None:
     width = fig.bbox.width
     for rows in range(1, len(legend) + 1):
         box = fig.legend(list(legend.values()), list(legend), loc="lower center",
-                         ncol=max(1, -(-len(legend) // rows)), fontsize=8)
+                         ncol=-(-len(legend) // rows), fontsize=8)  # rows <= entries: at least one column
         extent = box.get_window_extent(renderer)
         if extent.width <= width or rows == len(legend):
             break
