@@ -30,7 +30,6 @@ from komaken.errors import KomakenError
 
 if TYPE_CHECKING:
     from komaken.lab.valuestudy.storage import SelfPlayGame
-    from komaken.shogi.variant import Variant
     from komaken.usi.client import UsiProcess
 
 #: the score stored for a mate found by the labelling engine (black's view: + black mates)
@@ -120,7 +119,7 @@ def label_study(study_db: str | Path, labels: str | Path, command: Sequence[str]
         eng.send("isready")
         eng.until("readyok", 120)
         for n, game in enumerate(todo, start=1):
-            rows = _label_game(eng, game, v, nodes)
+            rows = _label_game(eng, game, nodes)
             with conn:  # one game at a time: a kill loses at most the game being labelled
                 conn.executemany("INSERT OR REPLACE INTO labels VALUES (?, ?, ?)", rows)
                 conn.execute("INSERT INTO labelled VALUES (?)", (game.game_index,))
@@ -133,19 +132,13 @@ def label_study(study_db: str | Path, labels: str | Path, command: Sequence[str]
     return made
 
 
-def _label_game(eng: UsiProcess, game: SelfPlayGame, variant: Variant, nodes: int) -> list[tuple[int, int, int]]:
+def _label_game(eng: UsiProcess, game: SelfPlayGame, nodes: int) -> list[tuple[int, int, int]]:
     """``(game, ply, score in black's view)`` of each quiet position of ``game``, asked of ``eng``."""
-    from komaken.shogi import Position
-    from komaken.shogi.engine._selfplay import COL_FLAGS, FLAG_CHECK, FLAG_QS_CAP, FLAG_QS_GAIN, NF
+    from komaken.shogi import Move
+    from komaken.shogi.engine._selfplay import COL_FLAGS, NF, NOT_QUIET
 
-    flags = game.feature_array(NF)[:, COL_FLAGS]
-    quiet = (flags & (FLAG_CHECK | FLAG_QS_GAIN | FLAG_QS_CAP)) == 0
-    pos = Position.start(variant)
-    usi: list[str] = []
-    for code in game.move_codes().tolist():
-        move = next(m for m in pos.legal_moves() if m.code == code)
-        usi.append(move.usi())
-        pos.push(move)
+    quiet = (game.feature_array(NF)[:, COL_FLAGS] & NOT_QUIET) == 0
+    usi = [Move(code).usi() for code in game.move_codes().tolist()]  # a move code alone spells its USI
     eng.send("usinewgame")
     rows = []
     for i in np.flatnonzero(quiet).tolist():

@@ -27,9 +27,8 @@ import numpy as np
 
 from komaken.errors import KomakenError
 from komaken.lab.valuestudy.storage import StudyDB
-from komaken.shogi.engine.selfplay import COL_FLAGS, COL_SIDE, FLAG_CHECK, FLAG_QS_CAP, FLAG_QS_GAIN, NF
+from komaken.shogi.engine.selfplay import COL_FLAGS, COL_SIDE, NF, NOT_QUIET
 
-NOT_QUIET = FLAG_CHECK | FLAG_QS_GAIN | FLAG_QS_CAP
 UNPROMOTED = ("P", "L", "N", "S", "G", "B", "R")
 PROMOTED = ("+P", "+L", "+N", "+S", "+B", "+R")
 

@@ -73,6 +73,8 @@ from komaken.shogi.engine._searchparams import lmr_table
 NF = 42
 COL_SIDE, COL_FLAGS = 40, 41
 FLAG_CHECK, FLAG_CAPTURE, FLAG_QS_GAIN, FLAG_QS_CAP = 1, 2, 4, 8
+#: a position with any of these flags is not quiet (the fits use the quiet ones only)
+NOT_QUIET = FLAG_CHECK | FLAG_QS_GAIN | FLAG_QS_CAP
 #: termination codes beyond the rules kernel's (END_NONE .. END_MAX_PLIES = 0 .. 6)
 END_DECLARATION = 7
 QS_NODE_CAP = 20_000

@@ -28,6 +28,7 @@ from komaken.shogi.engine._selfplay import (
     FLAG_QS_CAP,
     FLAG_QS_GAIN,
     NF,
+    NOT_QUIET,
 )
 from komaken.shogi.engine._selfplay import play_game as _play_game
 from komaken.shogi.engine.values import PieceValues
@@ -68,4 +69,5 @@ class SelfPlay:
         return end, plies, opening, rows
 
 
-__all__ = ["COL_FLAGS", "COL_SIDE", "FLAG_CAPTURE", "FLAG_CHECK", "FLAG_QS_CAP", "FLAG_QS_GAIN", "NF", "SelfPlay"]
+__all__ = ["COL_FLAGS", "COL_SIDE", "FLAG_CAPTURE", "FLAG_CHECK", "FLAG_QS_CAP", "FLAG_QS_GAIN", "NF", "NOT_QUIET",
+           "SelfPlay"]

@@ -101,7 +101,7 @@ def read_games(db: str | Path, variant: Variant | None = None,
     :func:`komaken.lab.label.load_labels`), only the labelled positions, each with
     ``σ(score / scale)``; a score beyond ±:data:`LABEL_CAP` (a decided position) is left out."""
     from komaken.lab.valuestudy.storage import StudyDB
-    from komaken.shogi.engine._selfplay import COL_FLAGS, FLAG_CHECK, FLAG_QS_CAP, FLAG_QS_GAIN, NF
+    from komaken.shogi.engine._selfplay import COL_FLAGS, NF, NOT_QUIET
     from komaken.shogi.variant import variant_from_dict
 
     with StudyDB.open(db) as study:
@@ -115,7 +115,7 @@ def read_games(db: str | Path, variant: Variant | None = None,
         def rows() -> Iterator[tuple[np.ndarray, float]]:
             for game in study.games():
                 flags = game.feature_array(NF)[:, COL_FLAGS]
-                keep = (flags & (FLAG_CHECK | FLAG_QS_GAIN | FLAG_QS_CAP)) == 0
+                keep = (flags & NOT_QUIET) == 0
                 moves = game.move_codes().astype(np.int64)
                 s = start.kernel_state(len(moves) + 8)
                 out = np.zeros((int(keep.sum()), N_FEATURES), dtype=np.float64)
@@ -126,8 +126,9 @@ def read_games(db: str | Path, variant: Variant | None = None,
                 scores = labels.get(game.game_index, {})
                 plies = game.opening_plies + np.flatnonzero(keep)
                 target = np.array([scores.get(int(p), LABEL_CAP) for p in plies], dtype=np.float64)
-                keep[np.flatnonzero(keep)] = np.abs(target) < LABEL_CAP
-                target = target[np.abs(target) < LABEL_CAP]
+                scored = np.abs(target) < LABEL_CAP  # unlabelled positions read LABEL_CAP: left out too
+                keep[np.flatnonzero(keep)] = scored
+                target = target[scored]
                 n = game_features(s.bd, s.hd, s.st, s.hh, s.hist, s.rules, moves, game.opening_plies, keep, out)
                 yield out[:n], expit(target / scale)
 
