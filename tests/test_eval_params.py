@@ -624,6 +624,30 @@ def test_fit_material_moves_the_piece_values_and_keeps_every_table() -> None:
     assert result.params.values.board["P"] > start.values.board["P"] + 100
 
 
+def test_the_tempo_is_held_unless_asked_for() -> None:
+    """Results that follow the side to move: the default fit leaves the tempo at its start value
+    (quiescence search needs it small, docs/engine.md 'Tempo'); ``groups=[..., "tempo"]`` fits it."""
+    from komaken.shogi.engine._evaluate import O_RANK, O_TEMPO
+    from komaken.shogi.engine._features import N_FEATURES, O_BOARD
+    from komaken.shogi.engine.evalparams import kind_code
+    from komaken.shogi.engine.tune import Dataset, tune
+
+    start = EvalParams.default("minishogi")
+    rng = np.random.default_rng(4)
+    X = np.zeros((20_000, N_FEATURES))
+    pawn = O_BOARD + kind_code("P")
+    X[:, pawn] = rng.integers(-2, 3, size=len(X))
+    X[:, O_TEMPO] = rng.choice([-1.0, 1.0], size=len(X))
+    truth = 1e-3 * (start.values.board["P"] * X[:, pawn] + 400.0 * X[:, O_TEMPO])  # a tempo worth 400
+    y = (rng.random(len(X)) < 1 / (1 + np.exp(-truth))).astype(float)
+    data = Dataset(X, y, np.arange(len(X)) // 10, len(X) // 10)
+    held = tune(start, data, lambdas=[1e-6])
+    assert held.columns == 1  # the pawn alone
+    assert held.params.tables[O_TEMPO - O_RANK] == start.tables[O_TEMPO - O_RANK]
+    fitted = tune(start, data, lambdas=[1e-6], groups=["material", "tempo"])
+    assert fitted.columns == 2 and fitted.params.tables[O_TEMPO - O_RANK] > 300
+
+
 @pytest.mark.parametrize("path", sorted((Path(__file__).parent.parent / "examples/eval").glob("sprt-*.toml")),
                          ids=lambda p: p.name)
 def test_every_shipped_sprt_file_loads_and_builds_its_players(path: Path, monkeypatch: pytest.MonkeyPatch) -> None:

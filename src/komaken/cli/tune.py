@@ -35,8 +35,9 @@ FILE = click.Path(dir_okay=False, path_type=Path)
               help="Evaluation noise of the self-play games.")
 @click.option("--mobility/--no-mobility", default=True, show_default=True,
               help="Tune mobility too (it costs search speed).")
-@click.option("--fit", "groups", type=click.Choice(["material", "king_safety", "psq", "mobility"]), multiple=True,
-              help="Fit only these parameter groups (repeat; default all); the rest keeps its start values.")
+@click.option("--fit", "groups", type=click.Choice(["material", "king_safety", "psq", "mobility", "tempo"]),
+              multiple=True, help="Fit only these parameter groups (repeat; default all but tempo); the rest keeps "
+              "its start values.")
 @click.option("--l2", "lambdas", type=click.FloatRange(min=0), multiple=True,
               help="Ridge strength(s) to try (default 1e-2 .. 1e-6; the held-out games choose).")
 @click.option("--label-engine", default=None, metavar="COMMAND",
@@ -54,8 +55,8 @@ def tune(variant: str, games: int | None, db: Path | None, record_paths: tuple[P
          start: Path | None, play: Path | None, nodes: int, random_plies: int, workers: int, seed: int, noise: float,
          mobility: bool, groups: tuple[str, ...], lambdas: tuple[float, ...], label_engine: str | None,
          label_nodes: int, labels: Path | None, label_scale: float, quiet: bool) -> None:
-    """Fit piece values, piece-square tables, king safety, mobility and tempo to game results
-    (or to a stronger engine's search scores: --label-engine)."""
+    """Fit piece values, piece-square tables, king safety and mobility (with --fit tempo also the
+    tempo) to game results (or to a stronger engine's search scores: --label-engine)."""
     from komaken.shogi.engine.evalparams import EvalParams
     from komaken.shogi.engine.tune import LAMBDAS, read_games, read_records
     from komaken.shogi.engine.tune import tune as fit

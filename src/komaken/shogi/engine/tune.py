@@ -18,6 +18,14 @@ the position's features and ``θ`` the parameters in centipawn-like units.  Step
    on all games;
 5. the result is rounded to integers and written as a complete parameter file.
 
+The tempo (the bonus of the side to move) is held at its start value unless asked for
+(``groups=[..., "tempo"]``): quiescence search lets the side to move stand pat on its static
+evaluation, tempo included, while a capture hands the move — and the tempo — to the opponent, so a
+capture only beats standing pat when it wins more than twice the tempo.  A fit measures the side
+to move's average edge in quiet positions instead (291 on 9×9 against Fairy-Stockfish's scores,
+1.5 pawns), and with that much the search stopped seeing a hanging pawn, lance or knight at its
+horizon (docs/engine.md, 'Tempo').
+
 Instead of the games' results, the targets can be a stronger engine's search scores of the same
 positions (:mod:`komaken.lab.label`; ``read_games(labels=...)``): position ``i`` then has the target
 ``y_i = σ(s_i / scale)`` for its score ``s_i`` in black's view, and the same fit follows — a
@@ -50,7 +58,9 @@ LABEL_CAP = 3000
 _TERMS = ("mobility", "king_safety", "psq")
 #: the parameter groups ``tune(groups=...)`` can fit, as feature column ranges
 GROUPS = {"material": ((O_BOARD, N_FEATURES),), "king_safety": ((O_SHIELD, O_TEMPO), (O_UNDEFENDED, W_SIZE)),
-          "psq": ((O_RANK, O_MOB), (O_TEMPO, O_TEMPO + 1)), "mobility": ((O_MOB, O_SHIELD),)}
+          "psq": ((O_RANK, O_MOB),), "mobility": ((O_MOB, O_SHIELD),), "tempo": ((O_TEMPO, O_TEMPO + 1),)}
+#: the groups fitted when none are named: all but the tempo (see the module docstring)
+DEFAULT_GROUPS = ("material", "king_safety", "psq", "mobility")
 
 
 @dataclasses.dataclass
@@ -237,14 +247,13 @@ def fit_theta(X: np.ndarray, y: np.ndarray, theta0: np.ndarray, k: float, lam: f
 
 def _columns(params: EvalParams, X: np.ndarray, mobility: bool, groups: Sequence[str] | None = None) -> np.ndarray:
     """Columns to fit: those that vary, for the variant's pieces (no king value; mobility optional),
-    within ``groups`` (names of :data:`GROUPS`; default all)."""
+    within ``groups`` (names of :data:`GROUPS`; default :data:`DEFAULT_GROUPS`)."""
     used = np.any(X != 0.0, axis=0)
-    if groups is not None:
-        wanted = np.zeros_like(used)
-        for name in groups:
-            for lo, hi in GROUPS[name]:
-                wanted[lo:hi] = True
-        used &= wanted
+    wanted = np.zeros_like(used)
+    for name in DEFAULT_GROUPS if groups is None else groups:
+        for lo, hi in GROUPS[name]:
+            wanted[lo:hi] = True
+    used &= wanted
     used[:O_RANK] = False
     used[O_BOARD + 8] = False  # the king is not material
     if not mobility:
@@ -260,8 +269,9 @@ def tune(params: EvalParams, data: Dataset, *, lambdas: Sequence[float] = LAMBDA
          holdout_every: int = 5, log: Callable[[str], None] | None = None,
          groups: Sequence[str] | None = None) -> TuneResult:
     """Fit ``params`` (the start, also the ridge's centre) to ``data``; see the module docstring.
-    ``groups`` (names of :data:`GROUPS`) fits only those parameters, the rest keeps its start
-    values; ``K`` is then fitted on the evaluation those columns make."""
+    ``groups`` (names of :data:`GROUPS`; default :data:`DEFAULT_GROUPS`, all but the tempo) fits
+    only those parameters, the rest keeps its start values; ``K`` is then fitted on the evaluation
+    those columns make."""
     say = log or (lambda _s: None)
     theta0 = theta_of(params)
     if groups is not None and "mobility" not in groups:
@@ -309,6 +319,6 @@ def _params_of(params: EvalParams, theta: np.ndarray, mobility: bool) -> EvalPar
     return params.with_tables(tables, values, terms, source="tuned")
 
 
-__all__ = ["Dataset", "GROUPS", "LABEL_CAP", "LABEL_SCALE", "LAMBDAS", "TuneResult",
+__all__ = ["DEFAULT_GROUPS", "Dataset", "GROUPS", "LABEL_CAP", "LABEL_SCALE", "LAMBDAS", "TuneResult",
            "fit_k", "fit_theta", "read_games", "read_records",
            "record_files", "theta_of", "tune"]
