@@ -215,6 +215,24 @@ def test_tuned_parameters_ship_and_the_legacy_copies_are_the_earlier_evaluation(
         assert kernel_eval(pos, copy) == kernel_eval(pos, legacy)
 
 
+def test_the_shipped_9x9_tempo_lets_the_horizon_see_a_fork(tmp_path: Path) -> None:
+    """docs/engine.md 'Tempo': with the fitted tempo (291) a capture at the horizon had to win more
+    than 582 to beat standing pat, and komaken walked into a bishop exchange and a fork of rook and
+    silver (2b8h+ 7i8h B*4d) against Fairy-Stockfish; with the shipped tempo the same search, from
+    the same game, finds that line."""
+    moves = "2h1h 8b6b 3i4h 1c1d 2g2f 3c3d 1h2h 5c5d 7g7f 6c6d 2f2e 6a5b 6i6h 5a6a 2h2f"
+    pos = Position.start("shogi")
+    for m in moves.split():
+        pos.push_usi(m)
+    shipped_file = Path(__file__).parent.parent / "src/komaken/shogi/engine/params/shogi.toml"
+    text = shipped_file.read_text(encoding="utf-8")
+    assert "\ntempo = 0 " in text
+    fitted = _file(tmp_path, text.replace("\ntempo = 0 ", "\ntempo = 291 "), "fitted.toml")
+    found = Engine("shogi").search(pos, Limits(depth=8))
+    assert [m.usi() for m in found.pv[:3]] == ["2b8h+", "7i8h", "B*4d"]
+    assert Engine("shogi", params=fitted).search(pos, Limits(depth=8)).move.usi() != "2b8h+"
+
+
 def test_a_written_file_loads_back_equal(tmp_path: Path) -> None:
     rng = np.random.default_rng(1)
     p = EvalParams.legacy("judkins").with_tables(rng.integers(-99, 99, W_SIZE - O_RANK).astype(float))
