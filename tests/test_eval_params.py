@@ -5,6 +5,7 @@ from __future__ import annotations
 import random
 import subprocess
 import sys
+from importlib import resources
 from pathlib import Path
 
 import numpy as np
@@ -198,6 +199,11 @@ def test_shipped_files_load_and_legacy_files_match_the_legacy_tables() -> None:
     assert not np.array_equal(EvalParams.default("shogi").tables, legacy.tables)
 
 
+def _shipped_text(variant: str) -> str:
+    """The text of the parameter file a variant ships, found as :meth:`EvalParams.default` finds it."""
+    return resources.files("komaken.shogi.engine").joinpath("params", f"{variant}.toml").read_text(encoding="utf-8")
+
+
 @pytest.mark.parametrize(("variant", "mobility", "evidence"), [("minishogi", 1.0, "H1 accepted"),
                                                                ("judkins", 0.0, "H1 accepted"),
                                                                ("shogi", 0.0, "Fairy-Stockfish Skill 10")])
@@ -207,8 +213,7 @@ def test_tuned_parameters_ship_and_the_legacy_copies_are_the_earlier_evaluation(
     examples/eval are the earlier evaluation exactly."""
     tuned = EvalParams.default(variant)
     assert tuned.terms == {"mobility": mobility, "king_safety": 1.0, "psq": 1.0}
-    assert evidence in (Path(__file__).parent.parent / "src/komaken/shogi/engine/params"
-                        / f"{variant}.toml").read_text(encoding="utf-8")
+    assert evidence in _shipped_text(variant)
     copy = EvalParams.load(Path(__file__).parent.parent / f"examples/eval/{variant}-legacy.toml", variant)
     legacy = EvalParams.legacy(variant)
     for pos in random_positions(variant, 10, seed=9):
@@ -224,8 +229,7 @@ def test_the_shipped_9x9_tempo_lets_the_horizon_see_a_fork(tmp_path: Path) -> No
     pos = Position.start("shogi")
     for m in moves.split():
         pos.push_usi(m)
-    shipped_file = Path(__file__).parent.parent / "src/komaken/shogi/engine/params/shogi.toml"
-    text = shipped_file.read_text(encoding="utf-8")
+    text = _shipped_text("shogi")
     assert "\ntempo = 0 " in text
     fitted = _file(tmp_path, text.replace("\ntempo = 0 ", "\ntempo = 291 "), "fitted.toml")
     found = Engine("shogi").search(pos, Limits(depth=8))
@@ -645,8 +649,6 @@ def test_fit_material_moves_the_piece_values_and_keeps_every_table() -> None:
 def test_the_tempo_is_held_unless_asked_for() -> None:
     """Results that follow the side to move: the default fit leaves the tempo at its start value
     (quiescence search needs it small, docs/engine.md 'Tempo'); ``groups=[..., "tempo"]`` fits it."""
-    from komaken.shogi.engine._evaluate import O_RANK, O_TEMPO
-    from komaken.shogi.engine._features import N_FEATURES, O_BOARD
     from komaken.shogi.engine.evalparams import kind_code
     from komaken.shogi.engine.tune import Dataset, tune
 

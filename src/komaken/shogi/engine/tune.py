@@ -60,7 +60,7 @@ _TERMS = ("mobility", "king_safety", "psq")
 GROUPS = {"material": ((O_BOARD, N_FEATURES),), "king_safety": ((O_SHIELD, O_TEMPO), (O_UNDEFENDED, W_SIZE)),
           "psq": ((O_RANK, O_MOB),), "mobility": ((O_MOB, O_SHIELD),), "tempo": ((O_TEMPO, O_TEMPO + 1),)}
 #: the groups fitted when none are named: all but the tempo (see the module docstring)
-DEFAULT_GROUPS = ("material", "king_safety", "psq", "mobility")
+DEFAULT_GROUPS = tuple(name for name in GROUPS if name != "tempo")
 
 
 @dataclasses.dataclass
