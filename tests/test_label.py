@@ -78,6 +78,21 @@ def test_every_quiet_position_gets_the_engines_score_in_blacks_view_and_a_rerun_
         assert conn.execute("SELECT COUNT(*) FROM labels").fetchone()[0] == made  # nothing was altered
 
 
+def test_two_labelling_engines_give_the_scores_of_one(study: Path, tmp_path: Path) -> None:
+    """Games labelled side by side by two engine processes (komaken's search starts afresh at
+    ``usinewgame``) get exactly the scores one process gives, each game once."""
+    one, two = tmp_path / "one.sqlite", tmp_path / "two.sqlite"
+    seen: list[tuple[int, int]] = []
+    made = label_study(study, one, USI, nodes=200)
+    assert label_study(study, two, USI, nodes=200, workers=2, progress=lambda n, of: seen.append((n, of))) == made
+    assert load_labels(two, study) == load_labels(one, study)
+    assert seen == [(1, 3), (2, 3), (3, 3)]
+    with sqlite3.connect(two) as conn:
+        assert sorted(r[0] for r in conn.execute("SELECT game_index FROM labelled")) == sorted(load_labels(one, study))
+    with pytest.raises(LabelError, match="workers must be a positive integer, not 0"):
+        label_study(study, tmp_path / "x.sqlite", USI, nodes=200, workers=0)
+
+
 def test_a_killed_labelling_keeps_the_finished_games_and_continues(study: Path, tmp_path: Path) -> None:
     labels = tmp_path / "l.sqlite"
     calls = []

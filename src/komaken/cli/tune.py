@@ -29,7 +29,8 @@ FILE = click.Path(dir_okay=False, path_type=Path)
 @click.option("--random-plies", type=click.IntRange(min=0), default=2, show_default=True,
               help="Random opening plies of each self-play game; with --records, the plies of each record "
                    "left out at its start.")
-@click.option("--workers", "-j", type=click.IntRange(min=1), default=1, show_default=True)
+@click.option("--workers", "-j", type=click.IntRange(min=1), default=1, show_default=True,
+              help="Processes playing the self-play games, and engines labelling them (--label-engine).")
 @click.option("--seed", type=click.IntRange(min=0), default=0, show_default=True)
 @click.option("--noise", type=click.FloatRange(min=0), default=10.0, show_default=True,
               help="Evaluation noise of the self-play games.")
@@ -92,7 +93,7 @@ def tune(variant: str, games: int | None, db: Path | None, record_paths: tuple[P
         scores, source = None, "self-play games"
         if label_engine or labels:
             labels = labels or db.with_suffix(".labels.sqlite")
-            scores = _engine_scores(db, labels, label_engine, label_nodes, say)
+            scores = _engine_scores(db, labels, label_engine, label_nodes, workers, say)
             source = f"self-play games (targets: search scores in {labels.name}, scale {label_scale:g})"
         _, data = read_games(db, v, labels=scores, scale=label_scale)
     result = fit(params, data, lambdas=lambdas or LAMBDAS, mobility=mobility, log=say, groups=groups or None)
@@ -105,16 +106,16 @@ def tune(variant: str, games: int | None, db: Path | None, record_paths: tuple[P
                f"{result.holdout_before:.5f} -> {result.holdout_after:.5f} (lambda {result.lam:g}, K {result.k:.6g})")
 
 
-def _engine_scores(db: Path, labels: Path, engine: str | None, nodes: int,
+def _engine_scores(db: Path, labels: Path, engine: str | None, nodes: int, workers: int,
                    say: Callable[[str], None]) -> dict[int, dict[int, int]]:
     """The scores of ``labels`` for the games of ``db``, first labelling what is missing with
-    ``engine`` (a command line) if given."""
+    ``workers`` processes of ``engine`` (a command line) if given."""
     import shlex
 
     from komaken.lab.label import label_study, load_labels
 
     if engine:
-        made = label_study(db, labels, shlex.split(engine), nodes=nodes,
+        made = label_study(db, labels, shlex.split(engine), nodes=nodes, workers=workers,
                            progress=lambda n, of: say(f"labelled {n}/{of} games") if n % 50 == 0 or n == of else None)
         say(f"{labels}: {made} positions labelled now")
     return load_labels(labels, db)

@@ -20,7 +20,8 @@ from __future__ import annotations
 import json
 import re
 import sqlite3
-from collections.abc import Callable, Mapping, Sequence
+from collections.abc import Callable, Iterator, Mapping, Sequence
+from concurrent.futures import FIRST_COMPLETED, Future, ThreadPoolExecutor, wait
 from pathlib import Path
 from typing import TYPE_CHECKING
 
@@ -88,15 +89,22 @@ def _open(path: Path, meta: Mapping[str, str] | None) -> sqlite3.Connection:
 
 def label_study(study_db: str | Path, labels: str | Path, command: Sequence[str], *, nodes: int = 5000,
                 options: Mapping[str, str] | None = None, variant: str | None = None,
-                progress: Callable[[int, int], None] | None = None) -> int:
+                progress: Callable[[int, int], None] | None = None, workers: int = 1) -> int:
     """Label the quiet positions of every game of ``study_db`` not yet in ``labels`` with the
     search score of the USI engine ``command`` at ``nodes`` nodes (``options``: its USI options;
     ``variant``: sent as ``UCI_Variant``, default the study's).  Returns the positions labelled now;
-    ``progress(games done, games in all)`` after each game."""
+    ``progress(games done, games in all)`` after each game.
+
+    ``workers`` engine processes label games side by side (one game each at a time; this thread
+    writes every finished game).  Each game starts with ``usinewgame``: an engine whose search
+    starts afresh there (komaken) gives the same scores whichever process labels a game; one that
+    keeps some state across games (Fairy-Stockfish, a little) gives scores that depend on which
+    game its process labelled before, and so on timing."""
     from komaken.lab.valuestudy.storage import StudyDB
     from komaken.shogi.variant import variant_from_dict
-    from komaken.usi.client import UsiProcess
 
+    if isinstance(workers, bool) or not isinstance(workers, int) or workers < 1:
+        raise LabelError(f"workers must be a positive integer, not {workers!r}")
     study_db, labels, options = Path(study_db), Path(labels), dict(options or {})
     with StudyDB.open(study_db) as study:
         import tomllib
@@ -108,28 +116,65 @@ def label_study(study_db: str | Path, labels: str | Path, command: Sequence[str]
         games = list(study.games())
     conn = _open(labels, _meta(study_db, command, nodes, options))
     done = {r[0] for r in conn.execute("SELECT game_index FROM labelled")}
-    todo = [g for g in games if g.game_index not in done]
+    todo = iter([g for g in games if g.game_index not in done])
+    total = len(games) - len(done)
     made = 0
+    engines: list[UsiProcess] = []
+    try:
+        with ThreadPoolExecutor(max_workers=workers) as pool:
+            running: dict[Future[list[tuple[int, int, int]]], tuple[UsiProcess, SelfPlayGame]] = {}
+            try:
+                for _ in range(min(workers, total)):
+                    engines.append(_start(command, {"UCI_Variant": variant or v.name, **options}))
+                for eng in engines:
+                    _next_game(pool, running, eng, todo, nodes)
+                n = 0
+                while running:
+                    finished, _ = wait(running, return_when=FIRST_COMPLETED)
+                    for future in finished:
+                        eng, game = running.pop(future)
+                        rows = future.result()
+                        with conn:  # one game at a time: a kill loses at most the games being labelled
+                            conn.executemany("INSERT OR REPLACE INTO labels VALUES (?, ?, ?)", rows)
+                            conn.execute("INSERT INTO labelled VALUES (?)", (game.game_index,))
+                        made += len(rows)
+                        n += 1
+                        if progress is not None:
+                            progress(n, total)
+                        _next_game(pool, running, eng, todo, nodes)
+            finally:
+                for eng in engines:  # a search still running elsewhere ends with its engine
+                    eng.close(timeout=5)
+    finally:
+        conn.close()
+    return made
+
+
+def _start(command: Sequence[str], options: Mapping[str, str]) -> UsiProcess:
+    """A labelling engine, past ``usi`` and ``isready`` with ``options`` set."""
+    from komaken.usi.client import UsiProcess
+
     eng = UsiProcess(list(command), name=Path(command[0]).name)
     try:
         eng.send("usi")
         eng.until("usiok", 60)
-        for name, value in {"UCI_Variant": variant or v.name, **options}.items():
+        for name, value in options.items():
             eng.send(f"setoption name {name} value {value}")
         eng.send("isready")
         eng.until("readyok", 120)
-        for n, game in enumerate(todo, start=1):
-            rows = _label_game(eng, game, nodes)
-            with conn:  # one game at a time: a kill loses at most the game being labelled
-                conn.executemany("INSERT OR REPLACE INTO labels VALUES (?, ?, ?)", rows)
-                conn.execute("INSERT INTO labelled VALUES (?)", (game.game_index,))
-            made += len(rows)
-            if progress is not None:
-                progress(n, len(todo))
-    finally:
+    except BaseException:
         eng.close(timeout=5)
-        conn.close()
-    return made
+        raise
+    return eng
+
+
+def _next_game(pool: ThreadPoolExecutor,
+               running: dict[Future[list[tuple[int, int, int]]], tuple[UsiProcess, SelfPlayGame]],
+               eng: UsiProcess, todo: Iterator[SelfPlayGame], nodes: int) -> None:
+    """Give ``eng`` the next game of ``todo``, if any is left."""
+    game = next(todo, None)
+    if game is not None:
+        running[pool.submit(_label_game, eng, game, nodes)] = (eng, game)
 
 
 def _label_game(eng: UsiProcess, game: SelfPlayGame, nodes: int) -> list[tuple[int, int, int]]:
