@@ -116,8 +116,8 @@ def label_study(study_db: str | Path, labels: str | Path, command: Sequence[str]
         games = list(study.games())
     conn = _open(labels, _meta(study_db, command, nodes, options))
     done = {r[0] for r in conn.execute("SELECT game_index FROM labelled")}
-    todo = iter([g for g in games if g.game_index not in done])
-    total = len(games) - len(done)
+    pending = [g for g in games if g.game_index not in done]
+    todo, total = iter(pending), len(pending)
     made = 0
     engines: list[UsiProcess] = []
     try:
