@@ -118,35 +118,43 @@ def label_study(study_db: str | Path, labels: str | Path, command: Sequence[str]
     done = {r[0] for r in conn.execute("SELECT game_index FROM labelled")}
     pending = [g for g in games if g.game_index not in done]
     todo, total = iter(pending), len(pending)
-    made = 0
     engines: list[UsiProcess] = []
     try:
-        with ThreadPoolExecutor(max_workers=workers) as pool:
-            running: dict[Future[list[tuple[int, int, int]]], tuple[UsiProcess, SelfPlayGame]] = {}
-            try:
-                for _ in range(min(workers, total)):
-                    engines.append(_start(command, {"UCI_Variant": variant or v.name, **options}))
-                for eng in engines:
-                    _next_game(pool, running, eng, todo, nodes)
-                n = 0
-                while running:
-                    finished, _ = wait(running, return_when=FIRST_COMPLETED)
-                    for future in finished:
-                        eng, game = running.pop(future)
-                        rows = future.result()
-                        with conn:  # one game at a time: a kill loses at most the games being labelled
-                            conn.executemany("INSERT OR REPLACE INTO labels VALUES (?, ?, ?)", rows)
-                            conn.execute("INSERT INTO labelled VALUES (?)", (game.game_index,))
-                        made += len(rows)
-                        n += 1
-                        if progress is not None:
-                            progress(n, total)
-                        _next_game(pool, running, eng, todo, nodes)
-            finally:
-                for eng in engines:  # a search still running elsewhere ends with its engine
-                    eng.close(timeout=5)
+        for _ in range(min(workers, total)):
+            engines.append(_start(command, {"UCI_Variant": variant or v.name, **options}))
+        return _label_games(conn, engines, todo, total, nodes, progress)
     finally:
+        for eng in engines:  # a search still running in a worker thread ends with its engine
+            eng.close(timeout=5)
         conn.close()
+
+
+def _label_games(conn: sqlite3.Connection, engines: Sequence[UsiProcess], todo: Iterator[SelfPlayGame],
+                 total: int, nodes: int, progress: Callable[[int, int], None] | None) -> int:
+    """Label the ``total`` games of ``todo`` with ``engines`` side by side, one game each at a
+    time, writing each finished game here; returns the positions labelled."""
+    made = 0
+    pool = ThreadPoolExecutor(max_workers=max(1, len(engines)))
+    running: dict[Future[list[tuple[int, int, int]]], tuple[UsiProcess, SelfPlayGame]] = {}
+    try:
+        for eng in engines:
+            _next_game(pool, running, eng, todo, nodes)
+        n = 0
+        while running:
+            finished, _ = wait(running, return_when=FIRST_COMPLETED)
+            for future in finished:
+                eng, game = running.pop(future)
+                rows = future.result()
+                with conn:  # one game at a time: a kill loses at most the games being labelled
+                    conn.executemany("INSERT OR REPLACE INTO labels VALUES (?, ?, ?)", rows)
+                    conn.execute("INSERT INTO labelled VALUES (?)", (game.game_index,))
+                made += len(rows)
+                n += 1
+                if progress is not None:
+                    progress(n, total)
+                _next_game(pool, running, eng, todo, nodes)
+    finally:  # not waiting: a game still being labelled ends when the caller closes its engine
+        pool.shutdown(wait=False)
     return made
 
 
