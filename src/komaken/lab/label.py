@@ -117,22 +117,22 @@ def label_study(study_db: str | Path, labels: str | Path, command: Sequence[str]
     conn = _open(labels, _meta(study_db, command, nodes, options))
     done = {r[0] for r in conn.execute("SELECT game_index FROM labelled")}
     pending = [g for g in games if g.game_index not in done]
-    todo, total = iter(pending), len(pending)
     engines: list[UsiProcess] = []
     try:
-        for _ in range(min(workers, total)):
+        for _ in range(min(workers, len(pending))):
             engines.append(_start(command, {"UCI_Variant": variant or v.name, **options}))
-        return _label_games(conn, engines, todo, total, nodes, progress)
+        return _label_games(conn, engines, pending, nodes, progress)
     finally:
         for eng in engines:  # a search still running in a worker thread ends with its engine
             eng.close(timeout=5)
         conn.close()
 
 
-def _label_games(conn: sqlite3.Connection, engines: Sequence[UsiProcess], todo: Iterator[SelfPlayGame],
-                 total: int, nodes: int, progress: Callable[[int, int], None] | None) -> int:
-    """Label the ``total`` games of ``todo`` with ``engines`` side by side, one game each at a
-    time, writing each finished game here; returns the positions labelled."""
+def _label_games(conn: sqlite3.Connection, engines: Sequence[UsiProcess], games: Sequence[SelfPlayGame],
+                 nodes: int, progress: Callable[[int, int], None] | None) -> int:
+    """Label ``games`` with ``engines`` side by side, one game each at a time, writing each
+    finished game here; returns the positions labelled."""
+    todo = iter(games)
     made = 0
     pool = ThreadPoolExecutor(max_workers=max(1, len(engines)))
     running: dict[Future[list[tuple[int, int, int]]], tuple[UsiProcess, SelfPlayGame]] = {}
@@ -151,7 +151,7 @@ def _label_games(conn: sqlite3.Connection, engines: Sequence[UsiProcess], todo: 
                 made += len(rows)
                 n += 1
                 if progress is not None:
-                    progress(n, total)
+                    progress(n, len(games))
                 _next_game(pool, running, eng, todo, nodes)
     finally:  # not waiting: a game still being labelled ends when the caller closes its engine
         pool.shutdown(wait=False)
