@@ -224,17 +224,25 @@ def test_the_shipped_9x9_tempo_lets_the_horizon_see_a_fork(tmp_path: Path) -> No
     """docs/engine.md 'Tempo': with the fitted tempo (291) a capture at the horizon had to win more
     than 582 to beat standing pat, and komaken walked into a bishop exchange and a fork of rook and
     silver (2b8h+ 7i8h B*4d) against Fairy-Stockfish; with the shipped tempo the same search, from
-    the same game, finds that line."""
+    the same game, finds that line.  The pruning margins of that day (150/150/100) are put back in
+    both files, so only the tempo differs; the shipped margins (450/450/300) find it either way."""
     moves = "2h1h 8b6b 3i4h 1c1d 2g2f 3c3d 1h2h 5c5d 7g7f 6c6d 2f2e 6a5b 6i6h 5a6a 2h2f"
     pos = Position.start("shogi")
     for m in moves.split():
         pos.push_usi(m)
     text = _shipped_text("shogi")
     assert "\ntempo = 0 " in text
-    fitted = _file(tmp_path, text.replace("\ntempo = 0 ", "\ntempo = 291 "), "fitted.toml")
-    found = Engine("shogi").search(pos, Limits(depth=8))
-    assert [m.usi() for m in found.pv[:3]] == ["2b8h+", "7i8h", "B*4d"]
+    narrow = text
+    for wide, then in (("futility_margin = 450", "futility_margin = 150"), ("rfp_margin = 450", "rfp_margin = 150"),
+                       ("see_margin = 300", "see_margin = 100")):
+        assert wide in text
+        narrow = narrow.replace(wide, then)
+    fork = ["2b8h+", "7i8h", "B*4d"]
+    then_shipped = _file(tmp_path, narrow, "tempo0.toml")
+    fitted = _file(tmp_path, narrow.replace("\ntempo = 0 ", "\ntempo = 291 "), "fitted.toml")
+    assert [m.usi() for m in Engine("shogi", params=then_shipped).search(pos, Limits(depth=8)).pv[:3]] == fork
     assert Engine("shogi", params=fitted).search(pos, Limits(depth=8)).move.usi() != "2b8h+"
+    assert [m.usi() for m in Engine("shogi").search(pos, Limits(depth=8)).pv[:3]] == fork
 
 
 def test_a_written_file_loads_back_equal(tmp_path: Path) -> None:
