@@ -74,3 +74,29 @@ def test_double_check_allows_only_king_moves() -> None:
     assert pos.is_check()
     moves = pos.legal_moves()
     assert moves and all(m.from_square == pos.king_square("white") for m in moves)
+
+
+def test_gives_check_matches_playing_the_move() -> None:
+    """``gives_check`` (the piece set down for one look from the enemy king) says what playing
+    the move and asking whether the opponent is in check says — drops, promotions, captures,
+    king moves and discovered checks included — and leaves the board as it was."""
+    checks = discovered = 0
+    for variant in ("shogi", "minishogi", "judkins"):
+        for pos in _positions(variant, 6, 11):
+            s = pos.kernel_state()
+            before = s.bd.copy()
+            us = int(s.st[K.ST_SIDE])
+            king = int(s.st[K.ST_KING + 1 - us])
+            for code in (int(c) for c in pos.legal_codes()):
+                quick = K.gives_check(s.bd, s.st, code)
+                assert np.array_equal(s.bd, before)
+                played = K.push(s.bd, s.hd, s.st, s.hh, s.hist, code)
+                K.undo_move(s.bd, s.hd, s.st, s.hist)
+                assert quick == played, (pos.sfen(), code)
+                checks += played
+                frm = K.move_from(code)
+                if played and frm:
+                    lifted = s.bd.copy()
+                    lifted[frm] = 0  # the piece's own square emptied: a line from behind it opens
+                    discovered += K.attacked(lifted, king, us) and not K.attacked(s.bd, king, us)
+    assert checks > 100 and discovered > 0

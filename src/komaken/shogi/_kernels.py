@@ -179,6 +179,32 @@ def in_check(bd: np.ndarray, st: np.ndarray) -> bool:
     return k != 0 and attacked(bd, k, 1 - us)
 
 
+@njit(cache=True, _nrt=False)
+def gives_check(bd: np.ndarray, st: np.ndarray, mv: int) -> bool:
+    """Whether the legal move ``mv`` of the side to move checks the opponent, decided without
+    playing it: the piece is set on its square for one :func:`attacked` look from the enemy king
+    (so discovered checks count) and the board put back — cheaper than :func:`push` and undo."""
+    us = st[ST_SIDE]
+    k = st[ST_KING + 1 - us]
+    if k == 0:
+        return False
+    to = move_to(mv)
+    frm = move_from(mv)
+    if frm == 0:
+        bd[to] = move_drop_kind(mv) | (BLACK_BIT << us)
+        check = attacked(bd, k, us)
+        bd[to] = 0
+        return check
+    p = bd[frm]
+    cap = bd[to]
+    bd[to] = p | PROMOTED if move_promotes(mv) else p
+    bd[frm] = 0
+    check = attacked(bd, k, us)
+    bd[frm] = p
+    bd[to] = cap
+    return check
+
+
 # --- move generation --------------------------------------------------------------------------
 # The generator produces legal moves directly: one look out from the king finds the checkers and
 # the pinned pieces (kept in a scratch array), a pinned piece moves only along its pin line, the

@@ -203,15 +203,19 @@ def _king_safety(bd: np.ndarray, hd: np.ndarray, st: np.ndarray, rules: np.ndarr
 
 
 @njit(cache=True)
-def _psq(bd: np.ndarray, st: np.ndarray, rules: np.ndarray, w: np.ndarray) -> float:
+def _material_psq(bd: np.ndarray, hd: np.ndarray, st: np.ndarray, rules: np.ndarray, bval: np.ndarray,
+                  hval: np.ndarray, w: np.ndarray) -> tuple[int, float]:
+    """:func:`material` and the ``psq`` term (unweighted) in one pass over the board, black's view."""
     h = rules[R_HEIGHT]
     width = rules[R_WIDTH]
+    m = 0
     v = 0.0
     for i in range(rules[R_NSQ]):
         s = rules[R_SQUARES + i]
         p = bd[s]
         if p == 0:
             continue
+        m += bval[p]
         k = p & KIND_MASK
         r = s & 15
         d = abs(2 * (s >> 4) - (width + 1)) // 2
@@ -219,11 +223,13 @@ def _psq(bd: np.ndarray, st: np.ndarray, rules: np.ndarray, w: np.ndarray) -> fl
             v += w[O_RANK + k * N_RANKS + h - r] + w[O_FILE + k * N_FILES + d]
         else:
             v -= w[O_RANK + k * N_RANKS + r - 1] + w[O_FILE + k * N_FILES + d]
+    for k in range(1, 8):
+        m += hval[0, k] * hd[0, k] + hval[1, k] * hd[1, k]
     if st[ST_SIDE] == 0:
         v += w[O_TEMPO]
     else:
         v -= w[O_TEMPO]
-    return v
+    return m, v
 
 
 @njit(cache=True)
@@ -242,14 +248,18 @@ def noise(key: np.uint64, seed: int, amplitude: int) -> int:
 def evaluate(bd: np.ndarray, hd: np.ndarray, st: np.ndarray, rules: np.ndarray, bval: np.ndarray,
              hval: np.ndarray, w: np.ndarray, key: np.uint64, seed: int) -> int:
     """The static evaluation from the side to move's view."""
-    v = material(bd, hd, rules, bval, hval)
+    psq = 0.0
+    if w[W_PSQ] != 0.0:
+        v, psq = _material_psq(bd, hd, st, rules, bval, hval, w)
+    else:
+        v = material(bd, hd, rules, bval, hval)
     extra = 0.0
     if w[W_MOBILITY] != 0.0:
         extra += w[W_MOBILITY] * _mobility(bd, rules, w)
     if w[W_KING_SAFETY] != 0.0:
         extra += w[W_KING_SAFETY] * _king_safety(bd, hd, st, rules, w)
     if w[W_PSQ] != 0.0:
-        extra += w[W_PSQ] * _psq(bd, st, rules, w)
+        extra += w[W_PSQ] * psq
     v += int(extra)
     if st[ST_SIDE] == 1:
         v = -v

@@ -28,7 +28,7 @@ from __future__ import annotations
 import numpy as np
 from numba import njit
 
-from komaken.shogi._board import BASE, KIND_MASK, ZSIDE
+from komaken.shogi._board import BASE, ZSIDE
 from komaken.shogi._kernels import (
     G_ZONE,
     H_CAPTURED,
@@ -51,13 +51,13 @@ from komaken.shogi._kernels import (
     impasse_points,
     in_check,
     move_from,
-    move_promotes,
     move_to,
     push,
     undo_move,
 )
 from komaken.shogi.engine._evaluate import evaluate
-from komaken.shogi.engine._history import history_piece, is_quiet, reward_cutoff
+from komaken.shogi.engine._history import is_quiet, reward_cutoff
+from komaken.shogi.engine._ordering import keep_unprunable, pick, score_moves
 from komaken.shogi.engine._searchparams import (
     LMR_N,
     SP_CHECK_EXT,
@@ -188,46 +188,6 @@ def _poll(ctl: np.ndarray) -> bool:
 
 
 @njit(cache=True)
-def _score_moves(bd: np.ndarray, moves: np.ndarray, scores: np.ndarray, n: int, ttm: int, bval: np.ndarray,
-                 killers: np.ndarray, history: np.ndarray, ply: int, us: int, scratch: np.ndarray) -> None:
-    for i in range(n):
-        mv = moves[i]
-        to = move_to(mv)
-        frm = move_from(mv)
-        if mv == ttm:
-            scores[i] = 1 << 60
-            continue
-        victim = bd[to]
-        if victim != 0:
-            attacker = bd[frm]
-            # captures by MVV-LVA; one that loses material in the exchange after the killers
-            band = (1 << 50) if see(bd, bval, frm, to, us, scratch) >= 0 else (1 << 46)
-            scores[i] = band + abs(bval[victim]) * 64 - (abs(bval[attacker]) >> 6)
-            if move_promotes(mv):
-                scores[i] += 1 << 20
-        elif move_promotes(mv) and (bd[frm] & KIND_MASK) >= 6:
-            scores[i] = 1 << 49
-        elif mv == killers[ply, 0]:
-            scores[i] = 1 << 48
-        elif mv == killers[ply, 1]:
-            scores[i] = 1 << 47
-        else:
-            scores[i] = history[history_piece(bd, mv), to]
-
-
-@njit(cache=True, inline="always")
-def _pick(moves: np.ndarray, scores: np.ndarray, i: int, n: int) -> int:
-    best = i
-    for j in range(i + 1, n):
-        if scores[j] > scores[best]:
-            best = j
-    if best != i:
-        moves[i], moves[best] = moves[best], moves[i]
-        scores[i], scores[best] = scores[best], scores[i]
-    return moves[i]
-
-
-@njit(cache=True)
 def qsearch(bd: np.ndarray, hd: np.ndarray, st: np.ndarray, hh: np.ndarray, hist: np.ndarray, geo: np.ndarray,
             rules: np.ndarray, bval: np.ndarray, hval: np.ndarray, w: np.ndarray, mbuf: np.ndarray,
             sbuf: np.ndarray, ctl: np.ndarray, alpha: int, beta: int, ply: int) -> int:
@@ -272,7 +232,7 @@ def qsearch(bd: np.ndarray, hd: np.ndarray, st: np.ndarray, hh: np.ndarray, hist
         scores[n] = abs(bval[victim]) * 64 - (abs(bval[bd[frm]]) >> 6 if frm != 0 else 0)
         n += 1
     for i in range(n):
-        mv = _pick(moves, scores, i, n)
+        mv = pick(moves, scores, i, n)
         push(bd, hd, st, hh, hist, mv)
         v = -qsearch(bd, hd, st, hh, hist, geo, rules, bval, hval, w, mbuf, sbuf, ctl, -beta, -alpha, ply + 1)
         undo_move(bd, hd, st, hist)
@@ -378,7 +338,7 @@ def negamax(bd: np.ndarray, hd: np.ndarray, st: np.ndarray, hh: np.ndarray, hist
     n = gen_legal_into(bd, hd, st, geo, rules, moves, 0, sbuf[GEN_ROW])
     if n == 0:
         return -MATE + ply  # checkmated, or no move at all: both lose in shogi
-    _score_moves(bd, moves, scores, n, ttm, bval, killers, history, ply, us, sbuf[SCRATCH_ROW])
+    score_moves(bd, moves, scores, n, ttm, bval, killers, history, ply, us, sbuf[SCRATCH_ROW])
     best = -INF
     best_move = 0
     old_alpha = alpha
@@ -387,8 +347,20 @@ def negamax(bd: np.ndarray, hd: np.ndarray, st: np.ndarray, hh: np.ndarray, hist
     # the pruning of moves below needs a static score, a move already searched and no mate in sight
     may_prune = ply > 0 and not checked and not pv_node
     lmp_count = sp[SP_LMP_BASE] + depth * depth
-    for i in range(n):
-        mv = _pick(moves, scores, i, n)
+    # the list can shrink once every quiet non-check is pruned (not where the legacy reductions
+    # read a move's place in it, nor where the history malus reads the quiets before a cut-off)
+    may_cull = may_prune and sp[SP_LMR] != 0 and sp[SP_HISTORY] == 0
+    i = -1
+    while i + 1 < n:
+        i += 1
+        if may_cull and searched > 0 and best > -MATE_BOUND and (
+                (depth <= sp[SP_LMP_DEPTH] and quiets >= lmp_count)
+                or (depth <= sp[SP_FUT_DEPTH] and static + sp[SP_FUT_MARGIN] * depth <= alpha)):
+            n = keep_unprunable(bd, st, moves, scores, i, n, ttm)
+            may_cull = False
+            if i >= n:
+                break
+        mv = pick(moves, scores, i, n)
         if ply == 0 and ctl[C_EXCL_N] > 0 and _excluded(ctl, mv):
             continue
         frm = move_from(mv)
