@@ -37,8 +37,32 @@ import numpy as np
 from numba import njit
 
 from komaken.errors import KomakenError
-from komaken.shogi._board import BLACK_BIT, DIRS, KIND_MASK, SLIDE_N, SLIDES, STEP_N, STEPS, WALL, WHITE_BIT
-from komaken.shogi._kernels import R_HEIGHT, R_NSQ, R_SQUARES, R_WIDTH, ST_KING, ST_SIDE, attacked
+from komaken.shogi._board import (
+    BASE,
+    BLACK_BIT,
+    DIRS,
+    KIND_MASK,
+    PROMOTED,
+    SLIDE_N,
+    SLIDES,
+    STEP_N,
+    STEPS,
+    WALL,
+    WHITE_BIT,
+)
+from komaken.shogi._kernels import (
+    R_HEIGHT,
+    R_NSQ,
+    R_SQUARES,
+    R_WIDTH,
+    ST_KING,
+    ST_SIDE,
+    attacked,
+    move_drop_kind,
+    move_from,
+    move_promotes,
+    move_to,
+)
 
 W_MOBILITY, W_KING_SAFETY, W_PSQ, W_NOISE = 0, 1, 2, 3
 TERMS = ("mobility", "king_safety", "psq", "noise")
@@ -202,34 +226,62 @@ def _king_safety(bd: np.ndarray, hd: np.ndarray, st: np.ndarray, rules: np.ndarr
     return v
 
 
+@njit(cache=True, inline="always")
+def _psq_entry(p: int, s: int, height: int, width: int, w: np.ndarray) -> float:
+    """The ``psq`` table entry (unweighted, black's view) of piece ``p`` on square ``s``."""
+    k = p & KIND_MASK
+    r = s & 15
+    d = abs(2 * (s >> 4) - (width + 1)) // 2
+    if p & BLACK_BIT:
+        return w[O_RANK + k * N_RANKS + height - r] + w[O_FILE + k * N_FILES + d]
+    return -(w[O_RANK + k * N_RANKS + r - 1] + w[O_FILE + k * N_FILES + d])
+
+
 @njit(cache=True)
-def _material_psq(bd: np.ndarray, hd: np.ndarray, st: np.ndarray, rules: np.ndarray, bval: np.ndarray,
-                  hval: np.ndarray, w: np.ndarray) -> tuple[int, float]:
-    """:func:`material` and the ``psq`` term (unweighted) in one pass over the board, black's view."""
-    h = rules[R_HEIGHT]
+def material_psq(bd: np.ndarray, hd: np.ndarray, rules: np.ndarray, bval: np.ndarray, hval: np.ndarray,
+                 w: np.ndarray) -> tuple[int, float]:
+    """:func:`material` and the board part of the ``psq`` term (unweighted, no tempo) in one pass
+    over the board, black's view: the sums the search then keeps up to date move by move
+    (:func:`move_delta`)."""
+    height = rules[R_HEIGHT]
     width = rules[R_WIDTH]
     m = 0
     v = 0.0
     for i in range(rules[R_NSQ]):
         s = rules[R_SQUARES + i]
         p = bd[s]
-        if p == 0:
-            continue
-        m += bval[p]
-        k = p & KIND_MASK
-        r = s & 15
-        d = abs(2 * (s >> 4) - (width + 1)) // 2
-        if p & BLACK_BIT:
-            v += w[O_RANK + k * N_RANKS + h - r] + w[O_FILE + k * N_FILES + d]
-        else:
-            v -= w[O_RANK + k * N_RANKS + r - 1] + w[O_FILE + k * N_FILES + d]
+        if p != 0:
+            m += bval[p]
+            v += _psq_entry(p, s, height, width, w)
     for k in range(1, 8):
         m += hval[0, k] * hd[0, k] + hval[1, k] * hd[1, k]
-    if st[ST_SIDE] == 0:
-        v += w[O_TEMPO]
-    else:
-        v -= w[O_TEMPO]
     return m, v
+
+
+@njit(cache=True, inline="always")
+def move_delta(bd: np.ndarray, mv: int, us: int, rules: np.ndarray, bval: np.ndarray, hval: np.ndarray,
+               w: np.ndarray) -> tuple[int, float]:
+    """How :func:`material_psq`'s two sums change when ``us`` plays ``mv`` (before it is played).
+
+    With whole-number tables and values (every shipped file) the sums kept this way equal a fresh
+    count exactly; with fractional tables they may differ in the last bits of the ``psq`` sum."""
+    height = rules[R_HEIGHT]
+    width = rules[R_WIDTH]
+    to = move_to(mv)
+    frm = move_from(mv)
+    if frm == 0:
+        kind = move_drop_kind(mv)
+        p = kind | (BLACK_BIT << us)
+        return bval[p] - hval[us, kind], _psq_entry(p, to, height, width, w)
+    p = bd[frm]
+    q = p | PROMOTED if move_promotes(mv) else p
+    dm = bval[q] - bval[p]
+    dp = _psq_entry(q, to, height, width, w) - _psq_entry(p, frm, height, width, w)
+    cap = bd[to]
+    if cap != 0:
+        dm += hval[us, BASE[cap & KIND_MASK]] - bval[cap]
+        dp -= _psq_entry(cap, to, height, width, w)
+    return dm, dp
 
 
 @njit(cache=True)
@@ -248,17 +300,25 @@ def noise(key: np.uint64, seed: int, amplitude: int) -> int:
 def evaluate(bd: np.ndarray, hd: np.ndarray, st: np.ndarray, rules: np.ndarray, bval: np.ndarray,
              hval: np.ndarray, w: np.ndarray, key: np.uint64, seed: int) -> int:
     """The static evaluation from the side to move's view."""
-    psq = 0.0
-    if w[W_PSQ] != 0.0:
-        v, psq = _material_psq(bd, hd, st, rules, bval, hval, w)
-    else:
-        v = material(bd, hd, rules, bval, hval)
+    m, psq = material_psq(bd, hd, rules, bval, hval, w)
+    return evaluate_sums(bd, hd, st, rules, w, key, seed, m, psq)
+
+
+@njit(cache=True)
+def evaluate_sums(bd: np.ndarray, hd: np.ndarray, st: np.ndarray, rules: np.ndarray, w: np.ndarray,
+                  key: np.uint64, seed: int, m: int, psq: float) -> int:
+    """:func:`evaluate` given :func:`material_psq`'s sums ``m`` and ``psq`` for this position."""
+    v = m
     extra = 0.0
     if w[W_MOBILITY] != 0.0:
         extra += w[W_MOBILITY] * _mobility(bd, rules, w)
     if w[W_KING_SAFETY] != 0.0:
         extra += w[W_KING_SAFETY] * _king_safety(bd, hd, st, rules, w)
     if w[W_PSQ] != 0.0:
+        if st[ST_SIDE] == 0:
+            psq += w[O_TEMPO]
+        else:
+            psq -= w[O_TEMPO]
         extra += w[W_PSQ] * psq
     v += int(extra)
     if st[ST_SIDE] == 1:

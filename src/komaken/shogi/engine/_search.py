@@ -6,9 +6,11 @@ transposition table, killers and history between iterations, so each iteration s
 the previous one's best line.
 
 Inside: negamax with α-β and principal-variation search; a transposition table (Zobrist keys,
-always-replace); move ordering hash move → captures by MVV-LVA (most valuable victim, least
-valuable attacker) → killer moves → captures that lose material by static exchange evaluation
-(:mod:`komaken.shogi.engine._see`) → history; null-move pruning and late-move reductions;
+always-replace, each entry keeping its position's static evaluation); move ordering
+(:mod:`komaken.shogi.engine._ordering`) hash move → captures by MVV-LVA (most valuable victim,
+least valuable attacker) → killer moves → captures that lose material by static exchange
+evaluation (:mod:`komaken.shogi.engine._see`) → history, the quiet moves that pruning would skip
+dropped from the list once it sets in; null-move pruning and late-move reductions;
 one ply of extension for checks; quiescence search over captures that do not lose material by
 SEE (all evasions when in check);
 mate scores ``±(MATE - plies)``; repetition (千日手, 連続王手の千日手), 持将棋 point counts,
@@ -55,7 +57,7 @@ from komaken.shogi._kernels import (
     push,
     undo_move,
 )
-from komaken.shogi.engine._evaluate import evaluate
+from komaken.shogi.engine._evaluate import evaluate, evaluate_sums, material_psq, move_delta
 from komaken.shogi.engine._history import is_quiet, reward_cutoff
 from komaken.shogi.engine._ordering import keep_unprunable, pick, score_moves
 from komaken.shogi.engine._searchparams import (
@@ -77,10 +79,20 @@ from komaken.shogi.engine._searchparams import (
     SP_SEE_MARGIN,
 )
 from komaken.shogi.engine._see import see, threat_on
+from komaken.shogi.engine._tt import (
+    F_EXACT,
+    F_LOWER,
+    F_UPPER,
+    INF,
+    MATE,
+    MATE_BOUND,
+    from_tt,
+    tt_hit,
+    tt_key_word,
+    tt_static,
+    tt_store,
+)
 
-INF = 1_000_000_000
-MATE = 100_000_000
-MATE_BOUND = MATE - 10_000  # |score| above this: a mate in MATE - |score| plies
 KNOWN_WIN = 50_000_000  # decided without mate: won repetition, impasse count, declaration
 MAX_PLY = 128
 SCRATCH_ROW = MAX_PLY + 1  # a row of the move-score buffer no ply reaches: SEE's scratch space
@@ -93,38 +105,10 @@ C_ROOT_PLY, C_ROOT_DEPTH = 9, 10
 C_EXCL_N, C_EXCL = 11, 12
 C_SIZE = C_EXCL + 1024  # room for every root move (MAX_MOVES)
 
-F_EXACT, F_LOWER, F_UPPER = 1, 2, 3
 # typed (not literal) constants for recursive calls: a literal argument would make numba compile
 # one more specialisation of the recursive function, and cached recursive specialisations crash
 ON = np.int64(1)
 OFF = np.int64(0)
-
-
-@njit(cache=True, inline="always")
-def _to_tt(score: int, ply: int) -> int:
-    if score > MATE_BOUND:
-        return score + ply
-    if score < -MATE_BOUND:
-        return score - ply
-    return score
-
-
-@njit(cache=True, inline="always")
-def _from_tt(score: int, ply: int) -> int:
-    if score > MATE_BOUND:
-        return score - ply
-    if score < -MATE_BOUND:
-        return score + ply
-    return score
-
-
-@njit(cache=True)
-def _tt_store(tt_key: np.ndarray, tt_data: np.ndarray, h: np.uint64, mv: int, score: int, depth: int,
-              flag: int, ply: int) -> None:
-    i = int(h & np.uint64(len(tt_key) - 1))
-    tt_key[i] = h
-    d = depth if depth > 0 else 0
-    tt_data[i] = (_to_tt(score, ply) << 32) | (flag << 29) | (min(d, 255) << 21) | (mv & 0x1FFFFF)
 
 
 @njit(cache=True)
@@ -187,10 +171,19 @@ def _poll(ctl: np.ndarray) -> bool:
     return ctl[C_ABORT] != 0
 
 
+@njit(cache=True, inline="always")
+def _child_sums(bd: np.ndarray, mv: int, rules: np.ndarray, bval: np.ndarray, hval: np.ndarray, w: np.ndarray,
+                acc: np.ndarray, ply: int, us: int) -> None:
+    """``acc[ply + 1]``: the sums of the position after ``us`` plays ``mv`` at ``ply``."""
+    dm, dp = move_delta(bd, mv, us, rules, bval, hval, w)
+    acc[ply + 1, 0] = acc[ply, 0] + dm
+    acc[ply + 1, 1] = acc[ply, 1] + dp
+
+
 @njit(cache=True)
 def qsearch(bd: np.ndarray, hd: np.ndarray, st: np.ndarray, hh: np.ndarray, hist: np.ndarray, geo: np.ndarray,
             rules: np.ndarray, bval: np.ndarray, hval: np.ndarray, w: np.ndarray, mbuf: np.ndarray,
-            sbuf: np.ndarray, ctl: np.ndarray, alpha: int, beta: int, ply: int) -> int:
+            sbuf: np.ndarray, ctl: np.ndarray, acc: np.ndarray, alpha: int, beta: int, ply: int) -> int:
     """Captures only (every evasion when in check) until the position is quiet.
 
     Out of check only the captures are generated (:func:`gen_captures_into`), never the quiet
@@ -205,7 +198,7 @@ def qsearch(bd: np.ndarray, hd: np.ndarray, st: np.ndarray, hh: np.ndarray, hist
     if ply >= MAX_PLY - 2:
         return evaluate(bd, hd, st, rules, bval, hval, w, hh[st[ST_PLY]], seed)
     if not checked:
-        stand = evaluate(bd, hd, st, rules, bval, hval, w, hh[st[ST_PLY]], seed)
+        stand = evaluate_sums(bd, hd, st, rules, w, hh[st[ST_PLY]], seed, int(acc[ply, 0]), acc[ply, 1])
         if stand >= beta:
             return stand
         if stand > alpha:
@@ -233,8 +226,9 @@ def qsearch(bd: np.ndarray, hd: np.ndarray, st: np.ndarray, hh: np.ndarray, hist
         n += 1
     for i in range(n):
         mv = pick(moves, scores, i, n)
+        _child_sums(bd, mv, rules, bval, hval, w, acc, ply, st[ST_SIDE])
         push(bd, hd, st, hh, hist, mv)
-        v = -qsearch(bd, hd, st, hh, hist, geo, rules, bval, hval, w, mbuf, sbuf, ctl, -beta, -alpha, ply + 1)
+        v = -qsearch(bd, hd, st, hh, hist, geo, rules, bval, hval, w, mbuf, sbuf, ctl, acc, -beta, -alpha, ply + 1)
         undo_move(bd, hd, st, hist)
         if ctl[C_ABORT] != 0:
             return 0
@@ -259,8 +253,8 @@ def _excluded(ctl: np.ndarray, mv: int) -> bool:
 def negamax(bd: np.ndarray, hd: np.ndarray, st: np.ndarray, hh: np.ndarray, hist: np.ndarray, geo: np.ndarray,
             rules: np.ndarray, bval: np.ndarray, hval: np.ndarray, w: np.ndarray, tt_key: np.ndarray,
             tt_data: np.ndarray, killers: np.ndarray, history: np.ndarray, pv: np.ndarray, pvlen: np.ndarray,
-            mbuf: np.ndarray, sbuf: np.ndarray, ctl: np.ndarray, sp: np.ndarray, lmr: np.ndarray, depth: int,
-            alpha: int, beta: int, ply: int, can_null: int) -> int:
+            mbuf: np.ndarray, sbuf: np.ndarray, ctl: np.ndarray, acc: np.ndarray, sp: np.ndarray, lmr: np.ndarray,
+            depth: int, alpha: int, beta: int, ply: int, can_null: int) -> int:
     """Score of the position from the side to move's view, searched ``depth`` plies deep."""
     pvlen[ply] = ply
     if ply > 0:
@@ -280,30 +274,35 @@ def negamax(bd: np.ndarray, hd: np.ndarray, st: np.ndarray, hh: np.ndarray, hist
         return evaluate(bd, hd, st, rules, bval, hval, w, hh[st[ST_PLY]], ctl[C_SEED])
     checked = in_check(bd, st)
     if depth <= 0 and not checked:
-        return qsearch(bd, hd, st, hh, hist, geo, rules, bval, hval, w, mbuf, sbuf, ctl, alpha, beta, ply)
+        return qsearch(bd, hd, st, hh, hist, geo, rules, bval, hval, w, mbuf, sbuf, ctl, acc, alpha, beta, ply)
     if depth < 0:
         depth = 0
     pv_node = beta - alpha > 1
     h = hh[st[ST_PLY]]
     idx = int(h & np.uint64(len(tt_key) - 1))
     ttm = 0
-    if tt_key[idx] == h:
+    # the static evaluation, kept with the position's table entry; computed below only where a
+    # pruning rule reads it
+    static = -INF
+    hit = tt_hit(tt_key, idx, h)
+    if hit:
+        static = tt_static(tt_key, idx)
         data = tt_data[idx]
         ttm = data & 0x1FFFFF
         td = (data >> 21) & 0xFF
         tf = (data >> 29) & 3
-        ts = _from_tt(data >> 32, ply)
+        ts = from_tt(data >> 32, ply)
         if ply > 0 and not pv_node and td >= depth:
             if tf == F_EXACT or (tf == F_LOWER and ts >= beta) or (tf == F_UPPER and ts <= alpha):
                 return ts
     seed = ctl[C_SEED]
     us = st[ST_SIDE]
-    # the static evaluation, only where a pruning rule below reads it
-    static = -INF
-    if not checked and not pv_node and ply > 0 and (
+    if static == -INF and not checked and not pv_node and ply > 0 and (
             depth <= sp[SP_RFP_DEPTH] or depth <= sp[SP_FUT_DEPTH]
             or (can_null != 0 and depth >= 3 and abs(beta) < MATE_BOUND)):
-        static = evaluate(bd, hd, st, rules, bval, hval, w, h, seed)
+        static = evaluate_sums(bd, hd, st, rules, w, h, seed, int(acc[ply, 0]), acc[ply, 1])
+        if hit:
+            tt_key[idx] = tt_key_word(h, static)
     # reverse futility: far enough above beta that a quiet reply will not bring it back
     if (not pv_node and not checked and ply > 0 and depth <= sp[SP_RFP_DEPTH] and abs(beta) < MATE_BOUND
             and static - sp[SP_RFP_MARGIN] * depth >= beta):
@@ -318,11 +317,13 @@ def negamax(bd: np.ndarray, hd: np.ndarray, st: np.ndarray, hh: np.ndarray, hist
         hh[cur + 1] = h ^ ZSIDE
         st[ST_SIDE] = 1 - us
         st[ST_PLY] = cur + 1
+        acc[ply + 1, 0] = acc[ply, 0]
+        acc[ply + 1, 1] = acc[ply, 1]
         saved_start = ctl[C_GAME_START]
         ctl[C_GAME_START] = cur + 1  # no repetition through a pass
         r = sp[SP_NULL_R] + (depth // sp[SP_NULL_DIV] if sp[SP_NULL_DIV] > 0 else 0)
         v = -negamax(bd, hd, st, hh, hist, geo, rules, bval, hval, w, tt_key, tt_data, killers, history, pv,
-                     pvlen, mbuf, sbuf, ctl, sp, lmr, depth - 1 - r, -beta, -beta + 1, ply + 1, OFF)
+                     pvlen, mbuf, sbuf, ctl, acc, sp, lmr, depth - 1 - r, -beta, -beta + 1, ply + 1, OFF)
         ctl[C_GAME_START] = saved_start
         st[ST_SIDE] = us
         st[ST_PLY] = cur
@@ -372,6 +373,7 @@ def negamax(bd: np.ndarray, hd: np.ndarray, st: np.ndarray, hh: np.ndarray, hist
         if prunable and not quiet and frm != 0 and depth <= sp[SP_SEE_DEPTH] and scores[i] < (1 << 47) \
                 and see(bd, bval, frm, to, us, sbuf[SCRATCH_ROW]) < -sp[SP_SEE_MARGIN] * depth:
             continue  # a capture that loses too much in the exchange (ordered after the killers)
+        _child_sums(bd, mv, rules, bval, hval, w, acc, ply, us)
         gives = push(bd, hd, st, hh, hist, mv)
         if prunable and quiet and not gives:
             if depth <= sp[SP_LMP_DEPTH] and quiets > lmp_count:
@@ -390,7 +392,7 @@ def negamax(bd: np.ndarray, hd: np.ndarray, st: np.ndarray, hh: np.ndarray, hist
         nd = depth - 1 + ext
         if searched == 1:
             v = -negamax(bd, hd, st, hh, hist, geo, rules, bval, hval, w, tt_key, tt_data, killers, history, pv,
-                         pvlen, mbuf, sbuf, ctl, sp, lmr, nd, -beta, -alpha, ply + 1, ON)
+                         pvlen, mbuf, sbuf, ctl, acc, sp, lmr, nd, -beta, -alpha, ply + 1, ON)
         else:
             r = 0
             if quiet and not gives and not checked and depth >= 3:
@@ -408,13 +410,13 @@ def negamax(bd: np.ndarray, hd: np.ndarray, st: np.ndarray, hh: np.ndarray, hist
                     if r < 0:
                         r = 0
             v = -negamax(bd, hd, st, hh, hist, geo, rules, bval, hval, w, tt_key, tt_data, killers, history, pv,
-                         pvlen, mbuf, sbuf, ctl, sp, lmr, nd - r, -alpha - 1, -alpha, ply + 1, ON)
+                         pvlen, mbuf, sbuf, ctl, acc, sp, lmr, nd - r, -alpha - 1, -alpha, ply + 1, ON)
             if v > alpha and r > 0:
                 v = -negamax(bd, hd, st, hh, hist, geo, rules, bval, hval, w, tt_key, tt_data, killers, history,
-                             pv, pvlen, mbuf, sbuf, ctl, sp, lmr, nd, -alpha - 1, -alpha, ply + 1, ON)
+                             pv, pvlen, mbuf, sbuf, ctl, acc, sp, lmr, nd, -alpha - 1, -alpha, ply + 1, ON)
             if v > alpha and v < beta:
                 v = -negamax(bd, hd, st, hh, hist, geo, rules, bval, hval, w, tt_key, tt_data, killers, history,
-                             pv, pvlen, mbuf, sbuf, ctl, sp, lmr, nd, -beta, -alpha, ply + 1, ON)
+                             pv, pvlen, mbuf, sbuf, ctl, acc, sp, lmr, nd, -beta, -alpha, ply + 1, ON)
         undo_move(bd, hd, st, hist)
         if ctl[C_ABORT] != 0:
             return 0
@@ -442,7 +444,7 @@ def negamax(bd: np.ndarray, hd: np.ndarray, st: np.ndarray, hh: np.ndarray, hist
     if ply == 0 and ctl[C_EXCL_N] > 0:
         return best  # a root with moves left out is not this position's value
     flag = F_LOWER if best >= beta else (F_EXACT if best > old_alpha else F_UPPER)
-    _tt_store(tt_key, tt_data, h, best_move, best, depth, flag, ply)
+    tt_store(tt_key, tt_data, h, best_move, best, depth, flag, ply, static)
     return best
 
 
@@ -450,14 +452,18 @@ def negamax(bd: np.ndarray, hd: np.ndarray, st: np.ndarray, hh: np.ndarray, hist
 def search_depth(bd: np.ndarray, hd: np.ndarray, st: np.ndarray, hh: np.ndarray, hist: np.ndarray, geo: np.ndarray,
                  rules: np.ndarray, bval: np.ndarray, hval: np.ndarray, w: np.ndarray, tt_key: np.ndarray,
                  tt_data: np.ndarray, killers: np.ndarray, history: np.ndarray, pv: np.ndarray, pvlen: np.ndarray,
-                 mbuf: np.ndarray, sbuf: np.ndarray, ctl: np.ndarray, sp: np.ndarray, lmr: np.ndarray, depth: int,
-                 alpha: int, beta: int) -> int:
-    """One iteration of iterative deepening from the root (ply 0); the GIL is released."""
+                 mbuf: np.ndarray, sbuf: np.ndarray, ctl: np.ndarray, acc: np.ndarray, sp: np.ndarray, lmr: np.ndarray,
+                 depth: int, alpha: int, beta: int) -> int:
+    """One iteration of iterative deepening from the root (ply 0); the GIL is released.
+
+    ``acc[ply]`` holds the material and PSQ sums (:func:`material_psq`) of the position at ``ply``,
+    kept up to date move by move so that the evaluation need not count them again."""
+    acc[0, 0], acc[0, 1] = material_psq(bd, hd, rules, bval, hval, w)
     ctl[C_ROOT_MOVE] = 0
     ctl[C_ROOT_SCORE] = -INF
     ctl[C_ROOT_DEPTH] = depth
     return negamax(bd, hd, st, hh, hist, geo, rules, bval, hval, w, tt_key, tt_data, killers, history, pv, pvlen,
-                   mbuf, sbuf, ctl, sp, lmr, depth, alpha, beta, np.int64(0), OFF)
+                   mbuf, sbuf, ctl, acc, sp, lmr, depth, alpha, beta, np.int64(0), OFF)
 
 
 @njit(cache=True)

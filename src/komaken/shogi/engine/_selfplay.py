@@ -53,7 +53,7 @@ from komaken.shogi._kernels import (
     in_check,
     push,
 )
-from komaken.shogi.engine._evaluate import W_NOISE, W_SIZE, evaluate
+from komaken.shogi.engine._evaluate import W_NOISE, W_SIZE, evaluate, material_psq
 from komaken.shogi.engine._search import (
     C_ABORT,
     C_MAX_NODES,
@@ -134,7 +134,9 @@ def quiet_flags(bd: np.ndarray, hd: np.ndarray, st: np.ndarray, hh: np.ndarray, 
         ctl = np.zeros(C_SIZE, dtype=np.int64)
         ctl[C_MAX_NODES] = QS_NODE_CAP
         stand = evaluate(bd, hd, st, rules, bval, hval, w0, hh[st[ST_PLY]], 0)
-        v = qsearch(bd, hd, st, hh, hist, geo, rules, bval, hval, w0, mbuf, sbuf, ctl, _LO, _HI, _ZERO)
+        acc = np.zeros((MAX_PLY + 2, 2), dtype=np.float64)
+        acc[0, 0], acc[0, 1] = material_psq(bd, hd, rules, bval, hval, w0)
+        v = qsearch(bd, hd, st, hh, hist, geo, rules, bval, hval, w0, mbuf, sbuf, ctl, acc, _LO, _HI, _ZERO)
         if ctl[C_ABORT] != 0:
             flags |= FLAG_QS_CAP
         elif v > stand:
@@ -157,11 +159,12 @@ def best_move(bd: np.ndarray, hd: np.ndarray, st: np.ndarray, hh: np.ndarray, hi
     tt_data[:] = 0
     killers[:] = 0
     history[:] = 0
+    acc = np.zeros((MAX_PLY + 2, 2), dtype=np.float64)
     max_depth = MAX_DEPTH if depth <= 0 else min(depth, MAX_DEPTH)
     best = 0
     for d in range(1, max_depth + 1):
         v = search_depth(bd, hd, st, hh, hist, geo, rules, bval, hval, w, tt_key, tt_data, killers, history, pv,
-                         pvlen, mbuf, sbuf, ctl, sp, lmr, d, _LO, _HI)
+                         pvlen, mbuf, sbuf, ctl, acc, sp, lmr, d, _LO, _HI)
         if ctl[C_ABORT] != 0:
             root = ctl[C_ROOT_MOVE]
             if root != 0:

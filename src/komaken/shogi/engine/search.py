@@ -32,6 +32,7 @@ from komaken.shogi import _kernels as K
 from komaken.shogi.engine import _search as S
 from komaken.shogi.engine._evaluate import TERMS
 from komaken.shogi.engine._searchparams import SP_ASPIRATION, lmr_table
+from komaken.shogi.engine._tt import KEY_HIGH
 from komaken.shogi.engine.evalparams import EvalParams, override_values, resolve
 from komaken.shogi.engine.skill import Skill
 from komaken.shogi.engine.timeman import MIN_SECONDS as _MIN_S
@@ -139,6 +140,7 @@ class Engine:
         self.variant = load_variant(variant)
         self.skill = skill  # None or level 20: full strength
         self.params = resolve(params, self.variant)  # checked whole before anything is stored
+        self.set_hash(hash_mb)
         self.set_values(values)
         unknown = set(terms or {}) - set(TERMS)
         if unknown:
@@ -149,7 +151,6 @@ class Engine:
         self._lmr = lmr_table(self._sp)
         self.seed = int(seed)
         self.overhead = float(overhead)  # seconds lost per move to process switches and pipes
-        self.set_hash(hash_mb)
         self._killers = np.zeros((S.MAX_PLY + 2, 2), dtype=np.int64)
         self._history = np.zeros((64, 256), dtype=np.int64)
         self._pv = np.zeros((S.MAX_PLY + 2, S.MAX_PLY + 2), dtype=np.int64)
@@ -157,6 +158,7 @@ class Engine:
         self._mbuf = np.zeros((S.MAX_PLY + 2, K.MAX_MOVES), dtype=np.int64)
         self._sbuf = np.zeros((S.MAX_PLY + 2, K.MAX_MOVES), dtype=np.int64)
         self._ctl = np.zeros(S.C_SIZE, dtype=np.int64)
+        self._acc = np.zeros((S.MAX_PLY + 2, 2), dtype=np.float64)
         self._lock = threading.Lock()
 
     def set_values(self, values: PieceValues | Mapping[str, int] | None) -> None:
@@ -164,12 +166,18 @@ class Engine:
             values = override_values(self.params.values, values)
         self.values = values
         self._bval, self._hval = values.arrays()
+        self._forget_evaluations()
 
     def set_term(self, name: str, weight: float) -> None:
         if name not in TERMS:
             raise KomakenError(f"unknown evaluation term {name!r} (known: {', '.join(TERMS)})")
         self.terms[name] = float(weight)
         self._w = self.params.weights(self.terms)
+        self._forget_evaluations()
+
+    def _forget_evaluations(self) -> None:
+        """Drop the static evaluations kept in the hash table: they were made with the old values."""
+        self._tt_key &= KEY_HIGH
 
     def set_hash(self, hash_mb: int) -> None:
         """Size the transposition table (16 bytes an entry, rounded down to a power of two)."""
@@ -315,7 +323,7 @@ class Engine:
         while True:
             v = S.search_depth(bd, hd, st, hh, hist, geo, rules, self._bval, self._hval, self._w, self._tt_key,
                                self._tt_data, self._killers, self._history, self._pv, self._pvlen, self._mbuf,
-                               self._sbuf, self._ctl, self._sp, self._lmr, depth, alpha, beta)
+                               self._sbuf, self._ctl, self._acc, self._sp, self._lmr, depth, alpha, beta)
             if self._ctl[S.C_ABORT] or alpha < v < beta:
                 return int(v)
             delta *= 4
