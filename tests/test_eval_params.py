@@ -294,6 +294,25 @@ def test_search_settings_change_the_tree_and_keep_the_answers(variant: str, tmp_
         assert r.mate == 1 and str(r.move) == "G*1b"
 
 
+def test_delta_pruning_in_quiescence_cuts_nodes_and_keeps_a_won_capture(tmp_path: Path) -> None:
+    """``qs_delta``: captures that cannot lift the score to alpha are not searched at the horizon
+    (fewer nodes to the same depth), while a capture that wins a rook is still found."""
+    shipped = Path(str(resources.files("komaken.shogi.engine") / "params" / "shogi.toml"))
+    text = shipped.read_text(encoding="utf-8")
+    delta = _file(tmp_path, text.replace("[search]", "[search]\nqs_delta = 200", 1), "delta.toml")
+    sfens = ["ln1gkgsnl/1r1s3b1/p1pppp1pp/6p2/1p7/2P6/PPBPPPPPP/7R1/LNSGKGSNL b - 9",
+             "lnsgk2nl/6g2/p1ppppsp1/6p1p/1p7/2P3P1P/PPSPPP1P1/1B5R1/LN1GKGSNL b Rb 21"]
+    for sfen in sfens:
+        pos = Position.from_sfen(sfen, "shogi")
+        a = Engine("shogi").search(pos, Limits(depth=6))
+        b = Engine("shogi", params=delta).search(pos, Limits(depth=6))
+        assert b.nodes < a.nodes
+    # the white rook on 4d hangs to the bishop on 7g
+    won = Position.from_sfen("4k4/9/9/5r3/9/9/2B6/9/4K4 b - 1", "shogi")
+    r = Engine("shogi", params=delta).search(won, Limits(depth=2))
+    assert r.move is not None and won.piece_at(r.move.to_square) is not None
+
+
 def test_history_setting_bounds_the_statistics_and_changes_the_order(tmp_path: Path) -> None:
     """``history = 0`` only ever adds (no entry below zero); ``history = 1`` also takes from the
     quiet moves that failed, and gravity keeps every entry within ±HISTORY_MAX."""

@@ -147,6 +147,21 @@ def piece_moves(bd: np.ndarray, s: int, p: int) -> int:
     return n
 
 
+@njit(cache=True, inline="always")
+def capture_gain(bd: np.ndarray, mv: int, us: int, bval: np.ndarray, hval: np.ndarray) -> int:
+    """What the board move ``mv`` of ``us`` wins in material at once: the captured piece off the
+    board and into the hand, and the promotion."""
+    frm = move_from(mv)
+    cap = bd[move_to(mv)]
+    gain = 0
+    if cap != 0:
+        gain = abs(bval[cap]) + abs(hval[us, BASE[cap & KIND_MASK]])
+    if frm != 0 and move_promotes(mv):
+        p = bd[frm]
+        gain += abs(bval[p | PROMOTED]) - abs(bval[p])
+    return gain
+
+
 @njit(cache=True)
 def _mobility(bd: np.ndarray, rules: np.ndarray, w: np.ndarray) -> float:
     v = 0.0

@@ -57,7 +57,7 @@ from komaken.shogi._kernels import (
     push,
     undo_move,
 )
-from komaken.shogi.engine._evaluate import evaluate, evaluate_sums, material_psq, move_delta
+from komaken.shogi.engine._evaluate import capture_gain, evaluate, evaluate_sums, material_psq, move_delta
 from komaken.shogi.engine._history import is_quiet, reward_cutoff
 from komaken.shogi.engine._ordering import keep_unprunable, pick, score_moves
 from komaken.shogi.engine._searchparams import (
@@ -73,6 +73,7 @@ from komaken.shogi.engine._searchparams import (
     SP_LMR_HISTORY,
     SP_NULL_DIV,
     SP_NULL_R,
+    SP_QS_DELTA,
     SP_RFP_DEPTH,
     SP_RFP_MARGIN,
     SP_SEE_DEPTH,
@@ -183,7 +184,8 @@ def _child_sums(bd: np.ndarray, mv: int, rules: np.ndarray, bval: np.ndarray, hv
 @njit(cache=True)
 def qsearch(bd: np.ndarray, hd: np.ndarray, st: np.ndarray, hh: np.ndarray, hist: np.ndarray, geo: np.ndarray,
             rules: np.ndarray, bval: np.ndarray, hval: np.ndarray, w: np.ndarray, mbuf: np.ndarray,
-            sbuf: np.ndarray, ctl: np.ndarray, acc: np.ndarray, alpha: int, beta: int, ply: int) -> int:
+            sbuf: np.ndarray, ctl: np.ndarray, acc: np.ndarray, sp: np.ndarray, alpha: int, beta: int,
+            ply: int) -> int:
     """Captures only (every evasion when in check) until the position is quiet.
 
     Out of check only the captures are generated (:func:`gen_captures_into`), never the quiet
@@ -195,6 +197,7 @@ def qsearch(bd: np.ndarray, hd: np.ndarray, st: np.ndarray, hh: np.ndarray, hist
         ctl[C_SELDEPTH] = ply
     seed = ctl[C_SEED]
     checked = in_check(bd, st)
+    stand = -INF
     if ply >= MAX_PLY - 2:
         return evaluate(bd, hd, st, rules, bval, hval, w, hh[st[ST_PLY]], seed)
     if not checked:
@@ -215,20 +218,24 @@ def qsearch(bd: np.ndarray, hd: np.ndarray, st: np.ndarray, hh: np.ndarray, hist
     else:
         n_all = gen_captures_into(bd, hd, st, geo, rules, moves, 0, sbuf[GEN_ROW])
     n = 0
+    us = st[ST_SIDE]
+    delta = sp[SP_QS_DELTA]
     for i in range(n_all):
         mv = moves[i]
-        if not checked and see(bd, bval, move_from(mv), move_to(mv), st[ST_SIDE], sbuf[SCRATCH_ROW]) < 0:
-            continue  # a capture that loses material in the exchange does not make it quiet
-        moves[n] = mv
         victim = bd[move_to(mv)]
         frm = move_from(mv)
+        if not checked and delta > 0 and stand + capture_gain(bd, mv, us, bval, hval) + delta <= alpha:
+            continue  # even winning the piece outright leaves the score below alpha
+        if not checked and see(bd, bval, frm, move_to(mv), us, sbuf[SCRATCH_ROW]) < 0:
+            continue  # a capture that loses material in the exchange does not make it quiet
+        moves[n] = mv
         scores[n] = abs(bval[victim]) * 64 - (abs(bval[bd[frm]]) >> 6 if frm != 0 else 0)
         n += 1
     for i in range(n):
         mv = pick(moves, scores, i, n)
         _child_sums(bd, mv, rules, bval, hval, w, acc, ply, st[ST_SIDE])
         push(bd, hd, st, hh, hist, mv)
-        v = -qsearch(bd, hd, st, hh, hist, geo, rules, bval, hval, w, mbuf, sbuf, ctl, acc, -beta, -alpha, ply + 1)
+        v = -qsearch(bd, hd, st, hh, hist, geo, rules, bval, hval, w, mbuf, sbuf, ctl, acc, sp, -beta, -alpha, ply + 1)
         undo_move(bd, hd, st, hist)
         if ctl[C_ABORT] != 0:
             return 0
@@ -274,7 +281,7 @@ def negamax(bd: np.ndarray, hd: np.ndarray, st: np.ndarray, hh: np.ndarray, hist
         return evaluate(bd, hd, st, rules, bval, hval, w, hh[st[ST_PLY]], ctl[C_SEED])
     checked = in_check(bd, st)
     if depth <= 0 and not checked:
-        return qsearch(bd, hd, st, hh, hist, geo, rules, bval, hval, w, mbuf, sbuf, ctl, acc, alpha, beta, ply)
+        return qsearch(bd, hd, st, hh, hist, geo, rules, bval, hval, w, mbuf, sbuf, ctl, acc, sp, alpha, beta, ply)
     if depth < 0:
         depth = 0
     pv_node = beta - alpha > 1

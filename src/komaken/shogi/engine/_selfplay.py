@@ -68,7 +68,7 @@ from komaken.shogi.engine._search import (
     qsearch,
     search_depth,
 )
-from komaken.shogi.engine._searchparams import lmr_table
+from komaken.shogi.engine._searchparams import SP_SIZE, lmr_table
 
 NF = 42
 COL_SIDE, COL_FLAGS = 40, 41
@@ -136,7 +136,8 @@ def quiet_flags(bd: np.ndarray, hd: np.ndarray, st: np.ndarray, hh: np.ndarray, 
         stand = evaluate(bd, hd, st, rules, bval, hval, w0, hh[st[ST_PLY]], 0)
         acc = np.zeros((MAX_PLY + 2, 2), dtype=np.float64)
         acc[0, 0], acc[0, 1] = material_psq(bd, hd, rules, bval, hval, w0)
-        v = qsearch(bd, hd, st, hh, hist, geo, rules, bval, hval, w0, mbuf, sbuf, ctl, acc, _LO, _HI, _ZERO)
+        sp = np.zeros(SP_SIZE, dtype=np.int64)  # the quiescence search with nothing pruned
+        v = qsearch(bd, hd, st, hh, hist, geo, rules, bval, hval, w0, mbuf, sbuf, ctl, acc, sp, _LO, _HI, _ZERO)
         if ctl[C_ABORT] != 0:
             flags |= FLAG_QS_CAP
         elif v > stand:
