@@ -115,17 +115,6 @@ def pad_tables(tables: np.ndarray) -> np.ndarray:
 
 
 @njit(cache=True)
-def material(bd: np.ndarray, hd: np.ndarray, rules: np.ndarray, bval: np.ndarray, hval: np.ndarray) -> int:
-    """Board plus hands, black's view."""
-    v = 0
-    for i in range(rules[R_NSQ]):
-        v += bval[bd[rules[R_SQUARES + i]]]
-    for k in range(1, 8):
-        v += hval[0, k] * hd[0, k] + hval[1, k] * hd[1, k]
-    return v
-
-
-@njit(cache=True)
 def piece_moves(bd: np.ndarray, s: int, p: int) -> int:
     """Pseudo-legal board moves of the piece ``p`` on ``s`` (captures of own pieces excluded)."""
     n = 0
@@ -255,7 +244,7 @@ def _psq_entry(p: int, s: int, height: int, width: int, w: np.ndarray) -> float:
 @njit(cache=True)
 def material_psq(bd: np.ndarray, hd: np.ndarray, rules: np.ndarray, bval: np.ndarray, hval: np.ndarray,
                  w: np.ndarray) -> tuple[int, float]:
-    """:func:`material` and the board part of the ``psq`` term (unweighted, no tempo) in one pass
+    """Material (board plus hands) and the board part of the ``psq`` term (unweighted, no tempo) in one pass
     over the board, black's view: the sums the search then keeps up to date move by move
     (:func:`move_delta`)."""
     height = rules[R_HEIGHT]
