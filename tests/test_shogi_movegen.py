@@ -5,8 +5,10 @@ from __future__ import annotations
 import random
 
 import numpy as np
+import pytest
 
-from komaken.shogi import Position
+from komaken import IllegalMoveError
+from komaken.shogi import Move, Position
 from komaken.shogi import _kernels as K
 
 
@@ -89,6 +91,7 @@ def test_gives_check_matches_playing_the_move() -> None:
             king = int(s.st[K.ST_KING + 1 - us])
             for code in (int(c) for c in pos.legal_codes()):
                 quick = K.gives_check(s.bd, s.st, code)
+                assert pos.gives_check(Move(code)) == quick  # the Position API asks the same kernel
                 assert np.array_equal(s.bd, before)
                 played = K.push(s.bd, s.hd, s.st, s.hh, s.hist, code)
                 K.undo_move(s.bd, s.hd, s.st, s.hist)
@@ -100,3 +103,6 @@ def test_gives_check_matches_playing_the_move() -> None:
                     lifted[frm] = 0  # the piece's own square emptied: a line from behind it opens
                     discovered += K.attacked(lifted, king, us) and not K.attacked(s.bd, king, us)
     assert checks > 100 and discovered > 0
+    start = Position.start("shogi")
+    with pytest.raises(IllegalMoveError, match="7g7e"):
+        start.gives_check(Move.from_usi("7g7e"))

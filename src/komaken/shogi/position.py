@@ -292,11 +292,14 @@ class Position:
         return bool(K.in_check(self._bd, self._st))
 
     def gives_check(self, move: Move) -> bool:
-        self.push(move)
-        try:
-            return self.is_check()
-        finally:
-            self.pop()
+        """Whether the legal ``move`` checks the opponent (discovered checks included), decided
+        by the search's kernel without playing it; an illegal move raises
+        :class:`IllegalMoveError` as :meth:`push` does."""
+        if not isinstance(move, Move):
+            raise IllegalMoveError(_not_a_move(move))
+        if not self.is_legal(move):
+            raise IllegalMoveError(f"illegal move {self._describe_illegal(move)}")
+        return bool(K.gives_check(self._bd, self._st, move.code))
 
     def _grow(self) -> None:
         n = len(self._hist)
