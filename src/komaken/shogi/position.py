@@ -295,11 +295,15 @@ class Position:
         """Whether the legal ``move`` checks the opponent (discovered checks included), decided
         by the search's kernel without playing it; an illegal move raises
         :class:`IllegalMoveError` as :meth:`push` does."""
+        self._require_legal(move)
+        return bool(K.gives_check(self._bd, self._st, move.code))
+
+    def _require_legal(self, move: Move) -> None:
+        """Raise :class:`IllegalMoveError` (naming the move and why) unless ``move`` is legal here."""
         if not isinstance(move, Move):
             raise IllegalMoveError(_not_a_move(move))
         if not self.is_legal(move):
             raise IllegalMoveError(f"illegal move {self._describe_illegal(move)}")
-        return bool(K.gives_check(self._bd, self._st, move.code))
 
     def _grow(self) -> None:
         n = len(self._hist)
@@ -311,10 +315,7 @@ class Position:
         """Play a legal move; raises :class:`IllegalMoveError` (naming the move and why) if
         it is not legal here.  For move text use :meth:`push_usi` (``7g7f``) or
         :meth:`push_japanese` (``７六歩``)."""
-        if not isinstance(move, Move):
-            raise IllegalMoveError(_not_a_move(move))
-        if not self.is_legal(move):
-            raise IllegalMoveError(f"illegal move {self._describe_illegal(move)}")
+        self._require_legal(move)
         self._grow()
         K.push(self._bd, self._hd, self._st, self._hh, self._hist, move.code)
 
