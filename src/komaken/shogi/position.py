@@ -292,14 +292,11 @@ class Position:
         return bool(K.in_check(self._bd, self._st))
 
     def gives_check(self, move: Move) -> bool:
-        """Whether the legal ``move`` checks the opponent (discovered checks included), decided
-        by the search's kernel without playing it; an illegal move raises
-        :class:`IllegalMoveError` as :meth:`push` does."""
+        """Whether ``move`` gives check (discovered ones too); raises as :meth:`push` if it is illegal."""
         self._require_legal(move)
         return bool(K.gives_check(self._bd, self._st, move.code))
 
-    def _require_legal(self, move: Move) -> None:
-        """Raise :class:`IllegalMoveError` (naming the move and why) unless ``move`` is legal here."""
+    def _require_legal(self, move: Move) -> None:  # IllegalMoveError, naming the move and why
         if not isinstance(move, Move):
             raise IllegalMoveError(_not_a_move(move))
         if not self.is_legal(move):
@@ -425,8 +422,7 @@ class Position:
         return self.repetition_count() + 1 >= count
 
     def can_declare(self) -> bool:
-        """Whether the side to move may win by declaration (27-point rule, variants with
-        ``impasse = "27"``)."""
+        """Whether the side to move may win by declaration (27-point rule, ``impasse = "27"``)."""
         return bool(K.can_declare(self._bd, self._hd, self._st, self.variant.geo, self.variant.rules))
 
     def declare(self) -> Outcome:
