@@ -224,8 +224,9 @@ def test_the_shipped_9x9_tempo_lets_the_horizon_see_a_fork(tmp_path: Path) -> No
     """docs/engine.md 'Tempo': with the fitted tempo (291) a capture at the horizon had to win more
     than 582 to beat standing pat, and komaken walked into a bishop exchange and a fork of rook and
     silver (2b8h+ 7i8h B*4d) against Fairy-Stockfish; with the shipped tempo the same search, from
-    the same game, finds that line.  The pruning margins of that day (150/150/100) are put back in
-    both files, so only the tempo differs; the shipped margins (450/450/300) find it either way."""
+    the same game, finds that line.  The search settings of that day (margins 150/150/100, the full
+    window) are put back in both files, so only the tempo differs; the shipped settings (margins
+    450/450/300, aspiration windows of 100) find it either way."""
     moves = "2h1h 8b6b 3i4h 1c1d 2g2f 3c3d 1h2h 5c5d 7g7f 6c6d 2f2e 6a5b 6i6h 5a6a 2h2f"
     pos = Position.start("shogi")
     for m in moves.split():
@@ -234,7 +235,7 @@ def test_the_shipped_9x9_tempo_lets_the_horizon_see_a_fork(tmp_path: Path) -> No
     assert "\ntempo = 0 " in text
     narrow = text
     for wide, then in (("futility_margin = 450", "futility_margin = 150"), ("rfp_margin = 450", "rfp_margin = 150"),
-                       ("see_margin = 300", "see_margin = 100")):
+                       ("see_margin = 300", "see_margin = 100"), ("aspiration = 100", "aspiration = 0")):
         assert wide in text
         narrow = narrow.replace(wide, then)
     fork = ["2b8h+", "7i8h", "B*4d"]
@@ -296,15 +297,19 @@ def test_search_settings_change_the_tree_and_keep_the_answers(variant: str, tmp_
 
 def test_delta_pruning_in_quiescence_cuts_nodes_and_keeps_a_won_capture(tmp_path: Path) -> None:
     """``qs_delta``: captures that cannot lift the score to alpha are not searched at the horizon
-    (fewer nodes to the same depth), while a capture that wins a rook is still found."""
+    (fewer nodes to the same depth), while a capture that wins a rook is still found.  Both files
+    search with the full window: an aspiration window's re-searches change the node count either way."""
     shipped = Path(str(resources.files("komaken.shogi.engine") / "params" / "shogi.toml"))
     text = shipped.read_text(encoding="utf-8")
+    assert "\naspiration = 100\n" in text
+    text = text.replace("\naspiration = 100\n", "\naspiration = 0\n")
+    full = _file(tmp_path, text, "full.toml")
     delta = _file(tmp_path, text.replace("[search]", "[search]\nqs_delta = 200", 1), "delta.toml")
     sfens = ["ln1gkgsnl/1r1s3b1/p1pppp1pp/6p2/1p7/2P6/PPBPPPPPP/7R1/LNSGKGSNL b - 9",
              "lnsgk2nl/6g2/p1ppppsp1/6p1p/1p7/2P3P1P/PPSPPP1P1/1B5R1/LN1GKGSNL b Rb 21"]
     for sfen in sfens:
         pos = Position.from_sfen(sfen, "shogi")
-        a = Engine("shogi").search(pos, Limits(depth=6))
+        a = Engine("shogi", params=full).search(pos, Limits(depth=6))
         b = Engine("shogi", params=delta).search(pos, Limits(depth=6))
         assert b.nodes < a.nodes
     # the white rook on 4d hangs to the bishop on 7g
