@@ -299,8 +299,7 @@ def test_delta_pruning_in_quiescence_cuts_nodes_and_keeps_a_won_capture(tmp_path
     """``qs_delta``: captures that cannot lift the score to alpha are not searched at the horizon
     (fewer nodes to the same depth), while a capture that wins a rook is still found.  Both files
     search with the full window: an aspiration window's re-searches change the node count either way."""
-    shipped = Path(str(resources.files("komaken.shogi.engine") / "params" / "shogi.toml"))
-    text = shipped.read_text(encoding="utf-8")
+    text = _shipped_text("shogi")
     assert "\naspiration = 100\n" in text
     text = text.replace("\naspiration = 100\n", "\naspiration = 0\n")
     full = _file(tmp_path, text, "full.toml")
