@@ -3,8 +3,6 @@
 from __future__ import annotations
 
 import sqlite3
-import sys
-import warnings
 from pathlib import Path
 
 import pytest
@@ -145,14 +143,3 @@ def test_old_database_gets_the_termination_column(tmp_path: Path) -> None:
         rows = {r.game_index: r for r in db.games()}
         assert rows[1].outcome.termination is Termination.ILLEGAL_MOVE
         assert db.meta("schema_version") == "1"
-
-
-def test_komaken_engine_is_still_importable() -> None:
-    with warnings.catch_warnings():
-        warnings.simplefilter("ignore")
-        from komaken.engine.search import Engine
-
-        import komaken.engine
-    new_search = sys.modules["komaken.shogi.engine.search"]
-    assert sys.modules["komaken.engine.search"] is new_search and komaken.engine.Engine is Engine is new_search.Engine
-    assert "komaken.engine.mate" in sys.modules

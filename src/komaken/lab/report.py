@@ -18,7 +18,7 @@ from pathlib import Path
 from typing import Any
 
 from komaken.lab.config import Experiment
-from komaken.lab.stats import PairingStats, format_pct, pairing_stats
+from komaken.lab.stats import PairingStats, pairing_stats
 from komaken.lab.storage import ExperimentDB
 
 PIECE_NAMES = {
@@ -54,10 +54,6 @@ class Setting:
     published: tuple[int, int, int] | None  # summed published W, L, D when every pairing has them
 
 
-#: the old name of :class:`Setting`
-PooledSetting = Setting
-
-
 def settings(db: ExperimentDB, exp: Experiment) -> list[Setting]:
     """One entry per distinct setting, in the order of the experiment file."""
     groups: dict[str, list[Any]] = {}
@@ -82,12 +78,6 @@ def settings(db: ExperimentDB, exp: Experiment) -> list[Setting]:
             published=published,
         ))
     return out
-
-
-def pooled(db: ExperimentDB, exp: Experiment) -> list[Setting]:
-    """The settings, or ``[]`` when no setting was run more than once (nothing to pool)."""
-    found = settings(db, exp)
-    return found if any(len(s.pairings) > 1 for s in found) else []
 
 
 def title(exp: Experiment) -> str:
@@ -205,14 +195,6 @@ def table_rows(exp: Experiment, stats: list[PairingStats]) -> tuple[list[str], l
     return header, rows
 
 
-def pooled_rows(exp: Experiment, found: list[Setting]) -> tuple[list[str], list[list[str]]]:
-    """Header and rows of the pooled table (every setting, its runs counted together)."""
-    from komaken.lab.report_text import pooled_table
-
-    _, _, header, rows = pooled_table(found)
-    return header, rows
-
-
 def first_move_line(stats: list[PairingStats], exp: Experiment) -> str:
     """Sente's score pooled over the pairings with alternating colours, as plain text."""
     from komaken.lab.report_text import first_move_line as line
@@ -224,25 +206,6 @@ def _setup_line(exp: Experiment, done: int) -> str:
     from komaken.lab.report_text import setup_line
 
     return f"{setup_line(exp)} Games: {done} of {exp.total_games}."
-
-
-def _pct(x: float) -> str:
-    return format_pct(x)
-
-
-def plot(exp: Experiment, stats: list[PairingStats], out: Path) -> list[str]:
-    """Draw the figures of one row per pairing into ``out`` (PNG and SVG); return their base names."""
-    from komaken.lab.plots import score_figure, value_figures
-
-    letters = varied_letters(exp)
-    found = []
-    for p, s, label in zip(exp.pairings, stats, row_labels(exp), strict=True):
-        pub = p.published
-        published = (int(pub["wins"]), int(pub["losses"]), int(pub["draws"])) if pub else None
-        found.append(Setting(label, setting_label(exp, p.a, p.b, ascii=True), [p.name], p.a, p.b, p.colors,
-                             {x: _value(exp, p.a, x) for x in letters}, s, published))
-    figures = [score_figure(found, out)] + value_figures(found, letters, _FIGURE_NAMES, out)
-    return [f.name for f in figures if f is not None]
 
 
 _FIGURE_NAMES = {x: f"{PIECE_NAMES.get(x, x)} {x}" for x in PIECE_NAMES}
@@ -266,6 +229,6 @@ def write_report(db: ExperimentDB, out: str | Path) -> list[Path]:
     return files
 
 
-__all__ = ["PooledSetting", "Setting", "collect", "first_move_line", "plot", "pooled", "pooled_rows", "row_labels",
+__all__ = ["Setting", "collect", "first_move_line", "row_labels",
            "same_distribution", "setting_label", "settings", "status_json", "table_rows", "title", "varied_letters",
            "write_report"]

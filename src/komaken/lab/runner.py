@@ -23,7 +23,7 @@ import os
 import signal
 import threading
 import time
-from collections.abc import Callable, Iterable
+from collections.abc import Iterable
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Protocol
@@ -463,5 +463,3 @@ def _round_robin(lists: list[tuple[str, list[int]]]) -> list[tuple[str, int]]:
                 out.append((name, idxs[i]))
     return out
 
-
-ProgressFactory = Callable[[], Progress]
