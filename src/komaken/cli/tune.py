@@ -23,7 +23,7 @@ FILE = click.Path(dir_okay=False, path_type=Path)
 @click.option("--params", "start", type=FILE, default=None,
               help="Start from (and regularise towards) this parameter file (default: the variant's).")
 @click.option("--play-params", "play", type=FILE, default=None,
-              help="Play the self-play games with this parameter file (default: the earlier evaluation the "
+              help="Play the self-play games with this parameter file (default: the built-in evaluation the "
                    "piece-values study plays), e.g. the variant's tuned file for a second round.")
 @click.option("--nodes", type=click.IntRange(min=1), default=1000, show_default=True, help="Nodes per move.")
 @click.option("--random-plies", type=click.IntRange(min=0), default=2, show_default=True,

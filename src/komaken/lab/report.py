@@ -186,7 +186,7 @@ def _value(exp: Experiment, player: str, letter: str) -> int | None:
     return piece_values(exp.players[player]).get(letter)
 
 
-# ---- per-pairing pieces, as ``komaken.web`` and earlier versions call them ----------------------
+# ---- per-pairing pieces, as ``komaken.web`` calls them ----------------------
 def table_rows(exp: Experiment, stats: list[PairingStats]) -> tuple[list[str], list[list[str]]]:
     """Header and rows of the results table (one row per pairing, named by its setting)."""
     from komaken.lab.report_text import results_table

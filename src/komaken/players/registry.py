@@ -52,7 +52,8 @@ class OptionError(ValueError):
         self.entry = entry
 
 
-#: Old player-type names: ``komaken`` was the engine's name in experiment files.
+#: Player-type names that stored experiment files and study databases still use: ``komaken`` is
+#: the engine's earlier name, whose ``movetime`` is in milliseconds.
 ALIASES = {"komaken": "engine"}
 
 
@@ -308,7 +309,7 @@ class PlayerSpec:
         label = table.get("label", name)
         if not isinstance(label, str):
             raise PlayerSpecError(f"{where}.label: must be a string")
-        if kind == "boardgame":  # the old way to embed a command-line spec
+        if kind == "boardgame":  # a command-line spec embedded in a table
             spec = table.get("spec")
             if not isinstance(spec, str) or set(table) - {"engine", "label", "spec"}:
                 raise PlayerSpecError(f"{where}.spec: must be a player spec string such as 'engine:depth=4'")

@@ -179,7 +179,7 @@ file = "odds.sfen"
 """
 
 
-#: how releases before the player type was called ``engine`` wrote the odds player (nodes only, so
+#: the odds player under its other type name, as stored studies may hold it (nodes only, so
 #: the same player); a study stored that way continues that way
 _OLD_PLAYER = ('engine = "engine"', 'engine = "komaken"')
 

@@ -74,7 +74,7 @@ def study_config(variant: str | Path | Variant, *, games: int, nodes: int | None
 
     ``params`` plays the games with that evaluation (its piece values, term weights and tables,
     e.g. a tuned file, so that tuning can iterate on the tuned engine's own games) instead of the
-    study's earlier evaluation; the tables are stored in the configuration (key ``tables``, left
+    built-in evaluation (:meth:`EvalParams.legacy`); the tables are stored in the configuration (key ``tables``, left
     out without ``params``, so the study's own configurations do not change)."""
     v = resolve_variant(variant)
     check_imbalance(v, imbalance, imbalance_mode)
@@ -114,7 +114,7 @@ def study_config(variant: str | Path | Variant, *, games: int, nodes: int | None
     }
     if params is not None:
         config["tables"] = stored_tables(params.tables)
-        if params.search != search_defaults():  # only then: earlier studies' configs stay as they were
+        if params.search != search_defaults():  # only then: a study with the default search keeps its identity
             config["search"] = dict(params.search)
     if imbalance:
         config["imbalance"] = int(imbalance)
