@@ -29,7 +29,7 @@ COLORS = ("fixed", "alternate")
 
 _EXPERIMENT_KEYS = {"name", "game", "variant", "games", "seed", "repetition", "max_plies"}
 _TOP_KEYS = {"experiment", "players", "pairings", "openings", "report"}
-#: The lab's default variant when an experiment names none (its first studies were on 5×5).
+#: The lab's default variant when an experiment names none (the thesis's 5×5 board).
 _LAB_DEFAULT_VARIANT = {"shogi": "minishogi"}
 _PAIRING_KEYS = {"name", "a", "b", "colors", "sprt", "games", "published"}
 _SPRT_KEYS = {"elo0", "elo1", "alpha", "beta", "model", "units"}
