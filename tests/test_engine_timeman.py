@@ -44,7 +44,7 @@ def test_byoyomi_alone_is_used_in_full_less_overhead_and_margin(byo: float) -> N
 
 def test_sudden_death_3s_over_40_plies_spends_the_clock() -> None:
     # Each side plays 20 moves on 3 s.  Whatever the search does between soft and hard, the clock
-    # must last, and most of it must be used (the old rule left 1.7 s of 3 unused).
+    # must last, and most of it must be used: time left at the end of a game is strength thrown away.
     for spend in ("soft", "mid", "hard"):
         clock = 3.0
         for _ in range(20):
@@ -136,7 +136,7 @@ def test_usi_sudden_death_3s_game_spends_the_clock_and_never_runs_out() -> None:
         assert eng.close(timeout=DEADLINE) == 0
     # The moves it thought on took most of what the budget offered them (an iteration that would end
     # past the hard limit is not started, so a move may stop short of its soft budget: measured
-    # 0.91-1.45 of it per side; the old rule left 1.7 s of 3 unused) ...
+    # 0.91-1.45 of it per side) ...
     for side in (0, 1):
         assert thought[side] > 0.7 * budget[side], (thought, budget)
     # ... and a full 40-ply game with no mate in sight spent most of each clock (a mate found early
