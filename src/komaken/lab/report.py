@@ -18,7 +18,7 @@ from pathlib import Path
 from typing import Any
 
 from komaken.lab.config import Experiment
-from komaken.lab.stats import PairingStats, format_pct, pairing_stats
+from komaken.lab.stats import PairingStats, display, format_pct, pairing_stats
 from komaken.lab.storage import ExperimentDB
 
 PIECE_NAMES = {
@@ -148,6 +148,7 @@ def status_json(db: ExperimentDB) -> dict[str, Any]:
     pairings = []
     for p, s, label in zip(exp.pairings, stats, row_labels(exp), strict=True):
         d = s.to_json()
+        d["text"] = display(s)
         d["setting"] = label
         d["target"] = p.games
         d["colors"] = p.colors
