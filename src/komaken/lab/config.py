@@ -146,7 +146,7 @@ def _utf8(data: bytes, path: Path) -> str:
         return data.decode("utf-8")
     except UnicodeDecodeError as exc:
         line = data.count(b"\n", 0, exc.start) + 1
-        raise ConfigError(f"{path}:{line}: not UTF-8 (byte {exc.start}: {exc.reason}); save the file as "
+        raise ConfigError(f"{path}:{line}: not UTF-8 (byte {exc.start + 1}: {exc.reason}); save the file as "
                           "UTF-8") from None
 
 
