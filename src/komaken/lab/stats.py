@@ -288,6 +288,11 @@ def format_interval(lo: float, hi: float) -> str:
     return f"{100 * lo:.1f}–{100 * hi:.1f}%"
 
 
+def format_estimate(value: float, lo: float, hi: float) -> str:
+    """An estimate with its interval, as the piece-values study writes them: ``0.372 (0.301–0.447)``."""
+    return f"{value:.3f} ({lo:.3f}–{hi:.3f})"
+
+
 def format_elo(elo: float | None, score: float | None = None) -> str:
     """``+56``; ``+∞`` / ``−∞`` when the score is 100 % / 0 % (no finite Elo); ``–`` with no games
     (``score`` is ``None``)."""

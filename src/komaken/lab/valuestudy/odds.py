@@ -28,7 +28,7 @@ import numpy as np
 
 from komaken.errors import KomakenError
 from komaken.lab.openings import derive_seed
-from komaken.lab.stats import wilson_interval
+from komaken.lab.stats import format_estimate, wilson_interval
 from komaken.lab.valuestudy.selfplay import default_max_plies, resolve_variant
 from komaken.shogi import Position
 from komaken.shogi.kernel import COLOR_BIT, KING_KIND, piece_kind
@@ -336,7 +336,6 @@ def format_odds(r: OddsResult) -> str:
              "value in gold units (deficit / gold's deficit)",
              f"{'piece':>5} {'games':>6} {'score (95% CI)':>22} {'Elo':>7} {'gold units (95% CI)':>26}"]
     for p in r.pieces:
-        val = p.note if p.saturated else f"{p.value:7.3f} ({p.value_ci[0]:6.3f} … {p.value_ci[1]:6.3f})"
-        lines.append(f"{p.letter:>5} {p.games:6d} {p.score:7.3f} ({p.score_ci[0]:5.3f} … {p.score_ci[1]:5.3f}) "
-                     f"{p.elo:7.0f} {val:>26}")
+        val = p.note if p.saturated else format_estimate(p.value, *p.value_ci)
+        lines.append(f"{p.letter:>5} {p.games:6d} {format_estimate(p.score, *p.score_ci):>22} {p.elo:7.0f} {val:>26}")
     return "\n".join(lines)
