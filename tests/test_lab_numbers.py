@@ -188,3 +188,14 @@ def test_status_and_report_round_a_p_value_alike(tmp_path: Path) -> None:
         assert f"| {t['score']} | {t['score_ci95']} | {t['elo']} | {t['elo_ci95']} | {t['p']} |" in md
         assert f"<td>{t['p']}</td>" in html
     assert [p["text"]["p"] for p in doc["pairings"]] == ["0.089", "1.3e−04"]
+
+
+def test_the_python_api_refuses_a_worker_count_before_opening_anything(tmp_path: Path) -> None:
+    from komaken.lab import RunError, run_experiment
+    from komaken.lab.valuestudy.selfplay import run_selfplay, study_config
+
+    with pytest.raises(RunError, match=r"workers: out of range: 5000 \(allowed: 1\.\.1024\)"):
+        run_experiment(load_experiment(_toml(tmp_path)), tmp_path / "new.db", workers=5000)
+    with pytest.raises(RunError, match="workers: out of range: 0"):
+        run_selfplay(study_config("minishogi", games=2), tmp_path / "study.db", workers=0)
+    assert not (tmp_path / "new.db").exists() and not (tmp_path / "study.db").exists()

@@ -28,7 +28,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Protocol
 
-from komaken.lab import lifeline
+from komaken.lab import lifeline, limits
 from komaken.lab.config import Experiment, experiment_from_dict
 from komaken.lab.errors import RunError
 from komaken.lab.match import play_game
@@ -310,6 +310,7 @@ def run_experiment(
     then continued).  A second run on the same database while this one runs is refused
     (:mod:`komaken.lab.runlock`).  ``workers`` defaults to all cores; ``dask`` is a scheduler address.
     """
+    check_workers(workers)
     with run_lock(Path(db_path), create=True), ExperimentDB.create(db_path, experiment) as db:
         return _execute(db, experiment, workers, dask, progress)
 
@@ -322,8 +323,16 @@ def resume_experiment(
     progress: Progress | None = None,
 ) -> RunSummary:
     """Continue the experiment stored in ``db_path``: play exactly the missing games."""
+    check_workers(workers)
     with run_lock(Path(db_path), create=False), ExperimentDB.open(db_path) as db:
         return _execute(db, db.experiment(), workers, dask, progress)
+
+
+def check_workers(workers: int | None) -> None:
+    """Refuse a worker count outside :data:`komaken.lab.limits.WORKERS` before anything is opened."""
+    problem = None if workers is None else limits.out_of_range(workers, limits.WORKERS)
+    if problem is not None:
+        raise RunError(f"workers: {problem}")
 
 
 def _execute(

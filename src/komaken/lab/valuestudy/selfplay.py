@@ -247,6 +247,7 @@ def run_selfplay(config: dict[str, Any], db_path: str | Path, *, workers: int = 
                  on_game: Callable[[SelfPlayGame], None] | None = None) -> SelfPlaySummary:
     """Play every missing game ``0 .. config["games"] - 1`` of the study into ``db_path``."""
     t0 = time.perf_counter()
+    _lab_runner.check_workers(workers)
     with StudyDB.create(db_path, config) as db:
         if db.config().get("games") != config["games"]:
             db.set_games_target(config["games"])
