@@ -14,6 +14,9 @@ from typing import Any
 
 #: games per pairing (experiment files, ``--games``) and per study (``komaken values``, ``tune``)
 GAMES = (1, 100_000_000)
+#: games per piece of a material-odds study (``values odds --games``): its openings are written out
+#: before play, one per two games, so this range is the one that bounds memory and setup time
+ODDS_GAMES = (4, 100_000)
 #: worker processes (``--workers``)
 WORKERS = (1, 1024)
 #: every seed: a non-negative 63-bit integer, as the players' ``seed`` option
