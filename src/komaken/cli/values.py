@@ -84,7 +84,7 @@ def fit(db: Path, out: Path | None, bootstrap: int, min_games: int, seed: int,
 @values.command("odds")
 @click.option("--variant", "-v", required=True, metavar="NAME|FILE")
 @click.option("--pieces", required=True, help="Comma-separated piece letters, e.g. B,R,G,S (G is the reference).")
-@click.option("--games", type=within(limits.ODDS_GAMES), required=True,
+@click.option("--games", type=within((1, limits.ODDS_GAMES[1])), required=True,
               help="Games per piece, a multiple of 4 (each start with the handicap on either colour, both sides).")
 @click.option("--db", type=DB, required=True, help="Results database (a lab experiment database).")
 @click.option("--nodes", type=within(limits.NODES), default=1000, show_default=True)
