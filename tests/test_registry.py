@@ -97,6 +97,15 @@ def test_a_misspelt_option_gets_the_same_message_from_the_command_line_and_a_fil
     assert str(info.value).partition(f"players.p.{typo}: ")[2] == cli
 
 
+def test_a_misspelt_player_type_gets_the_same_words_from_both() -> None:
+    r = CliRunner().invoke(main, ["play", "--gote", "enigne:depth=1", "-q"])
+    words = "unknown player type 'enigne': no enigne player for shogi (did you mean 'engine'?); the player types: "
+    assert r.exit_code == 2 and r.output == f"komaken: error: {words}engine, human, python, random, thesis, usi\n"
+    with pytest.raises(ConfigError) as info:
+        experiment_from_dict(experiment({"engine": "enigne"}))
+    assert str(info.value).endswith(f"players.p.engine: {words}boardgame, engine, human, python, random, thesis, usi")
+
+
 def test_movetime_is_seconds_and_units_are_checked() -> None:
     assert PlayerSpec.parse("engine:movetime=250ms", SHOGI).options["movetime"] == 0.25
     assert PlayerSpec.parse("engine:movetime=2s", SHOGI).options["movetime"] == 2.0
@@ -114,7 +123,8 @@ def test_old_engine_name_keeps_milliseconds_with_a_warning() -> None:
 
 
 def test_table_errors_name_file_and_key() -> None:
-    with pytest.raises(ConfigError, match=r"players\.p\.engine: unknown engine 'perfect' for shogi"):
+    with pytest.raises(ConfigError, match=r"players\.p\.engine: unknown player type 'perfect': no perfect player "
+                                          r"for shogi; the player types: "):
         experiment_from_dict(experiment({"engine": "perfect"}))
     with pytest.raises(ConfigError, match=r"players\.p\.values\.B: must be within"):
         experiment_from_dict(experiment({"engine": "engine", "values": {"B": 10**20}}))

@@ -253,9 +253,19 @@ def player_type(kind: str, game: GameSpec, *, warn: bool = True) -> PlayerType:
                           stacklevel=3)
         kind = new
     if kind not in kinds:
-        raise PlayerSpecError(f"unknown player type {kind!r}: no {kind} player for {game.name} "
-                              f"(known: {', '.join(sorted(kinds))})")
+        raise PlayerSpecError(unknown_type(kind, game))
     return kinds[kind]
+
+
+def unknown_type(kind: str, game: GameSpec, *more: str) -> str:
+    """What is wrong with player type ``kind`` that ``game`` lacks, from the command line and from
+    an experiment file alike (``more``: the types only a file knows, such as ``boardgame``)."""
+    import difflib
+
+    known = sorted({*player_types(game), *more})
+    close = difflib.get_close_matches(kind, known, n=1)
+    return (f"unknown player type {kind!r}: no {kind} player for {game.name}"
+            + (f" (did you mean {close[0]!r}?)" if close else "") + f"; the player types: {', '.join(known)}")
 
 
 @dataclass(frozen=True)
@@ -319,9 +329,8 @@ class PlayerSpec:
             except PlayerSpecError as exc:
                 raise PlayerSpecError(f"{where}.spec: {exc}") from None
             return cls(parsed.kind, parsed.options, name, label, table)
-        known = ", ".join(sorted({*player_types(game), "boardgame", *ALIASES}))
         if kind not in player_types(game) and kind not in ALIASES:
-            raise PlayerSpecError(f"{where}.engine: unknown engine {kind!r} for {game.name} (expected {known})")
+            raise PlayerSpecError(f"{where}.engine: {unknown_type(kind, game, 'boardgame')}")
         ptype = player_type(kind, game)
         raw = {k: v for k, v in table.items() if k not in ("engine", "label")}
         options = _validate(ptype, raw, variant, from_text=False, where=where, legacy=kind in ALIASES)
@@ -422,4 +431,4 @@ def unknown_option(ptype: PlayerType, key: str, variant: Any = None) -> str:
 
 
 __all__ = ["ALIASES", "GENERIC", "BuildContext", "Option", "OptionError", "PlayerSpec", "PlayerSpecError", "PlayerType",
-           "player_type", "player_types", "unknown_option"]
+           "player_type", "player_types", "unknown_option", "unknown_type"]
