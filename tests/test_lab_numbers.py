@@ -180,7 +180,7 @@ def test_status_and_report_round_a_p_value_alike(tmp_path: Path) -> None:
     exp = load_experiment(_toml(tmp_path, games="140"))
     with ExperimentDB.create(tmp_path / "x.db", exp) as db:
         _fill(db, "r-vs-s", "r", "s", "W" * 80 + "L" * 59 + "D")
-        _fill(db, "s-vs-r", "s", "r", "W" * 45 + "L" * 15)
+        _fill(db, "s-vs-r", "s", "r", "W" + "L" * 16)  # p = 0.000274658…, rounded for JSON 0.000275
         doc = status_json(db)
         md, html = _report(db)
     code, out = _cli("experiment", "status", "--db", str(tmp_path / "x.db"))
@@ -189,7 +189,9 @@ def test_status_and_report_round_a_p_value_alike(tmp_path: Path) -> None:
         assert f"score {t['score']} ({t['score_ci95']})  Elo {t['elo']}  p {t['p']}" in out
         assert f"| {t['score']} | {t['score_ci95']} | {t['elo']} | {t['elo_ci95']} | {t['p']} |" in md
         assert f"<td>{t['p']}</td>" in html
-    assert [p["text"]["p"] for p in doc["pairings"]] == ["0.089", "1.3e−04"]
+    assert [p["text"]["p"] for p in doc["pairings"]] == ["0.089", "2.7e−04"]
+    assert doc["pairings"][1]["p_value"] == 0.000275
+    assert "p 2.7e−04" in out  # formatted from the JSON's rounded number it read 2.8e−04
 
 
 def test_the_python_api_refuses_a_worker_count_before_opening_anything(tmp_path: Path) -> None:
