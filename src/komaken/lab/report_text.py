@@ -75,7 +75,8 @@ METHODS = [
     "Elo is 400·log10(s / (1 − s)) for a score s; a score of 100% or 0% has no finite Elo and is written "
     "+∞ or −∞ (in `experiment status` too).",
     "Each setting is tested on its own: with many settings, about 1 in 20 will look significant by chance.",
-    "“p same as published” is the χ² test that our W/L/D and the published W/L/D come from one distribution.",
+    "“p same as published” tests that our W/L/D and the published W/L/D come from one distribution: exactly "
+    "(Freeman–Halton, Fisher's test for a 2×3 table) up to 1000 games on the smaller side, by χ² above.",
 ]
 
 
@@ -109,7 +110,7 @@ def summary(exp: Experiment, stats: list[PairingStats], found: list[Setting],
     with_pub = [s for s in played if s.published]
     if with_pub:
         agree = sum(1 for s in with_pub if _same_as_published(s) >= 0.05)
-        numbers.append(f"Published counts: ours agree with them (χ² p ≥ 0.05) in **{agree} of {len(with_pub)}** "
+        numbers.append(f"Published counts: ours agree with them (p ≥ 0.05) in **{agree} of {len(with_pub)}** "
                        "settings.")
     return question, answer, numbers
 
