@@ -176,7 +176,7 @@ def test_same_distribution_test() -> None:
     observed = multivariate_hypergeom.pmf(list(ours), totals, 100)
     exact = sum(p for p in pmf if p <= observed * (1 + 1e-7))
     assert same_distribution(ours, theirs) == pytest.approx(exact, rel=1e-9) and exact == pytest.approx(4.17e-5, 1e-3)
-    # above 1000 games a side: χ² (the same table scaled by 20 → chi2 = 400 on 2 dof)
+    # above 500 games a side: χ² (the same table scaled by 20 → chi2 = 400 on 2 dof)
     assert same_distribution((1200, 600, 200), (600, 1200, 200)) == pytest.approx(math.exp(-200), rel=1e-6)
 
 

@@ -76,7 +76,7 @@ METHODS = [
     "+∞ or −∞ (in `experiment status` too).",
     "Each setting is tested on its own: with many settings, about 1 in 20 will look significant by chance.",
     "“p same as published” tests that our W/L/D and the published W/L/D come from one distribution: exactly "
-    "(Freeman–Halton, Fisher's test for a 2×3 table) up to 1000 games on the smaller side, by χ² above.",
+    "(Freeman–Halton, Fisher's test for a 2×3 table) up to 500 games on the smaller side, by χ² above.",
 ]
 
 
