@@ -3,8 +3,12 @@
 from __future__ import annotations
 
 import base64
+import math
 import re
 from pathlib import Path
+
+import pytest
+from scipy.stats import fisher_exact, multivariate_hypergeom
 
 from komaken.lab import ExperimentDB, GameRow, load_experiment
 from komaken.lab.report import status_json, write_report
@@ -76,7 +80,7 @@ def test_report_reads_like_a_paper(tmp_path: Path) -> None:
     assert ("**Answer.** Best setting **角5000 飛5000**: **56.5%** (95% CI 49.6–63.2%, Elo +45) over 200 games"
             in summary)
     assert "Worst **角1000 飛1300**: **40.2%**" in summary
-    assert "ours agree with them (χ² p ≥ 0.05) in **20 of 20** settings" in summary
+    assert "ours agree with them (p ≥ 0.05) in **20 of 20** settings" in summary
     # one file carries everything: every figure is embedded, none is linked
     figures = re.findall(r"<figure id='(\w+)'><img alt='Figure \d+: [^']+' src='data:image/svg\+xml;base64,([^']+)'",
                          page)
@@ -162,9 +166,18 @@ def test_same_distribution_test() -> None:
     from komaken.lab.report import same_distribution
 
     assert same_distribution((48, 48, 4), (48, 48, 4)) == 1.0
-    # 2x3 table (60,30,10) vs (30,60,10): chi2 = 20.0 with 2 dof -> p = exp(-10)
-    assert abs(same_distribution((60, 30, 10), (30, 60, 10)) - 4.54e-05) < 1e-6
-    assert same_distribution((10, 0, 0), (0, 10, 0)) < 0.001
+    # 2x2 (draws absent): Fisher's exact test, as scipy computes it
+    assert same_distribution((7, 2, 0), (3, 8, 0)) == pytest.approx(fisher_exact([[7, 2], [3, 8]]).pvalue, rel=1e-9)
+    # 2x3, 100 games a side: the exact sum by brute force over every first row (χ² said exp(-10) = 4.54e-05)
+    ours, theirs = (60, 30, 10), (30, 60, 10)
+    totals = [a + b for a, b in zip(ours, theirs, strict=True)]
+    pmf = [multivariate_hypergeom.pmf([w, l, 100 - w - l], totals, 100)
+           for w in range(91) for l in range(91) if 0 <= 100 - w - l <= 20]
+    observed = multivariate_hypergeom.pmf(list(ours), totals, 100)
+    exact = sum(p for p in pmf if p <= observed * (1 + 1e-7))
+    assert same_distribution(ours, theirs) == pytest.approx(exact, rel=1e-9) and exact == pytest.approx(4.17e-5, 1e-3)
+    # above 500 games a side: χ² (the same table scaled by 20 → chi2 = 400 on 2 dof)
+    assert same_distribution((1200, 600, 200), (600, 1200, 200)) == pytest.approx(math.exp(-200), rel=1e-6)
 
 
 def test_per_pairing_rows_of_the_web_page(tmp_path: Path) -> None:
