@@ -30,6 +30,8 @@ VARIANT_ALIASES = {"shogi": "shogi", "minishogi": "minishogi", "5x5": "minishogi
 TERM_OPTIONS = {"EvalMobility": "mobility", "EvalKingSafety": "king_safety", "EvalPsq": "psq"}
 #: options GUIs send that change nothing here
 IGNORED = ("USI_OwnBook", "USI_ShowCurrLine", "USI_AnalyseMode", "UCI_AnalyseMode")
+#: options read when a ``go`` starts, not by the engine: setting them rebuilds nothing
+AT_GO = ("USI_Ponder", "MultiPV")
 #: what ``usi`` says is not supported (one ``info string``)
 UNSUPPORTED = ("go searchmoves; go movestogo is read and not used; Threads 1 only; no opening book "
                "(USI_OwnBook), USI_ShowCurrLine and USI_AnalyseMode are accepted and change nothing")
@@ -145,5 +147,5 @@ def piece_values(options: dict[str, str], explicit: set[str]) -> dict[str, objec
     return {**board, **({"hand": hand} if hand else {})}
 
 
-__all__ = ["IGNORED", "OPTIONS", "Option", "TERM_OPTIONS", "UNSUPPORTED", "VARIANT_ALIASES", "default_options",
+__all__ = ["AT_GO", "IGNORED", "OPTIONS", "Option", "TERM_OPTIONS", "UNSUPPORTED", "VARIANT_ALIASES", "default_options",
            "lookup", "piece_values", "skill"]

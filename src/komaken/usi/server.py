@@ -33,6 +33,7 @@ from komaken.shogi.position import Position
 from komaken.shogi.variant import Variant, load_variant
 from komaken.usi.go import Go, parse_go
 from komaken.usi.options import (
+    AT_GO,
     IGNORED,
     OPTIONS,
     TERM_OPTIONS,
@@ -78,6 +79,7 @@ class UsiServer:
         self._gameover = False
         self._fresh = False  # usinewgame came while a search ran: clear the tables before the next
         self._warm: set[tuple[str, bool]] = set()
+        self._warm_engine: Engine | None = None
 
     @property
     def state(self) -> State:
@@ -163,6 +165,9 @@ class UsiServer:
             if self._thesis is not None:
                 ThesisPlayer(self.variant, depth=1).choose(start)
             self._warm.add(key)
+        if self._warm_engine is self.engine:
+            return  # a second warm-up would clear the tables the game has filled
+        self._warm_engine = self.engine
         # one tiny search with the engine that will play: the first touches of its tables' pages
         # would otherwise cost the first move some 40 ms; then the first move read from a
         # `position ... moves` line (9 ms of kernel loading, before `go` starts the clock) and
@@ -194,7 +199,8 @@ class UsiServer:
             raise KomakenError(f"unknown option {name[:60]!r}")
         options = {**self.options, opt.name: opt.parse(value)}
         explicit = self.explicit | {opt.name}
-        if self.unset is None:  # with no variant there is nothing to build: checked, kept for the next
+        # with no variant there is nothing to build: checked, kept for the next one
+        if self.unset is None and opt.name not in AT_GO:
             self.engine, self._thesis = self._build(self.variant, options, explicit)
         self.options, self.explicit = options, explicit
 
