@@ -129,8 +129,9 @@ class Stats:
     refused: int = 0
     isready: int = 0
     quits: int = 0
-    latencies: list[float] = field(default_factory=list)  # isready to readyok, seconds
+    latencies: list[float] = field(default_factory=list)  # isready to readyok, seconds, when idle
     busy_latencies: list[float] = field(default_factory=list)  # the same with a search under way
+    setup_latencies: list[float] = field(default_factory=list)  # idle, the first after a new engine or variant
 
 
 class UsiModel:
@@ -148,6 +149,7 @@ class UsiModel:
         self.pending: deque[_Go] = deque()
         self.refusals = 0  # go lines the engine must refuse, not yet seen refused
         self.searching = False  # a go may be under way (for the busy isready latency)
+        self.setup_due = True  # the next idle isready warms a new engine up
 
     # ---- sequences -------------------------------------------------------------------------
     def begin(self) -> None:
@@ -155,11 +157,13 @@ class UsiModel:
         if self.transport is None:
             self.transport = self.factory()
             self.variant, self.ponder_option, self.pos = "shogi", False, Position.start("shogi")
+            self.setup_due = True
             self.isready()
         self.stats.sequences += 1
+        if self.variant is None:  # a GUI sets its variant before a game
+            self.set_variant("minishogi")
         self.send("usinewgame")
-        if self.variant is not None:
-            self.position(0, 0)
+        self.position(0, 0)
 
     def settle(self) -> None:
         """End a sequence: every owed answer must come, and nothing more."""
@@ -219,13 +223,15 @@ class UsiModel:
 
     # ---- commands --------------------------------------------------------------------------
     def isready(self) -> None:
-        busy = self.searching
+        busy, setup = self.searching, self.setup_due and not self.searching
         t0 = self.send("isready")
         self.stats.isready += 1
         while True:
             t, line = self._next(self.deadline)
             if line == "readyok":
-                (self.stats.busy_latencies if busy else self.stats.latencies).append(t - t0)
+                kind = "busy_latencies" if busy else "setup_latencies" if setup else "latencies"
+                getattr(self.stats, kind).append(t - t0)
+                self.setup_due &= busy
                 return
 
     def usi(self) -> None:
@@ -261,10 +267,10 @@ class UsiModel:
     def go(self, kind: str, n: int) -> None:
         """A ``go`` of ``kind`` (:data:`GO_KINDS`) with small limits drawn from ``n``."""
         line = {"depth": f"go depth {1 + n % 2}", "nodes": f"go nodes {1 + n * 37 % 400}",
-                "byoyomi": f"go btime 0 wtime 0 byoyomi {n % 12}", "movetime": f"go movetime {n % 8}",
-                "clock": f"go btime {n % 50} wtime {n % 30} binc {n % 5} winc 1",
-                "infinite": "go infinite", "ponder": f"go ponder btime 0 wtime 0 byoyomi {n % 10}",
-                "mate": f"go mate {1 + n % 20}"}[kind]
+                "byoyomi": f"go btime 0 wtime 0 byoyomi {n % 6}", "movetime": f"go movetime {n % 5}",
+                "clock": f"go btime {n % 20} wtime {n % 30} binc {n % 3} winc 1",
+                "infinite": "go infinite", "ponder": f"go ponder btime 0 wtime 0 byoyomi {n % 6}",
+                "mate": f"go mate {1 + n % 6}"}[kind]
         self.send(line)
         self.stats.gos += 1
         if self.variant is None:
@@ -302,7 +308,7 @@ class UsiModel:
         """``name`` from :data:`VARIANTS` (sets it up) or :data:`BAD_VARIANTS` (leaves none)."""
         self.send(f"setoption name UCI_Variant value {mini7_file() if name == 'mini7' else name}")
         if name in VARIANTS:
-            self.variant, self.pos = name, Position.start(name)
+            self.variant, self.pos, self.setup_due = name, Position.start(name), True
         else:
             self.variant = None
 
@@ -347,7 +353,7 @@ def random_walk(model: UsiModel, rng: random.Random, steps: int, quit_one_in: in
         elif r < 0.94:
             model.setoption("USI_Ponder", rng.choice(("true", "false")), True)
         elif r < 0.97:
-            model.set_variant(rng.choice(VARIANTS + BAD_VARIANTS))
+            model.set_variant(rng.choice(VARIANTS * 3 + BAD_VARIANTS))
         elif rng.randrange(quit_one_in) == 0:
             model.quit()
             return
