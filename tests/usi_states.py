@@ -3,7 +3,8 @@
 :class:`UsiModel` sends one command at a time to a ``komaken usi`` (a subprocess, or
 :class:`InProcess`: the same :func:`komaken.usi.server.run` in a thread, on a pipe) and keeps
 what the engine must do: every ``isready`` answered ``readyok`` within ``deadline`` seconds
-(searching or not), every accepted ``go`` answered by exactly one ``bestmove`` (``checkmate``
+(searching or not; the first after a new engine or variant, which warms it up, within
+:data:`SETUP_DEADLINE`), every accepted ``go`` answered by exactly one ``bestmove`` (``checkmate``
 for ``go mate``) legal in the position it was sent for — a ``ponder`` move legal after it — in
 the order the ``go`` lines came, every refused ``go`` (bad numbers, no variant) answered
 ``info string error: go...`` and never by a move, and ``quit`` ending the engine.  A breach
@@ -27,11 +28,13 @@ from pathlib import Path
 from komaken.shogi import Position
 from komaken.usi.client import EngineError, EngineTimeoutError, UsiProcess
 from komaken.usi.server import run
-from usi_support import CMD, STARTUP, is_legal_answer
+from usi_support import CMD, DEADLINE, STARTUP, is_legal_answer
 
 VARIANTS = ("minishogi", "judkins", "shogi")
 #: variants that cannot be set up: unknown, missing, and a 7x7 board named like the 5x5 one
 BAD_VARIANTS = ("nosuch", "/nonexistent/v.toml", "mini7")
+#: the deadline of the first ``isready`` after a new engine or variant, which warms it up
+SETUP_DEADLINE = DEADLINE
 #: a ``go`` with small limits each (a search ends in milliseconds), by kind
 GO_KINDS = ("depth", "nodes", "byoyomi", "movetime", "clock", "infinite", "ponder", "mate")
 #: ``go`` lines the engine must refuse, each naming the field
@@ -226,8 +229,10 @@ class UsiModel:
         busy, setup = self.searching, self.setup_due and not self.searching
         t0 = self.send("isready")
         self.stats.isready += 1
+        # warming a new engine up is work (tables touched, kernels loaded), not a wait on a search
+        deadline = max(self.deadline, SETUP_DEADLINE) if setup else self.deadline
         while True:
-            t, line = self._next(self.deadline)
+            t, line = self._next(deadline)
             if line == "readyok":
                 kind = "busy_latencies" if busy else "setup_latencies" if setup else "latencies"
                 getattr(self.stats, kind).append(t - t0)
