@@ -20,6 +20,8 @@ from hypothesis import strategies as st
 from hypothesis.stateful import RuleBasedStateMachine, rule
 
 from komaken.usi.client import UsiProcess
+from komaken.usi.go import parse_go
+from komaken.usi.thinking import Search
 from usi_states import BAD_GOS, BAD_VARIANTS, GO_KINDS, VARIANTS, InProcess, Subprocess, UsiModel, mini7_file
 from usi_support import CMD, DEADLINE, STARTUP, is_legal_answer, position_after, start_engine
 
@@ -209,3 +211,21 @@ def test_ponder_searches_the_given_position_and_names_a_ponder_move(usi: UsiProc
         assert usi.until("bestmove", DEADLINE)[-1].startswith("bestmove ")
     finally:
         usi.send("setoption name USI_Ponder value false")
+
+
+@pytest.mark.parametrize("last_depth, answers_now", [(5.0, True), (0.001, False)])
+def test_ponderhit_answers_at_once_when_the_depth_under_way_cannot_end_in_the_budget(
+        last_depth: float, answers_now: bool) -> None:
+    halted: list[bool] = []
+    s = Search(lambda: halted.append(True), wait=True, pending=parse_go("ponder btime 10000 wtime 10000".split()))
+    now = time.perf_counter()
+    s._took = [now - 2 * last_depth, now - last_depth]  # depth 1 took last_depth and ended then
+    s.ponderhit()
+    try:
+        assert s.budget is not None and s.budget[0] < s.budget[1] < 5.0  # the real clock, from the ponderhit
+        assert s.released.is_set() and s.pending is None
+        assert s.halted.is_set() is answers_now and bool(halted) is answers_now
+    finally:
+        if s.timer is not None:
+            s.timer.cancel()
+        s._done.set()  # as if the search had returned: no stop repeater is left behind
