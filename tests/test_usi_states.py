@@ -63,7 +63,7 @@ class UsiMachine(RuleBasedStateMachine):
     def isready(self) -> None:
         self.m.isready()
 
-    @rule(seed=st.integers(0, 10**6), plies=st.integers(0, 30), as_sfen=st.booleans())
+    @rule(seed=st.integers(0, 10**6), plies=st.integers(0, 12), as_sfen=st.booleans())
     def position(self, seed: int, plies: int, as_sfen: bool) -> None:
         self.m.position(seed, plies, as_sfen)
 
