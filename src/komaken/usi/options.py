@@ -29,7 +29,12 @@ VARIANT_ALIASES = {"shogi": "shogi", "minishogi": "minishogi", "5x5": "minishogi
 #: evaluation-term options (percent) and the term each sets
 TERM_OPTIONS = {"EvalMobility": "mobility", "EvalKingSafety": "king_safety", "EvalPsq": "psq"}
 #: options GUIs send that change nothing here
-IGNORED = ("USI_Ponder", "USI_OwnBook", "USI_ShowCurrLine", "USI_AnalyseMode", "UCI_AnalyseMode")
+IGNORED = ("USI_OwnBook", "USI_ShowCurrLine", "USI_AnalyseMode", "UCI_AnalyseMode")
+#: options read when a ``go`` starts, not by the engine: setting them rebuilds nothing
+AT_GO = ("USI_Ponder", "MultiPV")
+#: what ``usi`` says is not supported (one ``info string``)
+UNSUPPORTED = ("go searchmoves; go movestogo is read and not used; Threads 1 only; no opening book "
+               "(USI_OwnBook), USI_ShowCurrLine and USI_AnalyseMode are accepted and change nothing")
 
 _INT = re.compile(r"[+-]?[0-9]{1,40}")
 VALUE_RANGE = 100_000
@@ -88,6 +93,7 @@ def _build() -> dict[str, Option]:
         Option("UCI_Variant", "combo", "shogi", choices=tuple(BUILTIN)),
         Option("USI_Hash", "spin", "16", 1, 1024),
         Option("Threads", "spin", "1", 1, 1),
+        Option("USI_Ponder", "check", "false"),
         Option("Thesis", "check", "false"),
         Option("HandQuirk", "check", "false"),
         Option("Depth", "spin", "0", 0, 100),
@@ -141,5 +147,5 @@ def piece_values(options: dict[str, str], explicit: set[str]) -> dict[str, objec
     return {**board, **({"hand": hand} if hand else {})}
 
 
-__all__ = ["IGNORED", "OPTIONS", "Option", "TERM_OPTIONS", "VARIANT_ALIASES", "default_options", "lookup",
-           "piece_values", "skill"]
+__all__ = ["AT_GO", "IGNORED", "OPTIONS", "Option", "TERM_OPTIONS", "UNSUPPORTED", "VARIANT_ALIASES", "default_options",
+           "lookup", "piece_values", "skill"]
