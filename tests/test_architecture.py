@@ -144,12 +144,15 @@ def _counted(hits: list[tuple[str, str]], allowed: dict[str, int], what: str) ->
 
 
 def _game_names(root: Path) -> set[str]:
-    """The built-in games (``komaken.games.BUILTIN``) and built-in variants, read from the source."""
-    names = {"minishogi", "judkins"}
-    for node in ast.walk(modules(root)["games.py"].tree):
+    """The built-in games (``komaken.games.BUILTIN``) and shogi's built-in variants, read from the source."""
+    names, found = set(), modules(root)
+    for node in ast.walk(found["games.py"].tree):
         if isinstance(node, ast.AnnAssign | ast.Assign) and "BUILTIN" in ast.unparse(node).split("=")[0]:
             if isinstance(node.value, ast.Dict):
-                names |= {k.value for k in node.value.keys if isinstance(k, ast.Constant)}
+                names |= {s for k in node.value.keys if k is not None for s in _strings(k)}
+    for node in ast.walk(found["shogi/variant.py"].tree):  # Variant(name="minishogi", ...)
+        if isinstance(node, ast.keyword) and node.arg == "name":
+            names |= _strings(node.value)
     return names
 
 
