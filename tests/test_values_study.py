@@ -5,7 +5,6 @@ from __future__ import annotations
 import hashlib
 import os
 import signal
-import socket
 import sqlite3
 import subprocess
 import sys
@@ -323,12 +322,6 @@ def test_sigkill_mid_run_then_resume_gives_exact_count(tmp_path: Path) -> None:
         assert (g.seed, g.score, g.moves, g.features) == (r[1], r[2], r[5], r[6])
 
 
-def _free_port() -> int:
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        return int(s.getsockname()[1])
-
-
 def test_dask_tasks_carry_about_half_a_second_of_games_local_tasks_one() -> None:
     """A Dask task costs a round trip through the scheduler: games go in tasks of ~0.5 s (at least
     one, at most 64); a local pool gets one game per task; before any game is back, one."""
@@ -340,38 +333,12 @@ def test_dask_tasks_carry_about_half_a_second_of_games_local_tasks_one() -> None
     assert batch_size(_Inline(), 0.035) == 1
 
 
-def test_dask_loopback_cluster_gives_identical_rows(tmp_path: Path) -> None:
-    distributed = pytest.importorskip("distributed")
-    dask_cli = Path(sys.executable).with_name("dask")
-    if not dask_cli.exists():
-        pytest.skip("the dask command is not installed")
-    port = _free_port()
-    address = f"tcp://127.0.0.1:{port}"
-    common = {"stdout": subprocess.DEVNULL, "stderr": subprocess.DEVNULL, "cwd": tmp_path}
-    scheduler = subprocess.Popen([str(dask_cli), "scheduler", "--host", "127.0.0.1", "--port", str(port),
-                                  "--dashboard-address", ":0"], **common)  # type: ignore[call-overload]
-    worker = None
-    try:
-        worker = subprocess.Popen([str(dask_cli), "worker", address, "--nworkers", "2", "--nthreads", "1", "--host",
-                                   "127.0.0.1", "--no-dashboard", "--local-directory", str(tmp_path / "dask")],
-                                  **common)  # type: ignore[call-overload]
-        with distributed.Client(address, timeout="60s") as client:
-            client.wait_for_workers(2, timeout=120)
-        config = study_config("judkins", games=12, nodes=200)
-        remote = run_selfplay(config, tmp_path / "dask.db", dask=address)
-        local = run_selfplay(config, tmp_path / "local.db", workers=1)
-        assert remote.played == local.played == 12
-        assert _rows(tmp_path / "dask.db") == _rows(tmp_path / "local.db")
-    finally:
-        for proc in (worker, scheduler):
-            if proc is not None:
-                proc.terminate()
-        for proc in (worker, scheduler):
-            if proc is not None:
-                try:
-                    proc.wait(timeout=20)
-                except subprocess.TimeoutExpired:
-                    proc.kill()
+def test_dask_loopback_cluster_gives_identical_rows(tmp_path: Path, dask_cluster: str) -> None:
+    config = study_config("judkins", games=12, nodes=200)
+    remote = run_selfplay(config, tmp_path / "dask.db", dask=dask_cluster)
+    local = run_selfplay(config, tmp_path / "local.db", workers=1)
+    assert remote.played == local.played == 12
+    assert _rows(tmp_path / "dask.db") == _rows(tmp_path / "local.db")
 
 
 def test_cli_bad_variant_is_one_line_exit_2(tmp_path: Path) -> None:

@@ -14,6 +14,7 @@ from pathlib import Path
 
 import pytest
 
+from conftest import needs_module
 from komaken import records
 from komaken.lab import ExperimentDB
 from komaken.lab.report import status_json
@@ -25,7 +26,7 @@ ARGS = ["--headless", "--no-sandbox", "--disable-gpu", "--disable-background-net
         "--disable-sync", "--no-first-run"]
 T = 15_000  # milliseconds: the longest any single wait may take
 
-sync_api = pytest.importorskip("playwright.sync_api", reason="the playwright package is not installed")
+sync_api = needs_module("playwright.sync_api")
 if not CHROMIUM.exists():
     pytest.skip(f"no Chromium at {CHROMIUM} (apt-get install chromium; .ci/run does)", allow_module_level=True)
 
