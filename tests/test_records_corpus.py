@@ -12,6 +12,7 @@ import locale
 import os
 import subprocess
 import sys
+import warnings
 from dataclasses import replace
 from functools import cache
 from pathlib import Path
@@ -122,8 +123,11 @@ def test_written_back_reads_the_same(name: str) -> None:
             assert not any("不成" in line for line in text.splitlines() if line[:4].strip().isdigit())
             assert again.times == rec.times and again.comments == rec.comments
             assert len(again.variations) == len(rec.variations)
-        data = encode(rec, fmt)  # type: ignore[arg-type]
+        with warnings.catch_warnings(record=True) as caught:
+            warnings.simplefilter("always")
+            data = encode(rec, fmt)  # type: ignore[arg-type]
         assert parse(decode(data, f"x.{fmt}"), fmt).moves == rec.moves  # type: ignore[arg-type]
+        assert bool(caught) == data.split(b"\n", 1)[0].endswith(b" encoding=UTF-8"), fmt  # a .kif/.ki2 as UTF-8
 
 
 def same_result(again: GameRecord, rec: GameRecord, fmt: str) -> bool:
@@ -189,8 +193,11 @@ def test_shift_jis_kif_files_are_read_by_cshogi(tmp_path: Path) -> None:
         if not cshogi_knows(rec):
             continue
         path = tmp_path / "game.kif"
-        write(rec, path)
+        with warnings.catch_warnings(record=True) as caught:
+            warnings.simplefilter("always")
+            write(rec, path)
         data = path.read_bytes()
+        assert bool(caught) == data.startswith(b"#KIF version=2.0 encoding=UTF-8")
         try:
             data.decode("cp932")
         except UnicodeDecodeError:
@@ -270,7 +277,7 @@ def check_kif_file(path: Path, name: str, warned: str) -> str:
         assert data.startswith(b"#KIF version=2.0 encoding=UTF-8\n") and "will fail" in warned, name
         path = path.rename(path.with_suffix(".kifu"))  # what the warning advises: cshogi then reads it
     else:
-        assert data.startswith("#KIF version=2.0 encoding=Shift_JIS\n".encode()) and not warned, name
+        assert data.startswith(b"#KIF version=2.0 encoding=Shift_JIS\n") and not warned, name
     if not cshogi_knows(rec):
         assert [m.usi() for m in read(path).moves] == t["moves"], name
         return "ours"

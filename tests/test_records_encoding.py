@@ -26,7 +26,6 @@ from komaken.cli import main
 from komaken.records import (
     MAX_MOVE_SECONDS,
     MAX_PLIES,
-    MAX_TOTAL_SECONDS,
     RecordEncodingWarning,
     RecordError,
     dumps,
@@ -208,8 +207,10 @@ def test_hostile_numbers_name_line_column_field_and_range(fmt: str, body: str, w
 
 
 def test_hand_counts_are_bounded() -> None:
-    bod = "後手の持駒：なし\n|v玉 ・ ・ ・ ・|一\n| ・ ・ ・ ・ ・|二\n| ・ ・ ・ ・ ・|三\n| ・ ・ ・ ・ ・|四\n| ・ ・ ・ ・ 玉|五\n先手の持駒：{}\n"
-    with pytest.raises(RecordError, match=r"^line 7: the count of 歩 in hand 999999999999999999999999… \(5000 characters\) "
+    bod = ("後手の持駒：なし\n|v玉 ・ ・ ・ ・|一\n| ・ ・ ・ ・ ・|二\n| ・ ・ ・ ・ ・|三\n"
+           "| ・ ・ ・ ・ ・|四\n| ・ ・ ・ ・ 玉|五\n先手の持駒：{}\n")
+    nines = "9" * 24
+    with pytest.raises(RecordError, match=rf"^line 7: the count of 歩 in hand {nines}… \(5000 characters\) "
                                           r"is out of range \(1 to 99\)$"):
         parse(bod.format("歩" + "9" * 5000), "kif")
 
@@ -265,3 +266,32 @@ def test_stdout_is_a_text_stream_over_a_file(tmp_path: Path, monkeypatch: pytest
         main(["convert", str(src), "--to", "kif"], prog_name="komaken")
         stream.flush()
     assert usi_moves(cshogi.KIF.Parser.parse_file(str(tmp_path / "x.kif"))) == MOVES
+
+
+def test_a_terminal_gets_the_text_itself(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """No program reads a terminal as a .kif file: it shows the text in its own encoding."""
+    import pty
+    import select
+
+    src = tmp_path / "g.csa"
+    src.write_text("N+先手さん\n" + GAME, encoding="utf-8")
+    master, slave = pty.openpty()
+    try:
+        with open(slave, "w", encoding="utf-8") as terminal:
+            monkeypatch.setattr(sys, "stdout", terminal)
+            main(["convert", str(src), "--to", "kif"], prog_name="komaken")
+            terminal.flush()
+        shown = b""
+        while select.select([master], [], [], 10)[0]:
+            try:
+                chunk = os.read(master, 65536)
+            except OSError:  # the other end is closed: everything was read
+                break
+            if not chunk:
+                break
+            shown += chunk
+            if "まで".encode() in shown and shown.endswith(b"\n"):
+                break
+    finally:
+        os.close(master)
+    assert "先手：先手さん" in shown.decode("utf-8")

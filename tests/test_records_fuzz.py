@@ -14,7 +14,7 @@ from hypothesis import strategies as st
 
 from komaken.cli import main
 from komaken.game import Outcome, Termination
-from komaken.records import FORMATS, GameRecord, RecordError, decode, dumps, parse, read
+from komaken.records import FORMATS, GameRecord, RecordError, decode, dumps, parse
 from records_games import random_game
 
 FUZZ = settings(max_examples=300, deadline=None, suppress_health_check=list(HealthCheck))

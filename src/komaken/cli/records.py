@@ -50,9 +50,13 @@ def _target(to: str | None, output: str | None) -> str:
 
 def emit(text: str, target: str, output: str | None) -> None:
     """Record text to ``output`` (replaced whole, never half-written) or to stdout, as the bytes
-    :func:`komaken.records.encode_text` gives for ``target``; its warning, if any, on stderr."""
+    :func:`komaken.records.encode_text` gives for ``target``; its warning, if any, on stderr.
+    Stdout on a terminal gets the text itself."""
     from komaken.records import encode_text, save_bytes, target_of
 
+    if output is None and sys.stdout.isatty():
+        click.echo(text, nl=False)  # a terminal shows text in its own encoding: no program reads it as a file
+        return
     encoded = encode_text(text, output if output and target_of(output) else target)
     if encoded.warning:
         click.echo(f"komaken: warning: {encoded.warning}", err=True)
