@@ -67,6 +67,16 @@ def test_each_target_gets_its_encoding() -> None:
         encode(rec, "game.txt")
 
 
+def test_write_takes_format_and_encoding_from_the_name(tmp_path: Path) -> None:
+    rec = parse(GAME, "csa")
+    with pytest.raises(RecordError, match=r"^x\.kif is a kif file name: cannot write csa into it$"):
+        write(rec, tmp_path / "x.kif", "csa")
+    assert not (tmp_path / "x.kif").exists()
+    write(rec, tmp_path / "x.txt", "kif")  # a name that says no format: the format's own encoding
+    assert (tmp_path / "x.txt").read_bytes().decode("cp932").startswith("#KIF version=2.0 encoding=Shift_JIS")
+    assert read(tmp_path / "x.txt", format="kif").moves == rec.moves
+
+
 def test_a_kif_that_cannot_be_shift_jis_is_utf8_and_says_so() -> None:
     rec = parse(GAME, "csa")
     rec.white = NOT_SJIS
