@@ -2,8 +2,8 @@
 
 from __future__ import annotations
 
+import io
 import json
-import sys
 from pathlib import Path
 from typing import TYPE_CHECKING
 
@@ -146,16 +146,16 @@ def report(db: Path, out: Path) -> None:
 @click.option("-o", "--output", type=click.Path(dir_okay=False, path_type=Path), default=None)
 def export(db: Path, fmt: str, output: Path | None) -> None:
     """Write every stored game as CSV rows or KIF/CSA records (stdout unless -o)."""
+    from komaken.cli.records import emit
     from komaken.lab.export import export as do_export
     from komaken.lab.storage import ExperimentDB
 
     with ExperimentDB.open(db) as store:
-        if output is None:
-            do_export(store, fmt, sys.stdout)
-        else:
-            with output.open("w", encoding="utf-8", newline="") as fh:
-                n = do_export(store, fmt, fh)
-            click.echo(f"{output}: {n} games", err=True)
+        text = io.StringIO(newline="")
+        n = do_export(store, fmt, text)
+    emit(text.getvalue(), fmt, str(output) if output else None)  # .kif is Shift_JIS, as for convert
+    if output is not None:
+        click.echo(f"{output}: {n} games", err=True)
 
 
 def register(main: click.Group) -> None:
