@@ -7,6 +7,8 @@ from pathlib import Path
 
 import click
 
+from komaken.cli._common import VARIANT_HELP
+
 DB = click.Path(dir_okay=False, path_type=Path)
 
 
@@ -16,7 +18,7 @@ def values() -> None:
 
 @values.command("selfplay")
 @click.option("--variant", "-v", required=True, metavar="NAME|FILE",
-              help="minishogi, judkins, shogi, ctrl5..ctrl9, shogi7x7, or a variant TOML file.")
+              help=VARIANT_HELP)
 @click.option("--games", type=click.IntRange(min=0), required=True, help="Target number of games.")
 @click.option("--db", type=DB, required=True, help="Study database (created, or continued).")
 @click.option("--nodes", type=click.IntRange(min=1), default=None, help="Nodes per move (default 1000).")

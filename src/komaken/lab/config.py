@@ -29,8 +29,6 @@ COLORS = ("fixed", "alternate")
 
 _EXPERIMENT_KEYS = {"name", "game", "variant", "games", "seed", "repetition", "max_plies"}
 _TOP_KEYS = {"experiment", "players", "pairings", "openings", "report"}
-#: The lab's default variant when an experiment names none (its first studies were on 5×5).
-_LAB_DEFAULT_VARIANT = {"shogi": "minishogi"}
 _PAIRING_KEYS = {"name", "a", "b", "colors", "sprt", "games", "published"}
 _SPRT_KEYS = {"elo0", "elo1", "alpha", "beta", "model", "units"}
 _PUBLISHED_KEYS = {"wins", "losses", "draws", "rate", "note"}
@@ -109,7 +107,7 @@ class Experiment:
         """The shogi :class:`~komaken.shogi.Variant` with the experiment's overrides applied."""
         if not self.spec.has_variants:
             raise ConfigError(f"{self.source}: experiment.game: {self.game!r} has no variants")
-        return _load_variant(self.source, self.spec, self.variant or _LAB_DEFAULT_VARIANT.get(self.game, ""),
+        return _load_variant(self.source, self.spec, self.variant or _lab_variant(self.spec),
                              self.repetition, self.max_plies)
 
     @property
@@ -225,7 +223,7 @@ def _experiment_table(raw: dict[str, Any], source: str, base_dir: Path, games: i
     variant_obj = None
     variant: str | None = None
     if game.has_variants:
-        variant = exp.get("variant", _LAB_DEFAULT_VARIANT.get(game.name, game.default_variant))
+        variant = exp.get("variant", _lab_variant(game))
         if not isinstance(variant, str) or not variant:
             raise err("experiment.variant", "must be a variant name or a variant file")
         if variant.endswith(".toml"):
@@ -338,6 +336,11 @@ def _number(value: Any, key: str, err: Any) -> float:
     if isinstance(value, bool) or not isinstance(value, int | float) or not math.isfinite(value):
         raise err(key, f"must be a number, not {value!r}")
     return float(value)
+
+
+def _lab_variant(game: GameSpec) -> str:
+    """The variant an experiment plays when it names none."""
+    return game.lab_variant or game.default_variant or ""
 
 
 def _load_variant(source: str, game: GameSpec, name: str, repetition: str | None, max_plies: int | None) -> Any:
