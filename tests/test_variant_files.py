@@ -1,8 +1,10 @@
-"""Variants as data: the shipped files, ``inherits`` and the one resolver."""
+"""Variants as data: the shipped files, ``inherits``, the one resolver, and a variant's name never
+being a path (the engine's parameter files are found by the game itself)."""
 
 from __future__ import annotations
 
 import dataclasses
+import logging
 import subprocess
 import sys
 import tomllib
@@ -13,8 +15,11 @@ import pytest
 from komaken.errors import VariantError
 from komaken.shogi import Position
 from komaken.shogi._variant_files import SHIPPED_DIR
+from komaken.shogi.engine.evalparams import EvalParams, defaults_notice, params_id
+from komaken.shogi.engine.search import Engine
 from komaken.shogi.variant import BUILTIN, load_variant, same_game, shipped_id, shipped_variants, variant_from_toml
 from komaken.usi.options import OPTIONS
+from usi_support import DEADLINE, start_engine
 
 SEVEN = """name = "{name}"
 width = 7
@@ -104,13 +109,68 @@ def test_the_cli_says_a_bad_parent_in_one_line_and_exits_2(tmp_path: Path) -> No
     assert out.stderr.count("\n") == 1 and "circular inheritance (a.toml -> b.toml -> a.toml)" in out.stderr
 
 
-def test_usi_offers_every_shipped_variant() -> None:
-    assert OPTIONS["UCI_Variant"].choices == tuple(shipped_variants())
-    assert OPTIONS["UCI_Variant"].parse("5X5") == "minishogi" and OPTIONS["UCI_Variant"].parse("ctrl9") == "ctrl9"
-
-
 def test_unknown_names_are_refused_and_not_read_as_files() -> None:
     for spec in ("ctrl10", "", "x" * 300, "../params/shogi"):
         with pytest.raises(VariantError, match="unknown variant"):
             load_variant(spec)
     assert shipped_id("Minishogi") == "minishogi" and shipped_id("../params/shogi") is None
+
+
+# ---- a variant's identity is not a path ---------------------------------------------------------------
+def test_parameter_files_follow_the_game_not_the_name(tmp_path: Path, caplog: pytest.LogCaptureFixture) -> None:
+    renamed = dataclasses.replace(load_variant("minishogi"), name="x" * 300)
+    assert params_id(renamed) == "minishogi" and EvalParams.default(renamed).source == "params/minishogi.toml"
+    assert Engine(renamed, hash_mb=1).params.variant == "x" * 300
+    sneaky = dataclasses.replace(load_variant("shogi"), name="../params/shogi")
+    assert EvalParams.default(sneaky).source == "params/shogi.toml"
+    # game-end rules do not change the evaluation: an experiment's max_plies keeps the file
+    assert params_id(dataclasses.replace(load_variant("minishogi"), max_plies=300, repetition="draw")) == "minishogi"
+    assert params_id("ctrl5") == "minishogi" and params_id("ctrl7") is None and defaults_notice("ctrl7") is None
+    caplog.set_level(logging.WARNING, logger="komaken.engine")
+    for name in ("../params/shogi", "minishogi", "y" * 300):
+        v = load_variant(write(tmp_path, "v.toml", SEVEN.format(name=name)))
+        assert v.name == name and params_id(v) is None
+        p = EvalParams.default(v)
+        assert (p.source, p.variant, p.width) == ("built-in", name, 7)
+        assert p.values.board == EvalParams.legacy(v).values.board
+        Engine(v, hash_mb=1)
+    notes = [r.getMessage() for r in caplog.records if r.name == "komaken.engine"]
+    assert len(notes) == 1  # the three are one game: said once
+    assert "has no shipped evaluation parameters" in notes[0] and "7x7" in notes[0]
+
+
+def test_a_parameter_file_written_for_an_odd_name_reads_back(tmp_path: Path) -> None:
+    odd = dataclasses.replace(load_variant("minishogi"), name='a "quoted" \\ name\x7f' + "z" * 300)
+    f = tmp_path / "p.toml"
+    EvalParams.default(odd).write(f)
+    back = EvalParams.load(f, odd)
+    assert back.variant == odd.name and back.values.board == EvalParams.default("minishogi").values.board
+
+
+def test_a_parameter_file_may_name_the_shipped_game_it_was_made_for(tmp_path: Path) -> None:
+    renamed = dataclasses.replace(load_variant("judkins"), name="mine")
+    f = write(tmp_path, "p.toml", 'variant = "judkins"\nboard = [6, 6]\n[values]\nP = 150\n')
+    assert EvalParams.load(f, renamed).values.board["P"] == 150
+    other = load_variant(write(tmp_path, "v.toml", SEVEN.format(name="judkins").replace("RSKGSBR", "RSGKSBR")))
+    with pytest.raises(ValueError, match="the file is for a 6x6 board"):
+        EvalParams.load(f, other)
+
+
+# ---- USI -------------------------------------------------------------------------------------------------
+def test_usi_offers_every_shipped_variant_and_says_when_a_file_plays_the_defaults(tmp_path: Path) -> None:
+    assert OPTIONS["UCI_Variant"].choices == tuple(shipped_variants())
+    assert OPTIONS["UCI_Variant"].parse("5X5") == "minishogi" and OPTIONS["UCI_Variant"].parse("ctrl9") == "ctrl9"
+    custom = write(tmp_path, "v.toml", SEVEN.format(name="minishogi"))
+    eng = start_engine()
+    try:
+        eng.send(f"setoption name UCI_Variant value {custom}")
+        eng.send("isready")
+        lines = eng.until("readyok", DEADLINE)
+        eng.send("setoption name UCI_Variant value ctrl7")
+        eng.send("isready")
+        quiet = eng.until("readyok", DEADLINE)
+    finally:
+        eng.close(timeout=DEADLINE)
+    notes = [x for x in lines if x.startswith("info string")]
+    assert len(notes) == 1 and "'minishogi' (7x7) has no shipped evaluation parameters" in notes[0]
+    assert not any(x.startswith("info string") for x in quiet)

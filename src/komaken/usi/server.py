@@ -25,6 +25,7 @@ from typing import TextIO
 from komaken.errors import KomakenError
 from komaken.players.base import RESIGN
 from komaken.players.thesis import ThesisPlayer
+from komaken.shogi.engine.evalparams import defaults_notice
 from komaken.shogi.engine.search import Alarm, Engine, Limits, SearchResult
 from komaken.shogi.position import Position
 from komaken.shogi.variant import Variant, load_variant
@@ -165,6 +166,9 @@ class UsiServer:
             self.variant = variant
             self.options["UCI_Variant"] = variant.name
             self.position = Position.start(variant)
+            note = defaults_notice(variant)
+            if note is not None:
+                self.send(f"info string {note}")
 
     @staticmethod
     def _build(variant: Variant, o: dict[str, str], explicit: set[str]) -> tuple[Engine, ThesisPlayer | None]:
