@@ -109,6 +109,22 @@ def test_the_cli_says_a_bad_parent_in_one_line_and_exits_2(tmp_path: Path) -> No
     assert out.stderr.count("\n") == 1 and "circular inheritance (a.toml -> b.toml -> a.toml)" in out.stderr
 
 
+def test_komaken_variants_lists_the_shipped_ones_and_resolves_a_file(tmp_path: Path) -> None:
+    from click.testing import CliRunner
+
+    from komaken.cli import main
+
+    listing = CliRunner().invoke(main, ["variants"])
+    assert listing.exit_code == 0
+    assert [line.split()[0] for line in listing.output.splitlines()] == list(shipped_variants())
+    assert "[also 5x5, gogo]" in listing.output
+    child = write(tmp_path, "c.toml", 'inherits = "ctrl7"\nname = "c"\n[rules]\nmax_plies = 200\n')
+    shown = CliRunner().invoke(main, ["variants", str(child)])
+    assert shown.exit_code == 0 and "inherits" not in shown.output
+    assert variant_from_toml(shown.output) == load_variant(child) == dataclasses.replace(
+        load_variant("ctrl7"), name="c", description="", max_plies=200)
+
+
 def test_unknown_names_are_refused_and_not_read_as_files() -> None:
     for spec in ("ctrl10", "", "x" * 300, "../params/shogi"):
         with pytest.raises(VariantError, match="unknown variant"):
