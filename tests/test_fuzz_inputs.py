@@ -117,7 +117,7 @@ def test_sfen_round_trip_of_played_positions(pos: Position) -> None:
     assert again.legal_moves() == pos.legal_moves()
 
 
-# ---- hands beyond the old 38-key Zobrist table and the int8 range --------------------------
+# ---- hands beyond the first 38 Zobrist keys of a kind and the int8 range ----------------------
 PAWNS = Variant("pawns", 9, 9, 3, "k8/9/9/9/9/9/9/9/8K b 79P 1", nifu=False, dead_pieces=False)
 
 

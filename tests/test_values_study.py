@@ -68,7 +68,7 @@ def test_kernel_games_equal_the_python_game_loop(variant: str) -> None:
         for m in moves[:2]:
             pos.push_usi(m)
         seed = game.seed & 0x7FFFFFFFFFFFFFFF
-        # the study plays with the earlier evaluation (its tables and the seed's values), whatever
+        # the study plays with the built-in evaluation (its tables and the seed's values), whatever
         # parameter file the variant ships
         legacy = EvalParams.legacy(v)
         players = [EnginePlayer(v, nodes=300, hash_mb=1, seed=seed, noise=10, params=legacy) for _ in range(2)]
@@ -103,7 +103,7 @@ def test_kernel_games_with_a_parameter_file_equal_the_python_game_loop(variant: 
         players = [EnginePlayer(v, nodes=300, hash_mb=1, seed=seed, noise=10, params=tuned) for _ in range(2)]
         res = python_play_game(pos, players[0], players[1], max_plies=config["max_plies"], moves_before=moves[:2])
         assert res.moves == moves
-    assert differ  # the tuned evaluation plays other games than the earlier one
+    assert differ  # the tuned evaluation plays other games than the built-in one
     with pytest.raises(KomakenError, match="not both"):
         study_config(variant, games=2, params=tuned, values={"P": 90})
     with pytest.raises(KomakenError, match="not shogi"):
@@ -385,14 +385,15 @@ def test_cli_bad_variant_is_one_line_exit_2(tmp_path: Path) -> None:
 def test_fitted_table_is_accepted_by_play_specs_experiments_and_usi(tmp_path: Path) -> None:
     import tomllib
 
-    from komaken.cli.play import make_shogi_player
+    from komaken.cli.play import make_player
+    from komaken.games import find_game
     from komaken.lab import experiment_from_dict
 
     db = tmp_path / "s.db"
     _synthetic_db(db, 300, np.random.default_rng(5))
     out = write_values_toml(fit_study(db, bootstrap=20, min_games=100), tmp_path / "v.toml")
     table = PieceValues.from_toml(out, "minishogi")
-    player = make_shogi_player(f"engine:nodes=100,values={out}", load_variant("minishogi"))
+    player = make_player(f"engine:nodes=100,values={out}", find_game("shogi"), load_variant("minishogi"))
     assert player.engine.values == table
     text = out.read_text(encoding="utf-8")
     inline = next(line for line in text.splitlines() if line.startswith("# experiment files: "))

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import math
 from typing import TYPE_CHECKING, Any
 
 import click
@@ -32,3 +33,22 @@ def load(name: str) -> Variant:
     from komaken.shogi import load_variant
 
     return load_variant(name)
+
+
+class FiniteRange(click.FloatRange):
+    """A number within bounds that is also finite (``click.FloatRange`` lets ``nan`` through)."""
+
+    def convert(self, value: Any, param: click.Parameter | None, ctx: click.Context | None) -> Any:
+        number = super().convert(value, param, ctx)
+        if not math.isfinite(number):
+            self.fail(f"{value!r} is not a finite number in the range {self.min:g}<=x<={self.max:g}.", param, ctx)
+        return number
+
+
+def within(bounds: tuple[float, float]) -> click.ParamType:
+    """The click type of a number in ``bounds`` (one of :mod:`komaken.lab.limits`' ranges): out of
+    them, the command says which option and what range in one line (exit 2)."""
+    low, high = bounds
+    if isinstance(low, int) and isinstance(high, int):
+        return click.IntRange(low, high)
+    return FiniteRange(low, high)

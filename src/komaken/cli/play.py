@@ -162,11 +162,6 @@ def make_player(spec: str, game: GameSpec, variant: Any = None) -> Player:
     return PlayerSpec.parse(spec, game, variant).build(game, variant)
 
 
-def make_shogi_player(spec: str, variant: Any) -> Player:
-    """A shogi player from a spec (kept for existing code: :func:`make_player` with shogi)."""
-    return make_player(spec, find_game("shogi"), variant)
-
-
 def play_game(pos: Game[Any], players: list[Player], echo: Callable[[str], Any] = click.echo,
               show: bool = True) -> Outcome:
     """Play to the end at the terminal; returns the outcome."""

@@ -2,8 +2,8 @@
 
 Every player here implements :class:`komaken.players.base.Player`; the registry
 (:mod:`komaken.players.registry`) builds them from specs such as ``engine:depth=6,empties=14``
-or ``engine:movetime=1`` (reversi) and ``perfect`` (tic-tac-toe).  :func:`make_player` is the
-older entry point, kept for existing code.
+or ``engine:movetime=1`` (reversi) and ``perfect`` (tic-tac-toe).  :func:`make_player` builds
+one from a spec by game name, refusing the kinds that are not board-game players here.
 """
 
 from __future__ import annotations

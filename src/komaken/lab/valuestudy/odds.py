@@ -27,8 +27,9 @@ from typing import Any
 import numpy as np
 
 from komaken.errors import KomakenError
+from komaken.lab import limits
 from komaken.lab.openings import derive_seed
-from komaken.lab.stats import wilson_interval
+from komaken.lab.stats import format_estimate, wilson_interval
 from komaken.lab.valuestudy.selfplay import default_max_plies
 from komaken.shogi import Position
 from komaken.shogi.kernel import COLOR_BIT, KING_KIND, piece_kind
@@ -134,11 +135,11 @@ def write_odds_experiment(variant_spec: str, pieces: str, *, games: int, db: str
     existing ``db`` holds this very odds study — so a refused run leaves the disk as it was."""
     variant = load_variant(variant_spec)
     letters = parse_pieces(pieces, variant)
-    if games < 4 or games % 4:
+    if games % 4 or limits.out_of_range(games, limits.ODDS_GAMES):
         # games 4r .. 4r+3 of a piece: its start with the handicap on black and on white, each played
         # from both sides; any other count would leave some pieces with fewer games than asked, or none
-        raise OddsError(f"--games must be a positive multiple of 4 per piece (the handicap on either colour, "
-                        f"each start from both sides), got {games}")
+        raise OddsError(f"--games must be a multiple of 4 in {limits.span(limits.ODDS_GAMES)} per piece (the "
+                        f"handicap on either colour, each start from both sides), got {games}")
     sfens = odds_openings(variant, letters, games, seed)
     vspec = shipped_id(variant_spec) or str(Path(variant_spec).resolve())
     text = _experiment_text(variant, vspec, letters, games=games, seed=seed, nodes=nodes, noise=noise)
@@ -179,7 +180,7 @@ file = "odds.sfen"
 """
 
 
-#: how releases before the player type was called ``engine`` wrote the odds player (nodes only, so
+#: the odds player under its other type name, as stored studies may hold it (nodes only, so
 #: the same player); a study stored that way continues that way
 _OLD_PLAYER = ('engine = "engine"', 'engine = "komaken"')
 
@@ -328,7 +329,6 @@ def format_odds(r: OddsResult) -> str:
              "value in gold units (deficit / gold's deficit)",
              f"{'piece':>5} {'games':>6} {'score (95% CI)':>22} {'Elo':>7} {'gold units (95% CI)':>26}"]
     for p in r.pieces:
-        val = p.note if p.saturated else f"{p.value:7.3f} ({p.value_ci[0]:6.3f} … {p.value_ci[1]:6.3f})"
-        lines.append(f"{p.letter:>5} {p.games:6d} {p.score:7.3f} ({p.score_ci[0]:5.3f} … {p.score_ci[1]:5.3f}) "
-                     f"{p.elo:7.0f} {val:>26}")
+        val = p.note if p.saturated else format_estimate(p.value, *p.value_ci)
+        lines.append(f"{p.letter:>5} {p.games:6d} {format_estimate(p.score, *p.score_ci):>22} {p.elo:7.0f} {val:>26}")
     return "\n".join(lines)

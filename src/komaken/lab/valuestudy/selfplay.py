@@ -15,11 +15,12 @@ stays small.
 from __future__ import annotations
 
 import hashlib
+import itertools
 import json
 import threading
 import time
 import tomllib
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
 from dataclasses import asdict, dataclass
 from pathlib import Path
 from typing import Any
@@ -27,6 +28,7 @@ from typing import Any
 import numpy as np
 
 from komaken.errors import KomakenError
+from komaken.lab import limits
 from komaken.lab import runner as _lab_runner
 from komaken.lab.errors import RunError
 from komaken.lab.openings import derive_seed
@@ -61,19 +63,19 @@ def study_config(variant: str | Path | Variant, *, games: int, nodes: int | None
 
     ``params`` plays the games with that evaluation (its piece values, term weights and tables,
     e.g. a tuned file, so that tuning can iterate on the tuned engine's own games) instead of the
-    study's earlier evaluation; the tables are stored in the configuration (key ``tables``, left
+    built-in evaluation (:meth:`EvalParams.legacy`); the tables are stored in the configuration (key ``tables``, left
     out without ``params``, so the study's own configurations do not change)."""
     v = load_variant(variant)
     check_imbalance(v, imbalance, imbalance_mode)
-    if games < 0:
-        raise KomakenError(f"games must be >= 0, got {games}")
     if (nodes is None) == (depth is None):
         raise KomakenError("give exactly one of nodes and depth")
-    for key, val in (("nodes", nodes), ("depth", depth)):
-        if val is not None and val <= 0:
-            raise KomakenError(f"{key} must be positive, got {val}")
-    if random_plies < 0 or seed < 0:
-        raise KomakenError("random_plies and seed must be >= 0")
+    for key, val, bounds in (("games", games, (0, limits.GAMES[1])), ("nodes", nodes, limits.NODES),
+                             ("depth", depth, limits.DEPTH), ("seed", seed, limits.SEED),
+                             ("random_plies", random_plies, limits.RANDOM_PLIES), ("noise", noise, limits.NOISE),
+                             ("max_plies", max_plies, limits.PLIES)):
+        problem = None if val is None else limits.out_of_range(val, bounds)
+        if problem is not None:
+            raise KomakenError(f"{key}: {problem}")
     terms = {**DEFAULT_TERMS, "noise": float(noise)}
     if params is not None:
         if values:
@@ -101,7 +103,7 @@ def study_config(variant: str | Path | Variant, *, games: int, nodes: int | None
     }
     if params is not None:
         config["tables"] = stored_tables(params.tables)
-        if params.search != search_defaults():  # only then: earlier studies' configs stay as they were
+        if params.search != search_defaults():  # only then: a study with the default search keeps its identity
             config["search"] = dict(params.search)
     if imbalance:
         config["imbalance"] = int(imbalance)
@@ -232,38 +234,43 @@ def run_selfplay(config: dict[str, Any], db_path: str | Path, *, workers: int = 
                  on_game: Callable[[SelfPlayGame], None] | None = None) -> SelfPlaySummary:
     """Play every missing game ``0 .. config["games"] - 1`` of the study into ``db_path``."""
     t0 = time.perf_counter()
+    _lab_runner.check_workers(workers)
     with StudyDB.create(db_path, config) as db:
         if db.config().get("games") != config["games"]:
             db.set_games_target(config["games"])
         done = db.done_indexes()
-        queue = [i for i in range(config["games"]) if i not in done]
+        left = config["games"] - sum(1 for i in done if 0 <= i < config["games"])
         summary = SelfPlaySummary(0, len(done), config["games"], 0, 0.0)
-        if queue:
-            _schedule(db, config, queue, workers, dask, summary, on_game)
+        if left:  # the indexes are made as they are taken: a huge target costs nothing up front
+            queue = (i for i in range(config["games"]) if i not in done)
+            _schedule(db, config, queue, left, workers, dask, summary, on_game)
         summary.stored = db.count()
     summary.wall_seconds = time.perf_counter() - t0
     return summary
 
 
-def _schedule(db: StudyDB, config: dict[str, Any], queue: list[int], workers: int, dask: str | None,
+def _schedule(db: StudyDB, config: dict[str, Any], queue: Iterator[int], left: int, workers: int, dask: str | None,
               summary: SelfPlaySummary, on_game: Callable[[SelfPlayGame], None] | None) -> None:
     config_json = json.dumps(config, sort_keys=True)
     backend: Any
     if dask is not None:
         backend = _Dask(dask)
-    elif workers <= 1 or len(queue) == 1:
+    elif workers <= 1 or left == 1:
         backend = _Inline()
     else:
-        backend = _Pool(min(workers, len(queue)))
+        backend = _Pool(min(workers, left))
     in_flight: dict[Any, list[int]] = {}
-    pos, played, seconds = 0, 0, 0.0
+    played, seconds = 0, 0.0
     cancel = True
     try:
-        while pos < len(queue) or in_flight:
-            while pos < len(queue) and len(in_flight) < backend.window:
-                chunk = queue[pos:pos + batch_size(backend, seconds / played if played else 0.0)]
+        while True:
+            while len(in_flight) < backend.window:
+                chunk = list(itertools.islice(queue, batch_size(backend, seconds / played if played else 0.0)))
+                if not chunk:
+                    break
                 in_flight[backend.submit_games(config_json, chunk)] = chunk
-                pos += len(chunk)
+            if not in_flight:
+                break
             for fut in backend.wait_first(in_flight):
                 chunk = in_flight.pop(fut)
                 try:

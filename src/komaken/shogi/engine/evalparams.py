@@ -61,7 +61,7 @@ from komaken.shogi.variant import Variant, load_variant, shipped_id, shipped_var
 
 #: terms a file may weight (``noise`` is an engine setting, not a parameter)
 FILE_TERMS = ("mobility", "king_safety", "psq")
-#: default weights of the terms (earlier releases' defaults)
+#: the built-in term weights (what a variant without a parameter file plays)
 LEGACY_TERMS = {"mobility": 0.0, "king_safety": 1.0, "psq": 1.0}
 #: a table entry must lie within ±TABLE_RANGE (a pawn is about 100)
 TABLE_RANGE = 10_000.0
@@ -107,7 +107,7 @@ class EvalParams:
     # ---- construction ----------------------------------------------------------------------
     @classmethod
     def legacy(cls, variant: Variant | str) -> EvalParams:
-        """Earlier releases' evaluation: the seed's piece values and fixed tables."""
+        """The built-in evaluation: the seed's piece values and fixed tables (the piece-value study's)."""
         v = load_variant(variant)
         return cls(v.name, v.width, v.height, PieceValues.default(v), dict(LEGACY_TERMS), legacy_tables(),
                    pieces=_pieces(v))
