@@ -34,7 +34,7 @@ def test_divide_sums_to_perft() -> None:
 
 def test_custom_variant_perft_agrees_with_python_tree_walk() -> None:
     """The kernel perft (bulk counting) agrees with walking the tree through the Python API."""
-    pos = Position.start(load_variant("examples/shogi7x7.toml"))
+    pos = Position.start(load_variant("shogi7x7"))
 
     def walk(depth: int) -> int:
         if depth == 0:

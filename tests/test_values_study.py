@@ -20,7 +20,7 @@ from komaken.errors import KomakenError
 from komaken.lab.match import play_game as python_play_game
 from komaken.lab.valuestudy.fit import FitError, Positions, fit_positions, fit_study, write_values_toml
 from komaken.lab.valuestudy.odds import OddsError, odds_openings, odds_start, parse_pieces
-from komaken.lab.valuestudy.selfplay import _Context, resolve_variant, run_selfplay, study_config
+from komaken.lab.valuestudy.selfplay import _Context, run_selfplay, study_config
 from komaken.lab.valuestudy.storage import SelfPlayGame, StudyDB, StudyDBError
 from komaken.players.engine import EnginePlayer
 from komaken.shogi import Position
@@ -28,6 +28,7 @@ from komaken.shogi.engine import PieceValues
 from komaken.shogi.engine.evalparams import EvalParams, pad_tables
 from komaken.shogi.engine.selfplay import COL_FLAGS, COL_SIDE, FLAG_CHECK, NF
 from komaken.shogi.position import Move
+from komaken.shogi.variant import load_variant
 
 CLI = [sys.executable, "-m", "komaken", "values"]
 
@@ -58,7 +59,7 @@ def test_kernel_games_equal_the_python_game_loop(variant: str) -> None:
     """The kernel plays, move for move, what lab.match.play_game plays with two EnginePlayers."""
     config = study_config(variant, games=2, nodes=300, noise=10)
     ctx = _Context(config)
-    v = resolve_variant(variant)
+    v = load_variant(variant)
     for index in range(2):
         game = ctx.play(index)
         moves = [Move(int(m)).usi() for m in game.move_codes()]
@@ -88,7 +89,7 @@ def test_kernel_games_with_a_parameter_file_equal_the_python_game_loop(variant: 
     assert study_config(variant, games=2, nodes=300, noise=10, params=EvalParams.load(
         Path(__file__).parent.parent / f"src/komaken/shogi/engine/params/{variant}.toml", variant)) == config
     ctx, legacy_ctx = _Context(config), _Context(plain)
-    v = resolve_variant(variant)
+    v = load_variant(variant)
     differ = False
     for index in range(2):
         game = ctx.play(index)
@@ -128,7 +129,7 @@ def _material(pos: Position) -> np.ndarray:
 @pytest.mark.parametrize("variant", ["minishogi", "judkins", "ctrl8"])
 def test_features_are_the_material_of_every_position(variant: str) -> None:
     ctx = _Context(study_config(variant, games=3, nodes=200))
-    v = resolve_variant(variant)
+    v = load_variant(variant)
     for index in range(3):
         game = ctx.play(index)
         feat = game.feature_array(NF)
@@ -236,7 +237,7 @@ def test_too_few_games_is_a_clear_error(tmp_path: Path) -> None:
 # --- odds -------------------------------------------------------------------------------------
 @pytest.mark.parametrize("variant", ["minishogi", "judkins", "shogi", "shogi7x7", "ctrl9"])
 def test_odds_starts_are_legal_positions_missing_one_piece(variant: str) -> None:
-    v = resolve_variant(variant)
+    v = load_variant(variant)
     full = Position.start(v)
     letters = parse_pieces("B,R,S", v)
     assert letters == ("B", "R", "S", "G")
@@ -259,7 +260,7 @@ def test_odds_starts_are_legal_positions_missing_one_piece(variant: str) -> None
 ])
 def test_odds_bad_input(tmp_path: Path, pieces: str, message: str) -> None:
     with pytest.raises(OddsError, match=message):
-        parse_pieces(pieces, resolve_variant("minishogi"))
+        parse_pieces(pieces, load_variant("minishogi"))
     db = tmp_path / "odds.db"
     res = CliRunner().invoke(main, ["values", "odds", "--variant", "minishogi", "--pieces", pieces, "--games", "4",
                                     "--db", str(db)])
@@ -359,7 +360,7 @@ def test_fitted_table_is_accepted_by_play_specs_experiments_and_usi(tmp_path: Pa
     _synthetic_db(db, 300, np.random.default_rng(5))
     out = write_values_toml(fit_study(db, bootstrap=20, min_games=100), tmp_path / "v.toml")
     table = PieceValues.from_toml(out, "minishogi")
-    player = make_player(f"engine:nodes=100,values={out}", find_game("shogi"), resolve_variant("minishogi"))
+    player = make_player(f"engine:nodes=100,values={out}", find_game("shogi"), load_variant("minishogi"))
     assert player.engine.values == table
     text = out.read_text(encoding="utf-8")
     inline = next(line for line in text.splitlines() if line.startswith("# experiment files: "))

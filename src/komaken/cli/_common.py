@@ -11,8 +11,12 @@ if TYPE_CHECKING:
     from komaken.shogi import Variant
 
 
+#: what ``--variant`` takes, wherever it is an option
+VARIANT_HELP = "A shipped variant (`komaken variants` lists them) or a variant TOML file."
+
+
 def variant_option(default: str = "shogi") -> Any:
-    """``--variant NAME|FILE.toml``: a built-in variant or a TOML file."""
+    """``--variant NAME|FILE.toml``: a shipped variant or a TOML file."""
     return click.option(
         "--variant",
         "-v",
@@ -20,7 +24,7 @@ def variant_option(default: str = "shogi") -> Any:
         default=default,
         show_default=True,
         metavar="NAME|FILE",
-        help="shogi, minishogi, judkins, or a variant TOML file.",
+        help=VARIANT_HELP,
     )
 
 

@@ -8,14 +8,14 @@ from pathlib import Path
 
 import click
 
-from komaken.cli._common import within
+from komaken.cli._common import VARIANT_HELP, within
 from komaken.lab import limits
 
 FILE = click.Path(dir_okay=False, path_type=Path)
 
 
 @click.command("tune")
-@click.option("--variant", "-v", required=True, metavar="NAME|FILE", help="minishogi, judkins, shogi or a TOML.")
+@click.option("--variant", "-v", required=True, metavar="NAME|FILE", help=VARIANT_HELP)
 @click.option("--games", type=within((0, limits.GAMES[1])), default=None,
               help="Self-play games to tune on: played into --db until it holds this many (0: use --db as it is).")
 @click.option("--db", type=FILE, default=None, help="Self-play database (a `komaken values selfplay` study).")

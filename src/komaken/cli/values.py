@@ -7,7 +7,7 @@ from pathlib import Path
 
 import click
 
-from komaken.cli._common import within
+from komaken.cli._common import VARIANT_HELP, within
 from komaken.lab import limits
 
 DB = click.Path(dir_okay=False, path_type=Path)
@@ -19,7 +19,7 @@ def values() -> None:
 
 @values.command("selfplay")
 @click.option("--variant", "-v", required=True, metavar="NAME|FILE",
-              help="minishogi, judkins, shogi, ctrl5..ctrl9, shogi7x7, or a variant TOML file.")
+              help=VARIANT_HELP)
 @click.option("--games", type=within((0, limits.GAMES[1])), required=True, help="Target number of games.")
 @click.option("--db", type=DB, required=True, help="Study database (created, or continued).")
 @click.option("--nodes", type=within(limits.NODES), default=None, help="Nodes per move (default 1000).")

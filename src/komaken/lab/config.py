@@ -31,8 +31,6 @@ COLORS = ("fixed", "alternate")
 
 _EXPERIMENT_KEYS = {"name", "game", "variant", "games", "seed", "repetition", "max_plies"}
 _TOP_KEYS = {"experiment", "players", "pairings", "openings", "report"}
-#: The lab's default variant when an experiment names none (the thesis's 5×5 board).
-_LAB_DEFAULT_VARIANT = {"shogi": "minishogi"}
 _PAIRING_KEYS = {"name", "a", "b", "colors", "sprt", "games", "published"}
 _SPRT_KEYS = {"elo0", "elo1", "alpha", "beta", "model", "units"}
 _PUBLISHED_KEYS = {"wins", "losses", "draws", "rate", "note"}
@@ -112,7 +110,7 @@ class Experiment:
         if not self.spec.has_variants:
             raise ConfigError(f"{self.source}: experiment.game: {self.game!r} has no variants")
         return _load_variant(lambda key, problem: ConfigError(f"{self.source}: {key}: {problem}"), self.spec,
-                             self.variant or _LAB_DEFAULT_VARIANT.get(self.game, ""), self.repetition, self.max_plies)
+                             self.variant or _lab_variant(self.spec), self.repetition, self.max_plies)
 
     @property
     def spec(self) -> GameSpec:
@@ -239,7 +237,7 @@ def _experiment_table(raw: dict[str, Any], source: str, base_dir: Path, games: i
     variant_obj = None
     variant: str | None = None
     if game.has_variants:
-        variant = exp.get("variant", _LAB_DEFAULT_VARIANT.get(game.name, game.default_variant))
+        variant = exp.get("variant", _lab_variant(game))
         if not isinstance(variant, str) or not variant:
             raise err("experiment.variant", "must be a variant name or a variant file")
         if variant.endswith(".toml"):
@@ -355,6 +353,11 @@ def _number(value: Any, key: str, err: Any, bounds: tuple[float, float] | None =
     if problem is not None:
         raise err(key, problem)
     return float(value)
+
+
+def _lab_variant(game: GameSpec) -> str:
+    """The variant an experiment plays when it names none."""
+    return game.lab_variant or game.default_variant or ""
 
 
 def _load_variant(err: Any, game: GameSpec, name: str, repetition: str | None, max_plies: int | None) -> Any:

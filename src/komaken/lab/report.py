@@ -20,11 +20,7 @@ from typing import Any
 from komaken.lab.config import Experiment
 from komaken.lab.stats import PairingStats, display, pairing_stats
 from komaken.lab.storage import ExperimentDB
-
-PIECE_NAMES = {
-    "P": "歩", "L": "香", "N": "桂", "S": "銀", "G": "金", "B": "角", "R": "飛", "K": "玉",
-    "+P": "と", "+L": "杏", "+N": "圭", "+S": "全", "+B": "馬", "+R": "龍",
-}  # fmt: skip
+from komaken.shogi._names import KANJI as PIECE_NAMES
 
 
 def collect(db: ExperimentDB) -> tuple[Experiment, list[PairingStats]]:

@@ -205,6 +205,7 @@ GAME = GameSpec(
     describe_move=describe_move,
     load_variant=load_variant,
     default_variant="shogi",
+    lab_variant="minishogi",  # the lab's first studies were on 5×5, and its quick runs still are
     players=PLAYERS,
     default_opponent="engine:movetime=1",
     side_names=("sente (▲)", "gote (△)"),

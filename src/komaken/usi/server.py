@@ -28,6 +28,7 @@ from typing import TextIO
 
 from komaken.errors import KomakenError
 from komaken.players.thesis import ThesisPlayer
+from komaken.shogi.engine.evalparams import defaults_notice
 from komaken.shogi.engine.search import Engine, Limits
 from komaken.shogi.position import Position
 from komaken.shogi.variant import Variant, load_variant
@@ -221,6 +222,9 @@ class UsiServer:
         self.options, self.explicit = options, self.explicit | {"UCI_Variant"}
         self.engine, self._thesis, self.variant, self.unset = engine, thesis, variant, None
         self.position = Position.start(variant)
+        note = defaults_notice(variant)
+        if note is not None:
+            self.send(f"info string {note}")
 
     @staticmethod
     def _build(variant: Variant, o: dict[str, str], explicit: set[str]) -> tuple[Engine, ThesisPlayer | None]:

@@ -24,6 +24,7 @@ from typing import TYPE_CHECKING, Any
 
 from komaken.errors import KomakenError
 from komaken.game import Color, Outcome
+from komaken.shogi._names import KANJI as _KANJI
 
 if TYPE_CHECKING:
     from komaken.games import GameSpec
@@ -235,8 +236,6 @@ def outcome_json(outcome: Outcome | None, info: GameInfo | None = None) -> dict[
 
 
 # ---- the board as the page draws it ------------------------------------------------------------
-_KANJI = {"P": "歩", "L": "香", "N": "桂", "S": "銀", "G": "金", "B": "角", "R": "飛", "K": "玉",
-          "+P": "と", "+L": "杏", "+N": "圭", "+S": "全", "+B": "馬", "+R": "龍"}
 _RANKS = "一二三四五六七八九"
 
 

@@ -30,11 +30,11 @@ from komaken.errors import KomakenError
 from komaken.lab import limits
 from komaken.lab.openings import derive_seed
 from komaken.lab.stats import format_estimate, wilson_interval
-from komaken.lab.valuestudy.selfplay import default_max_plies, resolve_variant
+from komaken.lab.valuestudy.selfplay import default_max_plies
 from komaken.shogi import Position
 from komaken.shogi.kernel import COLOR_BIT, KING_KIND, piece_kind
 from komaken.shogi.sfen import format_sfen, parse_sfen
-from komaken.shogi.variant import BUILTIN, Variant
+from komaken.shogi.variant import Variant, load_variant, shipped_id
 
 NAME_PREFIX = "values-odds"
 SATURATED = 0.02  # a score interval reaching this close to 0 or 1 cannot be turned into a value
@@ -133,7 +133,7 @@ def write_odds_experiment(variant_spec: str, pieces: str, *, games: int, db: str
 
     Everything is checked before a file is written — the pieces, every odds start, and that an
     existing ``db`` holds this very odds study — so a refused run leaves the disk as it was."""
-    variant = resolve_variant(variant_spec)
+    variant = load_variant(variant_spec)
     letters = parse_pieces(pieces, variant)
     if games % 4 or limits.out_of_range(games, limits.ODDS_GAMES):
         # games 4r .. 4r+3 of a piece: its start with the handicap on black and on white, each played
@@ -141,7 +141,7 @@ def write_odds_experiment(variant_spec: str, pieces: str, *, games: int, db: str
         raise OddsError(f"--games must be a multiple of 4 in {limits.span(limits.ODDS_GAMES)} per piece (the "
                         f"handicap on either colour, each start from both sides), got {games}")
     sfens = odds_openings(variant, letters, games, seed)
-    vspec = variant.name if variant.name in BUILTIN else str(_variant_file(variant_spec, variant))
+    vspec = shipped_id(variant_spec) or str(Path(variant_spec).resolve())
     text = _experiment_text(variant, vspec, letters, games=games, seed=seed, nodes=nodes, noise=noise)
     text = _refuse_another_db(Path(db), text, sfens)
     folder = Path(str(db) + ".odds")
@@ -213,14 +213,6 @@ def _refuse_another_db(db: Path, text: str, sfens: list[str]) -> str:
                 return candidate
     other = "other settings of this study" if stored.name == new.name else f"experiment {stored.name!r}"
     raise OddsError(f"{db}: holds {other}; refusing to mix results (use another --db)")
-
-
-def _variant_file(spec: str, variant: Variant) -> Path:
-    from komaken.variants import NAMES, variant_path
-
-    if spec in NAMES:
-        return variant_path(spec)
-    return Path(spec).resolve()
 
 
 def run_odds(variant: str, pieces: str, *, games: int, db: str | Path, nodes: int = 1000, workers: int = 1,

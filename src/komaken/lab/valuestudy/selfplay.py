@@ -38,24 +38,11 @@ from komaken.shogi import Position
 from komaken.shogi.engine.evalparams import O_RANK, O_UNDEFENDED, EvalParams, pad_tables, search_defaults
 from komaken.shogi.engine.selfplay import NF, SelfPlay
 from komaken.shogi.engine.values import PieceValues
-from komaken.shogi.variant import BUILTIN, Variant, load_variant, variant_from_dict
+from komaken.shogi.variant import Variant, load_variant, variant_from_dict
 
 TERMINATIONS = ("none", "checkmate", "no legal moves", "repetition", "perpetual check", "impasse", "max plies",
                 "declaration")
 DEFAULT_TERMS = {"mobility": 0.0, "king_safety": 1.0, "psq": 1.0, "noise": 10.0}
-
-
-def resolve_variant(spec: str | Path | Variant) -> Variant:
-    """A built-in variant, a variant shipped in :mod:`komaken.variants` (``ctrl5`` … ``ctrl9``,
-    ``shogi7x7``) or a TOML file."""
-    from komaken.variants import NAMES, variant_path
-
-    if isinstance(spec, Variant):
-        return spec
-    text = str(spec)
-    if text.lower() not in BUILTIN and text in NAMES:
-        return load_variant(variant_path(text))
-    return load_variant(text)
 
 
 def default_max_plies(variant: Variant) -> int:
@@ -78,7 +65,7 @@ def study_config(variant: str | Path | Variant, *, games: int, nodes: int | None
     e.g. a tuned file, so that tuning can iterate on the tuned engine's own games) instead of the
     built-in evaluation (:meth:`EvalParams.legacy`); the tables are stored in the configuration (key ``tables``, left
     out without ``params``, so the study's own configurations do not change)."""
-    v = resolve_variant(variant)
+    v = load_variant(variant)
     check_imbalance(v, imbalance, imbalance_mode)
     if (nodes is None) == (depth is None):
         raise KomakenError("give exactly one of nodes and depth")
