@@ -22,7 +22,7 @@ from hypothesis.stateful import RuleBasedStateMachine, rule
 from komaken.usi.client import UsiProcess
 from komaken.usi.go import parse_go
 from komaken.usi.thinking import Search
-from usi_states import BAD_GOS, BAD_VARIANTS, GO_KINDS, VARIANTS, InProcess, Subprocess, UsiModel, mini7_file
+from usi_states import BAD_GOS, BAD_VARIANTS, GO_KINDS, VARIANTS, InProcess, Subprocess, UsiModel, broken_file
 from usi_support import CMD, DEADLINE, STARTUP, is_legal_answer, position_after, start_engine
 
 #: a read that waits longer than this is a hang (generous for a loaded CI machine)
@@ -171,7 +171,7 @@ def test_quit_during_a_search_ends_the_process_at_once() -> None:
 
 
 def test_a_variant_that_fails_refuses_go_until_one_loads(usi: UsiProcess) -> None:
-    for bad in (mini7_file(), "nosuch", "/nonexistent/v.toml", ""):
+    for bad in (broken_file(), "nosuch", "/nonexistent/v.toml", ""):
         usi.send(f"setoption name UCI_Variant value {bad}".rstrip())
         assert "no variant is set" in usi.until("info string error", DEADLINE)[-1]
         usi.send("position startpos")

@@ -31,8 +31,8 @@ from komaken.usi.server import run
 from usi_support import CMD, DEADLINE, STARTUP, is_legal_answer
 
 VARIANTS = ("minishogi", "judkins", "shogi")
-#: variants that cannot be set up: unknown, missing, and a 7x7 board named like the 5x5 one
-BAD_VARIANTS = ("nosuch", "/nonexistent/v.toml", "mini7")
+#: variants that cannot be set up: unknown, missing, and a file whose parent does not exist
+BAD_VARIANTS = ("nosuch", "/nonexistent/v.toml", "broken")
 #: the deadline of the first ``isready`` after a new engine or variant, which warms it up
 SETUP_DEADLINE = DEADLINE
 #: a ``go`` with small limits each (a search ends in milliseconds), by kind
@@ -46,13 +46,11 @@ class Breach(AssertionError):
     """The engine broke the protocol (an answer missing, late, extra or illegal)."""
 
 
-def mini7_file() -> str:
-    """A 7x7 variant file that calls itself ``minishogi`` (the 5x5 parameter file does not fit it)."""
-    path = Path(tempfile.gettempdir()) / f"komaken-usi-states-mini7-{os.getpid()}.toml"
+def broken_file() -> str:
+    """A variant file that reads as TOML but cannot be set up: its parent does not exist."""
+    path = Path(tempfile.gettempdir()) / f"komaken-usi-states-broken-{os.getpid()}.toml"
     if not path.exists():
-        src = Path(__file__).resolve().parents[1] / "examples" / "shogi7x7.toml"
-        path.write_text(src.read_text(encoding="utf-8").replace('name = "shogi7x7"', 'name = "minishogi"'),
-                        encoding="utf-8")
+        path.write_text('inherits = "nosuch"\nname = "broken"\n', encoding="utf-8")
     return str(path)
 
 
@@ -311,7 +309,7 @@ class UsiModel:
 
     def set_variant(self, name: str) -> None:
         """``name`` from :data:`VARIANTS` (sets it up) or :data:`BAD_VARIANTS` (leaves none)."""
-        self.send(f"setoption name UCI_Variant value {mini7_file() if name == 'mini7' else name}")
+        self.send(f"setoption name UCI_Variant value {broken_file() if name == 'broken' else name}")
         if name in VARIANTS:
             self.variant, self.pos, self.setup_due = name, Position.start(name), True
         else:
@@ -368,4 +366,4 @@ def random_walk(model: UsiModel, rng: random.Random, steps: int, quit_one_in: in
 
 
 __all__ = ["BAD_GOS", "BAD_VARIANTS", "Breach", "GO_KINDS", "InProcess", "Stats", "Subprocess", "UsiModel",
-           "VARIANTS", "mini7_file", "random_walk"]
+           "VARIANTS", "broken_file", "random_walk"]
