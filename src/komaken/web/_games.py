@@ -373,6 +373,9 @@ class Thinker:
 
 
 class _ShogiEngine(Thinker):
+    """komaken's engine; its search tables (16 MB) are made when it first thinks, so a session
+    whose engine never moves costs no more than one without an engine."""
+
     def __init__(self, info: GameInfo, depth: int | None, nodes: int | None, movetime: float | None, seed: int):
         from komaken.shogi.engine.search import Engine, Limits
 
@@ -380,7 +383,8 @@ class _ShogiEngine(Thinker):
         if depth is None and nodes is None and movetime is None:
             movetime = 1.0
         self.limits = Limits(depth=depth, nodes=nodes, movetime=movetime)  # seconds
-        self.engine = Engine(info.variant, seed=seed)
+        self.seed = seed
+        self.engine: Engine | None = None
         parts = [f"{k}={v:g}" for k, v in (("depth", depth), ("nodes", nodes), ("movetime", movetime)) if v]
         self.name = "engine(" + ", ".join(parts) + ")"
 
@@ -389,13 +393,18 @@ class _ShogiEngine(Thinker):
             info({"depth": r.depth, "score": r.usi_score(), "nodes": r.nodes, "time": round(r.time_ms / 1000, 3),
                   "pv": _pv_labels(pos, self.game, r.pv)})
 
+        if self.engine is None:
+            from komaken.shogi.engine.search import Engine
+
+            self.engine = Engine(self.game.variant, seed=self.seed)
         result = self.engine.search(pos, self.limits, info=report)
         if result.declare:
             return "declare"
         return "resign" if result.move is None else result.move
 
     def stop(self) -> None:
-        self.engine.stop()
+        if self.engine is not None:
+            self.engine.stop()
 
 
 def _pv_labels(pos: Any, info: GameInfo, pv: list[Any]) -> list[str]:
