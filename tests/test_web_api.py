@@ -21,7 +21,7 @@ with warnings.catch_warnings():
     from starlette.testclient import TestClient
 
 from komaken.web import create_app
-from web_support import run_experiment, wait_until, write_experiment
+from web_support import SAME_ORIGIN, run_experiment, wait_until, write_experiment
 
 pytestmark = pytest.mark.filterwarnings("ignore::DeprecationWarning")
 
@@ -39,7 +39,7 @@ def finished_db(tmp_path_factory: pytest.TempPathFactory) -> Path:
 @pytest.fixture(scope="module")
 def client(finished_db: Path):  # type: ignore[no-untyped-def]
     app = create_app([finished_db], ["shogi7x7"])
-    with TestClient(app) as c:
+    with TestClient(app, headers=SAME_ORIGIN) as c:
         yield c
 
 
@@ -196,19 +196,19 @@ def test_engine_moves_first_when_it_has_black(client) -> None:  # type: ignore[n
 
 def test_undo_takes_back_the_human_move_and_the_reply(client) -> None:  # type: ignore[no-untyped-def]
     st = new(client, "minishogi", white={"kind": "engine", "depth": 1})
-    assert client.post(f"/api/play/{st['id']}/undo").status_code == 400
+    assert client.post(f"/api/play/{st['id']}/undo", json={}).status_code == 400
     client.post(f"/api/play/{st['id']}/move", json={"move": st["legal"][0]["id"]})
     wait_until(lambda: state(client, st["id"])["ply"] == 2, 10, "the engine's reply")
-    r = client.post(f"/api/play/{st['id']}/undo")
+    r = client.post(f"/api/play/{st['id']}/undo", json={})
     assert r.status_code == 200
     assert r.json()["ply"] == 0 and r.json()["position"] == st["position"] and r.json()["moves"] == []
 
 
 def test_resign_ends_the_game(client) -> None:  # type: ignore[no-untyped-def]
     st = new(client, "shogi", white={"kind": "engine", "depth": 1})
-    st = client.post(f"/api/play/{st['id']}/resign").json()
+    st = client.post(f"/api/play/{st['id']}/resign", json={}).json()
     assert st["outcome"]["reason"] == "resignation" and st["outcome"]["winner"] == "white"
-    assert client.post(f"/api/play/{st['id']}/resign").status_code == 400
+    assert client.post(f"/api/play/{st['id']}/resign", json={}).status_code == 400
     assert client.post(f"/api/play/{st['id']}/move", json={"move": "7g7f"}).status_code == 400
     assert "投了" in client.get(f"/api/play/{st['id']}/record?format=kif").text
 

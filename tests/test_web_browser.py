@@ -6,12 +6,15 @@ Skipped (with the reason) when ``/usr/bin/chromium`` or the ``playwright`` packa
 
 from __future__ import annotations
 
+import http.server
 import os
 import sqlite3
 import subprocess
 import sys
+import threading
 from pathlib import Path
 
+import httpx
 import pytest
 
 from conftest import needs_module
@@ -252,6 +255,8 @@ def test_chess_by_clicking_and_dragging_with_a_promotion_choice(page, folder) ->
     page.wait_for_selector("#game-select option[value='chess']", state="attached")
     page.select_option("#game-select", "chess")
     assert page.input_value("#white-kind") == "human" and page.input_value("#black-kind") == "engine"
+    # the depth box offers what the server takes for chess (1..6), not another game's range
+    assert page.eval_on_selector("#black-depth", "e => [e.min, e.max, e.step]") == ["1", "6", "1"]
     page.fill("#black-depth", "1")
     page.click("#start-btn")
     page.wait_for_selector("#board [data-sq='e7'] rect")  # the chess board, not the page's previous one
@@ -309,3 +314,43 @@ def test_chess_promotion_choice_from_a_fen_start(page, folder) -> None:  # type:
     page.click("#resign-btn")
     page.wait_for_function("!!play.state.outcome")
     assert "resign" in page.inner_text("#status")
+
+
+EVIL = """<!doctype html><title>another site</title>
+<form method="post" enctype="text/plain" action="{url}">
+<input name='{{"move": "5", "x": "' value='"}}'></form>"""
+
+
+def test_another_site_cannot_play_a_move(page, server) -> None:  # type: ignore[no-untyped-def]
+    """A page on another origin posts a move (a form whose text/plain body reads as JSON, and a
+    no-cors fetch): the server refuses both and the game stays as it was."""
+    game = {"game": "tictactoe", "black": {"kind": "human"}, "white": {"kind": "human"}}
+    st = httpx.post(server.url + "/api/play", json=game, headers=server.origin, timeout=10).json()
+    url = f"{server.url}/api/play/{st['id']}/move"
+
+    class Evil(http.server.BaseHTTPRequestHandler):
+        def do_GET(self) -> None:  # noqa: N802 - the handler's name is http.server's
+            body = EVIL.format(url=url).encode()
+            self.send_response(200)
+            self.send_header("Content-Type", "text/html")
+            self.send_header("Content-Length", str(len(body)))
+            self.end_headers()
+            self.wfile.write(body)
+
+        def log_message(self, *args: object) -> None:
+            pass
+
+    evil = http.server.ThreadingHTTPServer(("127.0.0.1", 0), Evil)
+    threading.Thread(target=evil.serve_forever, daemon=True).start()
+    try:
+        page.goto(f"http://127.0.0.1:{evil.server_address[1]}/")
+        page.evaluate("url => fetch(url, {method: 'POST', mode: 'no-cors', headers: {'Content-Type': 'text/plain'},"
+                      " body: JSON.stringify({move: '5'})}).then(() => 1, () => 0)", url)
+        with page.expect_navigation(timeout=T):
+            page.evaluate("document.forms[0].submit()")
+        assert "may not change anything here" in page.content()  # the server's own refusal, shown
+    finally:
+        evil.shutdown()
+        evil.server_close()
+    after = httpx.get(f"{server.url}/api/play/{st['id']}", timeout=10).json()
+    assert after["ply"] == 0 and after["moves"] == []

@@ -12,14 +12,14 @@ with warnings.catch_warnings():
     from starlette.testclient import TestClient
 
 from komaken.web import create_app
-from web_support import wait_until
+from web_support import SAME_ORIGIN, wait_until
 
 pytestmark = pytest.mark.filterwarnings("ignore::DeprecationWarning")
 
 
 @pytest.fixture(scope="module")
 def client():  # type: ignore[no-untyped-def]
-    with TestClient(create_app()) as c:
+    with TestClient(create_app(), headers=SAME_ORIGIN) as c:
         yield c
 
 

@@ -54,6 +54,10 @@ def run_experiment(toml: Path, db: Path, timeout: float = 120) -> None:
                    check=True, timeout=timeout, capture_output=True)
 
 
+#: What the page's own requests carry: the web server refuses a state-changing request without it.
+SAME_ORIGIN = {"Origin": "http://testserver"}
+
+
 def free_port() -> int:
     with socket.socket() as s:
         s.bind(("127.0.0.1", 0))
@@ -68,6 +72,7 @@ class Server:
         self.log = log
         self.port = free_port()
         self.url = f"http://127.0.0.1:{self.port}"
+        self.origin = {"Origin": self.url}
         self.proc: subprocess.Popen[bytes] | None = None
 
     def __enter__(self) -> Server:

@@ -372,6 +372,9 @@ class Thinker:
 
 
 class _ShogiEngine(Thinker):
+    """komaken's engine; its search tables (16 MB) are made when it first thinks, so a session
+    whose engine never moves costs no more than one without an engine."""
+
     def __init__(self, info: GameInfo, depth: int | None, nodes: int | None, movetime: float | None, seed: int):
         from komaken.shogi.engine.search import Engine, Limits
 
@@ -379,7 +382,8 @@ class _ShogiEngine(Thinker):
         if depth is None and nodes is None and movetime is None:
             movetime = 1.0
         self.limits = Limits(depth=depth, nodes=nodes, movetime=movetime)  # seconds
-        self.engine = Engine(info.variant, seed=seed)
+        self.seed = seed
+        self.engine: Engine | None = None
         parts = [f"{k}={v:g}" for k, v in (("depth", depth), ("nodes", nodes), ("movetime", movetime)) if v]
         self.name = "engine(" + ", ".join(parts) + ")"
 
@@ -388,13 +392,18 @@ class _ShogiEngine(Thinker):
             info({"depth": r.depth, "score": r.usi_score(), "nodes": r.nodes, "time": round(r.time_ms / 1000, 3),
                   "pv": _pv_labels(pos, self.game, r.pv)})
 
+        if self.engine is None:
+            from komaken.shogi.engine.search import Engine
+
+            self.engine = Engine(self.game.variant, seed=self.seed)
         result = self.engine.search(pos, self.limits, info=report)
         if result.declare:
             return "declare"
         return "resign" if result.move is None else result.move
 
     def stop(self) -> None:
-        self.engine.stop()
+        if self.engine is not None:
+            self.engine.stop()
 
 
 def _pv_labels(pos: Any, info: GameInfo, pv: list[Any]) -> list[str]:
@@ -428,41 +437,11 @@ class _Wrapped(Thinker):
         return mv.value if isinstance(mv, PlayerAction) else mv
 
 
-def _int(spec: dict[str, Any], key: str, lo: int, hi: int) -> int | None:
-    v = spec.get(key)
-    if v in (None, ""):
-        return None
-    try:
-        n = int(v)
-    except (TypeError, ValueError):
-        raise GameInputError(f"player setting {key}: {v!r} is not a whole number") from None
-    if not lo <= n <= hi:
-        raise GameInputError(f"player setting {key}: {n} is not within {lo}..{hi}")
-    return n
-
-
-def _seconds(spec: dict[str, Any], key: str) -> float | None:
-    v = spec.get(key)
-    if v in (None, ""):
-        return None
-    try:
-        x = float(v)
-    except (TypeError, ValueError):
-        raise GameInputError(f"player setting {key}: {v!r} is not a number of seconds") from None
-    if not 0.01 <= x <= 60:
-        raise GameInputError(f"player setting {key}: {x:g} s is not within 0.01..60")
-    return x
-
-
 def make_player(info: GameInfo, spec: dict[str, Any]) -> Thinker | None:
-    """``None`` for a human; else a :class:`Thinker` from ``{"kind", "depth", "movetime", ...}``."""
-    if not isinstance(spec, dict):
-        raise GameInputError("a side must be an object like {\"kind\": \"engine\", \"movetime\": 1}")
+    """``None`` for a human; else a :class:`Thinker` from ``{"kind", "depth", "movetime", ...}``
+    as :func:`komaken.web._fields.side` checked it (every setting in range)."""
     kind = spec.get("kind", "human")
-    known = [k["kind"] for k in player_kinds(info)]
-    if kind not in known:
-        raise GameInputError(f"unknown player {kind!r} for {info.id} (known: {', '.join(known)})")
-    seed = _int(spec, "seed", 0, 2**31) or 0
+    seed = spec.get("seed", 0)
     if kind == "human":
         return None
     if kind == "random":
@@ -470,19 +449,18 @@ def make_player(info: GameInfo, spec: dict[str, Any]) -> Thinker | None:
 
         return _Wrapped(RandomPlayer(seed))
     if info.kind == "shogi" and kind == "engine":
-        return _ShogiEngine(info, _int(spec, "depth", 1, 30), _int(spec, "nodes", 1, 10**9),
-                            _seconds(spec, "movetime"), seed)
+        return _ShogiEngine(info, spec.get("depth"), spec.get("nodes"), spec.get("movetime"), seed)
     if info.kind == "shogi":
         from komaken.players.thesis import ThesisPlayer
 
-        return _Wrapped(ThesisPlayer(info.variant, None, depth=_int(spec, "depth", 1, 6) or 4, seed=seed))
+        return _Wrapped(ThesisPlayer(info.variant, None, depth=spec.get("depth", 4), seed=seed))
     if info.kind == "chess":
         from komaken.web._chess import ChessThinker
 
-        return ChessThinker(_int(spec, "depth", 1, 6), seed)
+        return ChessThinker(spec.get("depth"), seed)
     from komaken.players.boardgames import make_player as board_player
 
-    depth = _int(spec, "depth", 1, 12)
+    depth = spec.get("depth")
     text = "engine" + (f":depth={depth}" if depth and info.kind == "reversi" else "")
     return _Wrapped(board_player(info.kind, text))
 

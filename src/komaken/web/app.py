@@ -3,7 +3,9 @@
 :func:`create_app` builds it from the experiment databases and variant files named at start-up
 (``komaken serve`` does that); run it with any ASGI server (uvicorn).  Every error a request can
 cause is answered as ``{"error": "..."}`` with a 4xx status — a bad move, SFEN, record or query
-parameter never reaches the page as a traceback.
+parameter never reaches the page as a traceback.  A request passes :mod:`komaken.web._guard`
+(origin, content type, body size) before any handler, and each handler takes its values
+through :mod:`komaken.web._fields` (types and ranges) before it uses them.
 """
 
 from __future__ import annotations
@@ -25,42 +27,34 @@ from starlette.routing import Mount, Route
 from starlette.staticfiles import StaticFiles
 
 from komaken.errors import KomakenError
+from komaken.web import _fields as F
 from komaken.web import _games as G
 from komaken.web import reports
-from komaken.web.experiments import BadQuery, Databases, NotFound
+from komaken.web._guard import Guard
+from komaken.web.experiments import Databases, NotFound
 from komaken.web.play import Session, Sessions, event_stream
 
 STATIC = Path(__file__).parent / "static"
-MAX_BODY = 1 << 20  # a record of a few thousand moves fits many times over
 Handler = Callable[[Request], Awaitable[Response]]
 
 
-def error(status: int, message: str) -> JSONResponse:
-    return JSONResponse({"error": message}, status_code=status)
+def error(status: int, message: str, field: str | None = None) -> Response:
+    """``{"error": message}`` (and ``"field"`` when one field is at fault); ASCII-escaped, so
+    no text a request brought back can break the encoding."""
+    doc = {"error": message} if field is None else {"error": message, "field": field}
+    return Response(json.dumps(doc), status_code=status, media_type="application/json")
 
 
 def _json(data: Any, status: int = 200) -> JSONResponse:
     return JSONResponse(data, status_code=status)
 
 
-async def _body(request: Request) -> dict[str, Any]:
-    raw = await request.body()
-    if len(raw) > MAX_BODY:
-        raise BadQuery(f"request body of {len(raw)} bytes is larger than {MAX_BODY}")
-    try:
-        data = json.loads(raw or b"{}")
-    except (ValueError, UnicodeDecodeError):
-        raise BadQuery("the request body is not JSON") from None
-    if not isinstance(data, dict):
-        raise BadQuery("the request body must be a JSON object")
-    return data
+async def _body(request: Request, schema: dict[str, F.Rule]) -> dict[str, Any]:
+    return F.fields(F.parse_body(await request.body()), schema)
 
 
-def _text(data: dict[str, Any], key: str) -> str:
-    v = data.get(key) or ""
-    if not isinstance(v, str):
-        raise BadQuery(f"{key} must be text")
-    return v
+def _query(request: Request, schema: dict[str, Any]) -> dict[str, Any]:
+    return F.query(request.query_params.multi_items(), schema)
 
 
 class Api:
@@ -73,7 +67,7 @@ class Api:
 
     # ---- play ------------------------------------------------------------------------------------
     async def game_list(self, request: Request) -> Response:
-        return _json({"games": [g.to_json() for g in self.games.values()]})
+        return _json({"games": [F.game_json(g) for g in self.games.values()]})
 
     def session(self, request: Request) -> Session:
         s = self.sessions.get(request.path_params["sid"])
@@ -82,13 +76,13 @@ class Api:
         return s
 
     async def new_game(self, request: Request) -> Response:
-        data = await _body(request)
-        gid = _text(data, "game") or "shogi"
+        data = await _body(request, F.NEW_GAME)
+        gid = data["game"] or "shogi"
         info = self.games.get(gid)
         if info is None:
             raise NotFound(f"unknown game {gid[:40]!r} (known: {', '.join(self.games)})")
-        sides = [data.get("black") or {"kind": "human"}, data.get("white") or {"kind": "engine"}]
-        record, start = _text(data, "record"), _text(data, "start")
+        sides = [F.side(data["black"], "black", info, "human"), F.side(data["white"], "white", info, "engine")]
+        record, start = data["record"] or "", data["start"] or ""
         names = None
         if record.strip():
             pos, names = await asyncio.to_thread(G.from_record, info, record)
@@ -104,14 +98,15 @@ class Api:
 
     async def move(self, request: Request) -> Response:
         s = self.session(request)
-        data = await _body(request)
-        s.play(_text(data, "move"))
+        data = await _body(request, F.MOVE)
+        s.play(data["move"] or "")
         s.publish_state()
         s.kick()
         return _json(s.state())
 
     async def undo(self, request: Request) -> Response:
         s = self.session(request)
+        await _body(request, F.NOTHING)
         s.undo()
         s.publish_state()
         s.kick()
@@ -119,6 +114,7 @@ class Api:
 
     async def resign(self, request: Request) -> Response:
         s = self.session(request)
+        await _body(request, F.NOTHING)
         s.resign()
         s.publish_state()
         return _json(s.state())
@@ -130,7 +126,7 @@ class Api:
 
     async def play_record(self, request: Request) -> Response:
         s = self.session(request)
-        fmt = request.query_params.get("format", "kif")
+        fmt = _query(request, F.RECORD_QUERY)["format"] or "kif"
         over = s.result or s.pos.outcome()
         text = G.record_text(s.info, s.pos, fmt, (s.names[0], s.names[1]), over)
         return _download(text, f"komaken-{s.info.id}.{fmt}")
@@ -170,11 +166,12 @@ class Api:
         return StreamingResponse(stream(), media_type="text/event-stream", headers={"Cache-Control": "no-cache"})
 
     async def db_games(self, request: Request) -> Response:
-        params = dict(request.query_params)
-        return _json(await asyncio.to_thread(self.dbs.games, request.path_params["db"], params))
+        query = _query(request, F.GAMES_QUERY)
+        return _json(await asyncio.to_thread(self.dbs.games, request.path_params["db"], query))
 
     async def db_facets(self, request: Request) -> Response:
-        return _json(await asyncio.to_thread(self.dbs.facets, request.path_params["db"]))
+        doc = await asyncio.to_thread(self.dbs.facets, request.path_params["db"])
+        return _json({**doc, "limits": F.query_limits(F.GAMES_QUERY)})
 
     async def db_game(self, request: Request) -> Response:
         p = request.path_params
@@ -182,7 +179,7 @@ class Api:
 
     async def db_record(self, request: Request) -> Response:
         p = request.path_params
-        fmt = request.query_params.get("format", "kif")
+        fmt = _query(request, F.RECORD_QUERY)["format"] or "kif"
         text, name = await asyncio.to_thread(self.dbs.record, p["db"], p["gid"], fmt)
         return _download(text, name)
 
@@ -215,6 +212,8 @@ def _wrap(handler: Handler) -> Handler:
             return await handler(request)
         except NotFound as exc:
             return error(404, str(exc))
+        except F.BadRequest as exc:
+            return error(400, str(exc), exc.field)
         except (KomakenError, ValueError) as exc:
             return error(400, str(exc) or type(exc).__name__)
 
@@ -278,7 +277,7 @@ def create_app(dbs: list[str | Path] | tuple[str | Path, ...] = (), variants: li
         Route("/api/dbs/{db}/plots/{name}.svg", w(api.db_plot)),
         Mount("/static", StaticFiles(directory=STATIC), name="static"),
     ]
-    middleware = [Middleware(HostCheck, allowed=allowed_hosts)]
+    middleware = [Middleware(HostCheck, allowed=allowed_hosts), Middleware(Guard)]
 
     @contextlib.asynccontextmanager
     async def lifespan(app: Starlette) -> AsyncIterator[None]:

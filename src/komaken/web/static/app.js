@@ -83,7 +83,9 @@ function showOptions() {
     const kind = $(`#${side}-kind`).value;
     const p = g.players.find(x => x.kind === kind) || {settings: []};
     for (const opt of ["movetime", "depth"]) {
-      $(`#${side}-${opt}`).closest("label").hidden = !(p.settings || []).includes(opt);
+      const inp = $(`#${side}-${opt}`), lim = (p.limits || {})[opt];
+      inp.closest("label").hidden = !lim;
+      if (lim) Object.assign(inp, {min: lim.min, max: lim.max, step: lim.step});  // what the server accepts
     }
   }
 }
@@ -92,7 +94,8 @@ function sideSpec(side) {
   const kind = $(`#${side}-kind`).value, spec = {kind};
   for (const opt of ["movetime", "depth"]) {
     const inp = $(`#${side}-${opt}`);
-    if (!inp.closest("label").hidden && inp.value !== "") spec[opt] = Number(inp.value);
+    const x = Number(inp.value);  // a number too large for JSON goes as typed, for the server to name
+    if (!inp.closest("label").hidden && inp.value !== "") spec[opt] = Number.isFinite(x) ? x : inp.value;
   }
   return spec;
 }
@@ -325,6 +328,9 @@ async function loadFacets() {
   const db = $("#games-db").value;
   try {
     const f = await api(`/api/dbs/${db}/facets`);
+    for (const [id, key] of [["#f-min", "min_plies"], ["#f-max", "max_plies"]]) {
+      Object.assign($(id), {min: f.limits[key].min, max: f.limits[key].max});
+    }
     $("#f-pairing").replaceChildren(el("option", {value: ""}, "any"),
       ...f.pairings.map(p => el("option", {value: p.name}, `${p.name} (${p.a} vs ${p.b})`)));
     $("#f-reason").replaceChildren(el("option", {value: ""}, "any"), ...f.reasons.map(r => el("option", {value: r}, r)));
