@@ -21,7 +21,7 @@ from komaken.errors import KomakenError
 from komaken.shogi.engine.search import MAX_MULTIPV
 from komaken.shogi.engine.skill import ELO_MAX, ELO_MIN, MAX_LEVEL, Skill
 from komaken.shogi.engine.values import HAND_LETTERS, SEED_TABLE
-from komaken.shogi.variant import BUILTIN
+from komaken.shogi.variant import BUILTIN, variant_names
 
 #: names GUIs and Fairy-Stockfish use for the built-in variants
 VARIANT_ALIASES = {"shogi": "shogi", "minishogi": "minishogi", "5x5": "minishogi", "judkins": "judkins",
@@ -77,15 +77,17 @@ def _variant_value(text: str) -> str:
     key = VARIANT_ALIASES.get(text.lower())
     if key is not None:
         return key
+    if text.lower() in variant_names():
+        return text.lower()
     if text.lower().endswith(".toml"):
         return text
-    raise KomakenError(f"option UCI_Variant: unknown variant {text!r} (known: {', '.join(BUILTIN)}, "
+    raise KomakenError(f"option UCI_Variant: unknown variant {text!r} (known: {', '.join(variant_names())}, "
                        "or a .toml variant file)")
 
 
 def _build() -> dict[str, Option]:
     opts = [
-        Option("UCI_Variant", "combo", "shogi", choices=tuple(BUILTIN)),
+        Option("UCI_Variant", "combo", "shogi", choices=variant_names()),
         Option("USI_Hash", "spin", "16", 1, 1024),
         Option("Threads", "spin", "1", 1, 1),
         Option("Thesis", "check", "false"),
