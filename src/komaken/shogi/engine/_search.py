@@ -41,6 +41,7 @@ from komaken.shogi._kernels import (
     R_DECIDE,
     R_IMPASSE,
     R_IMPASSE_POINTS,
+    R_KING_CAPTURE,
     R_MAX_PLIES,
     R_PERPETUAL,
     R_REPETITION,
@@ -207,7 +208,9 @@ def qsearch(bd: np.ndarray, hd: np.ndarray, st: np.ndarray, hh: np.ndarray, hist
         winner = decided(bd, st, geo, rules)
         if winner >= 0:
             return MATE - ply if winner == st[ST_SIDE] else -MATE + ply
-    checked = in_check(bd, st, rules)
+    # a king that may be captured is not "in check": the captures below include taking it, and
+    # answering every attack on it with all moves would not end
+    checked = in_check(bd, st, rules) and rules[R_KING_CAPTURE] == 0
     stand = -INF
     if ply >= MAX_PLY - 2:
         return evaluate(bd, hd, st, rules, bval, hval, w, hh[st[ST_PLY]], seed)
