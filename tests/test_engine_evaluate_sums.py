@@ -49,7 +49,7 @@ def test_move_delta_keeps_the_sums_of_a_fresh_count(variant: str, whole: bool) -
                 kinds["capture"] += frm != 0 and s.bd[to] != 0
                 kinds["promotion"] += K.move_promotes(code)
                 dm, dp = move_delta(s.bd, code, us, s.rules, e._bval, e._hval, w)
-                K.push(s.bd, s.hd, s.st, s.hh, s.hist, code)
+                K.push(s.bd, s.hd, s.st, s.hh, s.hist, s.rules, code)
                 m1, p1 = material_psq(s.bd, s.hd, s.rules, e._bval, e._hval, w)
                 assert m1 == m0 + dm, (pos.sfen(), code)
                 if whole:

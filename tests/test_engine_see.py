@@ -28,6 +28,6 @@ def test_see_counts_the_exchange_and_leaves_the_board_as_it_was(sfen: str, usi: 
     before = bd.copy()
     scratch = np.zeros(SCRATCH, dtype=np.int64)
     seed_values = Engine("shogi", params=EvalParams.legacy("shogi"))._bval  # the values the table above counts in
-    assert see(bd, seed_values, move_from(code), move_to(code), int(pos.turn), scratch) == value
+    assert see(bd, pos.variant.rules, seed_values, move_from(code), move_to(code), int(pos.turn), scratch) == value
     assert (bd == before).all()
 

@@ -13,7 +13,8 @@ import pytest
 
 from komaken.errors import KomakenError
 from komaken.shogi import Position
-from komaken.shogi._board import BLACK_BIT, DIRS, SLIDE_N, SLIDES, STEP_N, STEPS, WALL, WHITE_BIT
+from komaken.shogi import _kernels as KR
+from komaken.shogi._board import BLACK_BIT, DIRS, WALL, WHITE_BIT
 from komaken.shogi.engine import Engine, Limits
 from komaken.shogi.engine._evaluate import (
     N_FILES,
@@ -32,6 +33,7 @@ from komaken.shogi.engine._evaluate import (
 )
 from komaken.shogi.engine._features import N_FEATURES, O_BOARD, O_HAND, eval_features
 from komaken.shogi.engine.evalparams import EvalParams, ParamsError, pad_tables
+from komaken.shogi.variant import SHOGI
 
 VARIANTS = ("minishogi", "judkins", "shogi")
 
@@ -54,9 +56,11 @@ def random_positions(variant: str, n: int, seed: int) -> list[Position]:
 def _targets(bd: np.ndarray, s: int) -> list[int]:
     """Squares the piece on ``s`` attacks or may move to (own pieces included, walls not)."""
     p = int(bd[s])
-    out = [s + int(STEPS[p, k]) for k in range(int(STEP_N[p])) if bd[s + int(STEPS[p, k])] != WALL]
-    for k in range(int(SLIDE_N[p])):
-        d = int(SLIDES[p, k])
+    r = SHOGI.rules  # every built-in variant moves its pieces as standard shogi does
+    steps = [int(r[KR.R_STEPS + p * KR.MAX_STEPS + k]) for k in range(int(r[KR.R_STEP_N + p]))]
+    out = [s + d for d in steps if bd[s + d] != WALL]
+    for k in range(int(r[KR.R_SLIDE_N + p])):
+        d = int(r[KR.R_SLIDES + p * KR.MAX_SLIDES + k])
         t = s + d
         while bd[t] != WALL:
             out.append(t)

@@ -65,7 +65,7 @@ def test_every_generated_move_leaves_the_king_safe() -> None:
         for move in pos.legal_moves():
             pos.push(move)
             king = int(pos._st[K.ST_KING + mover])
-            assert not K.attacked(pos._bd, king, 1 - mover), (pos.sfen(), move.usi())
+            assert not K.attacked(pos._bd, king, 1 - mover, pos.variant.rules), (pos.sfen(), move.usi())
             pos.pop()
 
 
@@ -90,10 +90,10 @@ def test_gives_check_matches_playing_the_move() -> None:
             us = int(s.st[K.ST_SIDE])
             king = int(s.st[K.ST_KING + 1 - us])
             for code in (int(c) for c in pos.legal_codes()):
-                quick = K.gives_check(s.bd, s.st, code)
+                quick = K.gives_check(s.bd, s.st, s.rules, code)
                 assert pos.gives_check(Move(code)) == quick  # the Position API asks the same kernel
                 assert np.array_equal(s.bd, before)
-                played = K.push(s.bd, s.hd, s.st, s.hh, s.hist, code)
+                played = K.push(s.bd, s.hd, s.st, s.hh, s.hist, s.rules, code)
                 K.undo_move(s.bd, s.hd, s.st, s.hist)
                 assert quick == played, (pos.sfen(), code)
                 checks += played
@@ -101,7 +101,7 @@ def test_gives_check_matches_playing_the_move() -> None:
                 if played and frm:
                     lifted = s.bd.copy()
                     lifted[frm] = 0  # the piece's own square emptied: a line from behind it opens
-                    discovered += K.attacked(lifted, king, us) and not K.attacked(s.bd, king, us)
+                    discovered += K.attacked(lifted, king, us, s.rules) and not K.attacked(s.bd, king, us, s.rules)
     assert checks > 100 and discovered > 0
     start = Position.start("shogi")
     with pytest.raises(IllegalMoveError, match="7g7e"):

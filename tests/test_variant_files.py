@@ -38,7 +38,7 @@ def write(folder: Path, name: str, text: str) -> Path:
 # ---- the shipped files ----------------------------------------------------------------------------
 def test_every_shipped_variant_is_a_file_that_loads_by_its_id() -> None:
     ids = list(shipped_variants())
-    assert ids == ["shogi", "minishogi", "judkins", "ctrl5", "ctrl6", "ctrl7", "ctrl8", "ctrl9", "shogi7x7"]
+    assert ids == ["shogi", "minishogi", "judkins", "ctrl5", "ctrl6", "ctrl7", "ctrl8", "ctrl9", "dobutsu", "shogi7x7"]
     for vid, v in shipped_variants().items():
         assert v.name == vid and (SHIPPED_DIR / f"{vid}.toml").is_file()
         assert load_variant(vid.upper()) is v

@@ -101,6 +101,8 @@ class Termination(enum.Enum):
     IMPASSE = "impasse"  # 持将棋 by the point count
     DECLARATION = "declaration"  # 入玉宣言 (27-point rule)
     MAX_PLIES = "max plies"  # adjudicated as a draw after the variant's ply limit
+    KING_CAPTURED = "king captured"  # where kings are not royal (dobutsu's lion): taking one wins
+    TRY = "try"  # トライ: a king reached its last rank and the enemy could not take it
     RESIGNATION = "resignation"  # 投了
     ILLEGAL_MOVE = "illegal move"  # 反則
     TIME_FORFEIT = "time forfeit"  # 切れ負け
@@ -123,6 +125,8 @@ _JAPANESE = {
     Termination.IMPASSE: "持将棋",
     Termination.DECLARATION: "入玉宣言",
     Termination.MAX_PLIES: "持将棋",
+    Termination.KING_CAPTURED: "玉取り",
+    Termination.TRY: "トライ",
     Termination.RESIGNATION: "投了",
     Termination.ILLEGAL_MOVE: "反則",
     Termination.TIME_FORFEIT: "切れ負け",

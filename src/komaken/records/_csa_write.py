@@ -21,6 +21,7 @@ def _ending(result: Outcome, to_move: Color) -> str:
             return "%+ILLEGAL_ACTION" if to_move == Color.WHITE else "%-ILLEGAL_ACTION"
         return "%ILLEGAL_MOVE"
     words = {Termination.RESIGNATION: "TORYO", Termination.CHECKMATE: "TSUMI", Termination.NO_LEGAL_MOVES: "TSUMI",
+             Termination.KING_CAPTURED: "TSUMI", Termination.TRY: "TSUMI",
              Termination.REPETITION: "SENNICHITE", Termination.IMPASSE: "JISHOGI",
              Termination.MAX_PLIES: "MAX_MOVES", Termination.DECLARATION: "KACHI",
              Termination.TIME_FORFEIT: "TIME_UP"}

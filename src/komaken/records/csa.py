@@ -236,8 +236,9 @@ class _Reader:
             if self.pi:
                 raise self.error("both PI and P1… rows")
             height = len(self.rows)
+            width = self.given.width if self.given else height  # a board not square needs variant=
             try:
-                variant = variant_for_size(height, height, self.given, "P rows")
+                variant = variant_for_size(width, height, self.given, "P rows")
             except RecordError as exc:
                 raise self.error(exc.reason) from None
             for row in self.rows:

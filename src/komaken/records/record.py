@@ -212,8 +212,8 @@ def kif_ending(result: Outcome, to_move: Color, written: str | None = None) -> s
         if outcome_for(termination, mover_wins, to_move) == result:
             return written
     mover_wins = None if result.winner is None else result.winner == to_move
-    if t in (Termination.CHECKMATE, Termination.NO_LEGAL_MOVES):
-        return "詰み"
+    if t in (Termination.CHECKMATE, Termination.NO_LEGAL_MOVES, Termination.KING_CAPTURED, Termination.TRY):
+        return "詰み"  # the side to move lost and has no move: what the formats can say
     if t is Termination.PERPETUAL_CHECK:
         return "反則勝ち" if mover_wins else "反則負け"
     if t is Termination.ILLEGAL_MOVE:

@@ -7,7 +7,9 @@ board up to 9 × 9: a knight jumping two ranks off the top lands in rank 15 of t
 which is a wall too.
 
 Piece codes follow seed 000: kind 1..8 (歩 香 桂 銀 金 角 飛 玉), promoted = kind | 8, owner
-bit 0x10 for black (sente) and 0x20 for white (gote).
+bit 0x10 for black (sente) and 0x20 for white (gote).  A kind is a slot: what it moves like is
+data of the variant (:data:`STANDARD_STEPS` and :data:`STANDARD_SLIDES` unless its TOML file
+says otherwise), packed into the ``rules`` array the kernels receive.
 """
 
 from __future__ import annotations
@@ -68,59 +70,40 @@ DIRS = np.array(
 #: OPPOSITE[j]: index of the direction -DIRS[j]
 OPPOSITE = np.array([S, SW, SE, W, E, N, NW, NE, 10, 11, 8, 9], dtype=np.int64)
 
-# Movement of black pieces: single steps (direction indexes) and slides.
-_GOLD_STEPS = [N, NE, NW, E, W, S]
-_STEPS = {
-    PAWN: [N],
-    LANCE: [],
-    KNIGHT: [8, 9],
-    SILVER: [N, NE, NW, SE, SW],
+#: Names of the twelve directions a piece can move in, seen from the side that moves it: ``N`` is
+#: forward, ``E`` to its right; ``NNE``/``NNW`` are the knight's jumps (two forward, one aside).
+#: The index of a name is its index in :data:`DIRS`.
+DIRECTION_NAMES = ("N", "NE", "NW", "E", "W", "S", "SE", "SW", "NNE", "NNW")
+#: the directions a piece may slide along (the knight's jumps are steps only)
+SLIDE_DIRECTIONS = DIRECTION_NAMES[:8]
+
+# Movement of the standard pieces, from black's side (direction indexes): single steps, slides.
+# A variant may give any kind other movement (``[pieces]`` in its TOML file); these are the default.
+_GOLD_STEPS = (N, NE, NW, E, W, S)
+STANDARD_STEPS: dict[int, tuple[int, ...]] = {
+    PAWN: (N,),
+    LANCE: (),
+    KNIGHT: (8, 9),
+    SILVER: (N, NE, NW, SE, SW),
     GOLD: _GOLD_STEPS,
-    BISHOP: [],
-    ROOK: [],
-    KING: list(range(8)),
+    BISHOP: (),
+    ROOK: (),
+    KING: tuple(range(8)),
     PRO_PAWN: _GOLD_STEPS,
     PRO_LANCE: _GOLD_STEPS,
     PRO_KNIGHT: _GOLD_STEPS,
     PRO_SILVER: _GOLD_STEPS,
-    HORSE: [N, E, W, S],
-    DRAGON: [NE, NW, SE, SW],
+    HORSE: (N, E, W, S),
+    DRAGON: (NE, NW, SE, SW),
 }
-_SLIDES = {LANCE: [N], BISHOP: [NE, NW, SE, SW], ROOK: [N, E, W, S], HORSE: [NE, NW, SE, SW], DRAGON: [N, E, W, S]}
-_FLIP = [int(j) for j in OPPOSITE]  # black's direction j seen by white: the board turned 180°
-
-
-def _tables() -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
-    steps = np.zeros((64, 12), dtype=np.int64)  # list of direction deltas, count in STEP_N
-    step_n = np.zeros(64, dtype=np.int64)
-    slides = np.zeros((64, 4), dtype=np.int64)
-    slide_n = np.zeros(64, dtype=np.int64)
-    can_step = np.zeros((64, 12), dtype=np.bool_)  # piece moves one step along direction j
-    can_slide = np.zeros((64, 8), dtype=np.bool_)
-    for color, bit in ((0, BLACK_BIT), (1, WHITE_BIT)):
-        for kind in list(_STEPS):
-            code = kind | bit
-            one = _STEPS[kind] if color == 0 else [_FLIP[j] for j in _STEPS[kind]]
-            sl = _SLIDES.get(kind, []) if color == 0 else [_FLIP[j] for j in _SLIDES.get(kind, [])]
-            st = one + sl
-            for j in one:
-                steps[code, step_n[code]] = DIRS[j]
-                step_n[code] += 1
-            for j in sl:
-                slides[code, slide_n[code]] = DIRS[j]
-                slide_n[code] += 1
-                can_slide[code, j] = True
-            for j in st:
-                can_step[code, j] = True
-    return steps, step_n, slides, slide_n, can_step, can_slide
-
-
-STEPS, STEP_N, SLIDES, SLIDE_N, CAN_STEP, CAN_SLIDE = _tables()
+STANDARD_SLIDES: dict[int, tuple[int, ...]] = {
+    LANCE: (N,), BISHOP: (NE, NW, SE, SW), ROOK: (N, E, W, S), HORSE: (NE, NW, SE, SW), DRAGON: (N, E, W, S),
+}
+#: black's direction j seen by white: the board turned 180°
+FLIP = tuple(int(j) for j in OPPOSITE)
 
 #: base kind of every kind code 0..15 (0 for empty / unused codes)
 BASE = np.array([0, 1, 2, 3, 4, 5, 6, 7, 8, 1, 2, 3, 4, 0, 6, 7], dtype=np.int64)
-#: kinds that may promote
-CAN_PROMOTE = np.array([k in PROMOTABLE for k in range(16)], dtype=np.bool_)
 #: 持将棋 points: 5 for rook/bishop (promoted too), 1 for the rest, 0 for the king
 POINTS = np.array([0, 1, 1, 1, 1, 1, 5, 5, 0, 1, 1, 1, 1, 0, 5, 5], dtype=np.int64)
 

@@ -11,7 +11,11 @@ as the search.  A position is the tuple of arrays
 ``hh``   uint64[N + 1]   Zobrist hash of the position after each ply (``hh[st[PLY]]`` is current)
 ``hist`` int64[N, 3]     per ply: the move made, the piece it captured, whether it gave check
 
-and a variant is ``geo`` (int8 per-square tables) with ``rules`` (int64 switches).
+and a variant is ``geo`` (int8 per-square tables) with ``rules`` (int64: switches, the movement
+of every piece code, the board squares).  Movement is data of the variant, not of the kernels:
+``rules[R_STEP_N + p]`` steps at ``rules[R_STEPS + p * 12 ...]`` (square deltas), the same for
+slides, and ``rules[R_CAN + p]`` a mask of the directions ``p`` reaches (bit j: a step along
+``DIRS[j]``, bit 16 + j: a slide) for the attack tests.
 
 Moves are ints: ``to | from << 8 | promote << 16 | drop_kind << 17``; a drop has ``from == 0``.
 
@@ -30,21 +34,13 @@ from komaken.shogi._board import (
     BASE,
     BLACK_BIT,
     BOARD_SIZE,
-    CAN_PROMOTE,
-    CAN_SLIDE,
-    CAN_STEP,
     DIRS,
     KIND_MASK,
     KING,
-    KNIGHT,
     OPPOSITE,
     PAWN,
     POINTS,
     PROMOTED,
-    SLIDE_N,
-    SLIDES,
-    STEP_N,
-    STEPS,
     WALL,
     ZB,
     ZH,
@@ -64,7 +60,21 @@ G_ROWS = 5
 
 # rules slots
 R_WIDTH, R_HEIGHT, R_NIFU, R_UCHIFUZUME, R_DEAD, R_REPETITION, R_PERPETUAL = 0, 1, 2, 3, 4, 5, 6
-R_IMPASSE, R_IMPASSE_POINTS, R_MAX_PLIES, R_ZONE, R_NSQ, R_SQUARES = 7, 8, 9, 10, 11, 12
+R_IMPASSE, R_IMPASSE_POINTS, R_MAX_PLIES, R_ZONE, R_NSQ = 7, 8, 9, 10, 11
+R_DEAD_DROPS = 12  # with R_DEAD: no drop where the piece would have no move
+R_KING_CAPTURE = 13  # kings are not royal: they may stand attacked, and capturing one wins
+R_TRY = 14  # a king on its last rank, not attacked, wins (dobutsu's トライ)
+R_DECIDE = 15  # R_KING_CAPTURE or R_TRY: the game can end before a move is generated
+# movement tables by piece code (0..63), then per kind (0..15)
+MAX_STEPS, MAX_SLIDES, CAN_SLIDE_BIT = 12, 8, 16
+R_STEP_N = 16
+R_STEPS = R_STEP_N + 64  # [code * MAX_STEPS + k]: the square delta of step k
+R_SLIDE_N = R_STEPS + 64 * MAX_STEPS
+R_SLIDES = R_SLIDE_N + 64  # [code * MAX_SLIDES + k]
+R_CAN = R_SLIDES + 64 * MAX_SLIDES  # [code]: bit j steps along DIRS[j], bit 16 + j slides
+R_PROMOTE = R_CAN + 64  # [kind]: 1 if the kind may promote
+R_DEAD_RANKS = R_PROMOTE + 16  # [kind]: on how many last ranks it would have no move (2: a knight)
+R_SQUARES = R_DEAD_RANKS + 16  # the board squares, R_NSQ of them
 REPETITION_DRAW, REPETITION_SENTE_LOSES = 0, 1
 IMPASSE_NONE, IMPASSE_BOTH_ENTERED, IMPASSE_DECLARATION = 0, 1, 2
 
@@ -75,6 +85,7 @@ MAX_MOVES = 1024
 
 # game-end codes: termination * 4 + winner (0 black, 1 white, 2 draw)
 END_NONE, END_MATE, END_NO_MOVES, END_REPETITION, END_PERPETUAL, END_IMPASSE, END_MAX_PLIES = range(7)
+END_KING_CAPTURED, END_TRY = 7, 8
 WINNER_DRAW = 2
 
 
@@ -111,7 +122,7 @@ def move_drop_kind(m: int) -> int:
 
 # --- attacks ----------------------------------------------------------------------------------
 @njit(cache=True, _nrt=False)
-def attacked(bd: np.ndarray, sq: int, by: int) -> bool:
+def attacked(bd: np.ndarray, sq: int, by: int, rules: np.ndarray) -> bool:
     """Whether any piece of color ``by`` attacks square ``sq``."""
     bit = BLACK_BIT << by
     for j in range(8):
@@ -119,7 +130,7 @@ def attacked(bd: np.ndarray, sq: int, by: int) -> bool:
         s = sq - d
         p = bd[s]
         if p & bit:
-            if CAN_STEP[p, j]:
+            if (rules[R_CAN + p] >> j) & 1:
                 return True
             continue
         if p != 0:
@@ -129,17 +140,17 @@ def attacked(bd: np.ndarray, sq: int, by: int) -> bool:
         while p == 0:
             s -= d
             p = bd[s]
-        if (p & bit) and CAN_SLIDE[p, j]:
+        if (p & bit) and (rules[R_CAN + p] >> (CAN_SLIDE_BIT + j)) & 1:
             return True
-    for j in range(8 + 2 * by, 10 + 2 * by):  # knights of color ``by`` jump along these
+    for j in range(8 + 2 * by, 10 + 2 * by):  # knight jumps of color ``by`` go along these
         p = bd[sq - DIRS[j]]
-        if (p & bit) and CAN_STEP[p, j]:
+        if (p & bit) and (rules[R_CAN + p] >> j) & 1:
             return True
     return False
 
 
 @njit(cache=True, _nrt=False)
-def attackers(bd: np.ndarray, sq: int, by: int, out: np.ndarray) -> int:
+def attackers(bd: np.ndarray, sq: int, by: int, rules: np.ndarray, out: np.ndarray) -> int:
     """Store the squares of ``by``'s pieces attacking ``sq`` in ``out``; return how many."""
     bit = BLACK_BIT << by
     n = 0
@@ -148,7 +159,7 @@ def attackers(bd: np.ndarray, sq: int, by: int, out: np.ndarray) -> int:
         s = sq - d
         p = bd[s]
         if p & bit:
-            if CAN_STEP[p, j]:
+            if (rules[R_CAN + p] >> j) & 1:
                 out[n] = s
                 n += 1
             continue
@@ -159,28 +170,28 @@ def attackers(bd: np.ndarray, sq: int, by: int, out: np.ndarray) -> int:
         while p == 0:
             s -= d
             p = bd[s]
-        if (p & bit) and CAN_SLIDE[p, j]:
+        if (p & bit) and (rules[R_CAN + p] >> (CAN_SLIDE_BIT + j)) & 1:
             out[n] = s
             n += 1
     for j in range(8 + 2 * by, 10 + 2 * by):
         s = sq - DIRS[j]
         p = bd[s]
-        if (p & bit) and CAN_STEP[p, j]:
+        if (p & bit) and (rules[R_CAN + p] >> j) & 1:
             out[n] = s
             n += 1
     return n
 
 
 @njit(cache=True, _nrt=False)
-def in_check(bd: np.ndarray, st: np.ndarray) -> bool:
-    """Whether the side to move is in check."""
+def in_check(bd: np.ndarray, st: np.ndarray, rules: np.ndarray) -> bool:
+    """Whether the king of the side to move is attacked."""
     us = st[ST_SIDE]
     k = st[ST_KING + us]
-    return k != 0 and attacked(bd, k, 1 - us)
+    return k != 0 and attacked(bd, k, 1 - us, rules)
 
 
 @njit(cache=True, _nrt=False)
-def gives_check(bd: np.ndarray, st: np.ndarray, mv: int) -> bool:
+def gives_check(bd: np.ndarray, st: np.ndarray, rules: np.ndarray, mv: int) -> bool:
     """Whether the legal move ``mv`` of the side to move checks the opponent, decided without
     playing it: the piece is set on its square for one :func:`attacked` look from the enemy king
     (so discovered checks count) and the board put back — cheaper than :func:`push` and undo."""
@@ -192,17 +203,37 @@ def gives_check(bd: np.ndarray, st: np.ndarray, mv: int) -> bool:
     frm = move_from(mv)
     if frm == 0:
         bd[to] = move_drop_kind(mv) | (BLACK_BIT << us)
-        check = attacked(bd, k, us)
+        check = attacked(bd, k, us, rules)
         bd[to] = 0
         return check
     p = bd[frm]
     cap = bd[to]
     bd[to] = p | PROMOTED if move_promotes(mv) else p
     bd[frm] = 0
-    check = attacked(bd, k, us)
+    check = attacked(bd, k, us, rules)
     bd[frm] = p
     bd[to] = cap
     return check
+
+
+@njit(cache=True, _nrt=False)
+def decided(bd: np.ndarray, st: np.ndarray, geo: np.ndarray, rules: np.ndarray) -> int:
+    """The winner (0 black, 1 white) if the game ended before the side to move moves, by the
+    capture of a king (``R_KING_CAPTURE``: the side without its king lost) or by a try
+    (``R_TRY``: a king on its last rank that the enemy does not attack wins; the side to move's
+    king first, since the enemy's last move failed to take it); else -1."""
+    us = st[ST_SIDE]
+    if rules[R_KING_CAPTURE] != 0:
+        for c in range(2):
+            if st[ST_KING + c] == 0:
+                return 1 - c
+    if rules[R_TRY] != 0:
+        for i in range(2):
+            c = us ^ i
+            k = st[ST_KING + c]
+            if k != 0 and geo[G_DEAD + c, k] == 1 and not attacked(bd, k, 1 - c, rules):
+                return c
+    return -1
 
 
 # --- move generation --------------------------------------------------------------------------
@@ -220,16 +251,18 @@ SCRATCH_SIZE = SC_ATTACKERS + 16
 
 @njit(cache=True, inline="always")
 def _add_board_move(out: np.ndarray, n: int, frm: int, to: int, kind: int, us: int, geo: np.ndarray,
-                    dead_rule: bool, from_zone: bool) -> int:
+                    rules: np.ndarray, dead_rule: bool, from_zone: bool) -> int:
     """Append frm→to with its promotion choices: promote when the zone allows, and stay
     unpromoted unless the piece would have no further move (dead-piece rule)."""
-    if not CAN_PROMOTE[kind]:
+    if rules[R_PROMOTE + kind] == 0:
         out[n] = make_move(frm, to, 0)
         return n + 1
     forced = False
-    if dead_rule and kind <= KNIGHT:
-        level = geo[G_DEAD + us, to]
-        forced = level == 1 or (kind == KNIGHT and level != 0)
+    if dead_rule:
+        dead = rules[R_DEAD_RANKS + kind]
+        if dead != 0:
+            level = geo[G_DEAD + us, to]
+            forced = level != 0 and level <= dead
     if from_zone or geo[G_ZONE + us, to]:
         out[n] = make_move(frm, to, 1)
         n += 1
@@ -240,7 +273,7 @@ def _add_board_move(out: np.ndarray, n: int, frm: int, to: int, kind: int, us: i
 
 
 @njit(cache=True, _nrt=False)
-def _pawn_drop_mates(bd: np.ndarray, st: np.ndarray, to: int, us: int, sc: np.ndarray) -> bool:
+def _pawn_drop_mates(bd: np.ndarray, st: np.ndarray, rules: np.ndarray, to: int, us: int, sc: np.ndarray) -> bool:
     """With a pawn of ``us`` just dropped on ``to`` (checking the enemy king), can the enemy
     not escape?  Used for 打ち歩詰め.  The board is left as it was."""
     them = 1 - us
@@ -248,7 +281,7 @@ def _pawn_drop_mates(bd: np.ndarray, st: np.ndarray, to: int, us: int, sc: np.nd
     tbit = BLACK_BIT << them
     buf = sc[SC_ATTACKERS:]
     # 1. capture the pawn with something other than the king, without exposing the king
-    n = attackers(bd, to, them, buf)
+    n = attackers(bd, to, them, rules, buf)
     pawn = bd[to]
     for i in range(n):
         s = buf[i]
@@ -257,7 +290,7 @@ def _pawn_drop_mates(bd: np.ndarray, st: np.ndarray, to: int, us: int, sc: np.nd
         p = bd[s]
         bd[to] = p
         bd[s] = 0
-        exposed = attacked(bd, tk, us)
+        exposed = attacked(bd, tk, us, rules)
         bd[s] = p
         bd[to] = pawn
         if not exposed:
@@ -266,12 +299,12 @@ def _pawn_drop_mates(bd: np.ndarray, st: np.ndarray, to: int, us: int, sc: np.nd
     king = bd[tk]
     bd[tk] = 0
     escape = False
-    for i in range(STEP_N[king]):
-        t = tk + STEPS[king, i]
+    for i in range(rules[R_STEP_N + king]):
+        t = tk + rules[R_STEPS + king * MAX_STEPS + i]
         q = bd[t]
         if q & (tbit | WALL):
             continue
-        if not attacked(bd, t, us):
+        if not attacked(bd, t, us, rules):
             escape = True
             break
     bd[tk] = king
@@ -291,7 +324,7 @@ def _gen_drops(bd: np.ndarray, hd: np.ndarray, st: np.ndarray, geo: np.ndarray, 
         return n
     ubit = BLACK_BIT << us
     nsq = rules[R_NSQ]
-    dead_rule = rules[R_DEAD] != 0
+    dead_rule = rules[R_DEAD] != 0 and rules[R_DEAD_DROPS] != 0
     pawn_files = 0  # bit f: file f holds an unpromoted pawn of ours (二歩)
     if (kinds >> PAWN) & 1 and rules[R_NIFU] != 0:
         for i in range(nsq):
@@ -310,14 +343,14 @@ def _gen_drops(bd: np.ndarray, hd: np.ndarray, st: np.ndarray, geo: np.ndarray, 
         for kind in range(1, 8):
             if not (kinds >> kind) & 1:
                 continue
-            if level != 0 and kind <= KNIGHT and (level == 1 or kind == KNIGHT):
+            if level != 0 and level <= rules[R_DEAD_RANKS + kind]:
                 continue
             if kind == PAWN:
                 if (pawn_files >> (to >> 4)) & 1:
                     continue
                 if to == mate_sq:
                     bd[to] = PAWN | ubit
-                    mates = _pawn_drop_mates(bd, st, to, us, sc)
+                    mates = _pawn_drop_mates(bd, st, rules, to, us, sc)
                     bd[to] = 0
                     if mates:
                         continue
@@ -338,21 +371,22 @@ _attacked_inline = njit(_nrt=False, inline="always")(attacked.py_func)
 
 
 @njit(cache=True, _nrt=False, inline="always")
-def _gen_king(bd: np.ndarray, frm: int, us: int, out: np.ndarray, n: int, evade: bool, captures: bool) -> int:
-    """Append the king's steps to squares the enemy does not attack (with ``captures``, only those
-    that take a piece).  In check the king is lifted off the board for the test (a slider's line
-    goes on through its square); otherwise it cannot matter, since nothing attacks the king's own
-    square."""
+def _gen_king(bd: np.ndarray, frm: int, us: int, rules: np.ndarray, out: np.ndarray, n: int, evade: bool,
+              captures: bool, royal: bool) -> int:
+    """Append the king's steps to squares the enemy does not attack (any square when the king is
+    not ``royal``; with ``captures``, only those that take a piece).  In check the king is lifted
+    off the board for the test (a slider's line goes on through its square); otherwise it cannot
+    matter, since nothing attacks the king's own square."""
     p = bd[frm]
     stop = (BLACK_BIT << us) | WALL
     them = 1 - us
     if evade:
         bd[frm] = 0
-    for k in range(STEP_N[p]):
-        to = frm + STEPS[p, k]
+    for k in range(rules[R_STEP_N + p]):
+        to = frm + rules[R_STEPS + p * MAX_STEPS + k]
         if bd[to] & stop or (captures and bd[to] == 0):
             continue
-        if _attacked_inline(bd, to, them):
+        if royal and _attacked_inline(bd, to, them, rules):
             continue
         out[n] = make_move(frm, to, 0)
         n += 1
@@ -361,8 +395,8 @@ def _gen_king(bd: np.ndarray, frm: int, us: int, out: np.ndarray, n: int, evade:
 
 
 @njit(cache=True, _nrt=False, inline="always")
-def _gen_piece(bd: np.ndarray, frm: int, us: int, geo: np.ndarray, dead_rule: bool, out: np.ndarray, n: int,
-               sc: np.ndarray, evade: bool, captures: bool) -> int:
+def _gen_piece(bd: np.ndarray, frm: int, us: int, geo: np.ndarray, rules: np.ndarray, dead_rule: bool,
+               out: np.ndarray, n: int, sc: np.ndarray, evade: bool, captures: bool) -> int:
     """Append the moves of the (non-king) piece on ``frm``: steps, then slides.  A pinned piece
     keeps to its pin line; with ``evade`` only ``SC_TARGET`` squares are allowed, with
     ``captures`` only squares holding an enemy piece."""
@@ -371,16 +405,16 @@ def _gen_piece(bd: np.ndarray, frm: int, us: int, geo: np.ndarray, dead_rule: bo
     kind = p & KIND_MASK
     pd = sc[SC_PIN + frm]
     from_zone = geo[G_ZONE + us, frm] != 0
-    for k in range(STEP_N[p]):
-        d = STEPS[p, k]
+    for k in range(rules[R_STEP_N + p]):
+        d = rules[R_STEPS + p * MAX_STEPS + k]
         if pd != 0 and d != pd and d != -pd:
             continue
         to = frm + d
         if bd[to] & stop or (evade and sc[SC_TARGET + to] == 0) or (captures and bd[to] == 0):
             continue
-        n = _add_board_move(out, n, frm, to, kind, us, geo, dead_rule, from_zone)
-    for k in range(SLIDE_N[p]):
-        d = SLIDES[p, k]
+        n = _add_board_move(out, n, frm, to, kind, us, geo, rules, dead_rule, from_zone)
+    for k in range(rules[R_SLIDE_N + p]):
+        d = rules[R_SLIDES + p * MAX_SLIDES + k]
         if pd != 0 and d != pd and d != -pd:
             continue
         to = frm + d
@@ -389,7 +423,7 @@ def _gen_piece(bd: np.ndarray, frm: int, us: int, geo: np.ndarray, dead_rule: bo
             if q & stop:
                 break
             if (not evade or sc[SC_TARGET + to] != 0) and (not captures or q != 0):
-                n = _add_board_move(out, n, frm, to, kind, us, geo, dead_rule, from_zone)
+                n = _add_board_move(out, n, frm, to, kind, us, geo, rules, dead_rule, from_zone)
             if q != 0:
                 break
             to += d
@@ -397,7 +431,7 @@ def _gen_piece(bd: np.ndarray, frm: int, us: int, geo: np.ndarray, dead_rule: bo
 
 
 @njit(cache=True, _nrt=False, inline="always")
-def _scan_king(bd: np.ndarray, k: int, us: int, sc: np.ndarray) -> tuple[int, int, int]:
+def _scan_king(bd: np.ndarray, k: int, us: int, rules: np.ndarray, sc: np.ndarray) -> tuple[int, int, int]:
     """Look out from our king on ``k``: record the pinned pieces in ``sc`` and return (number of
     checkers, a checker's square, the step from the king towards it if it checks from afar, else 0)."""
     ubit = BLACK_BIT << us
@@ -409,14 +443,14 @@ def _scan_king(bd: np.ndarray, k: int, us: int, sc: np.ndarray) -> tuple[int, in
         s = k + d
         p = bd[s]
         if p & tbit:
-            if CAN_STEP[p, back]:
+            if (rules[R_CAN + p] >> back) & 1:
                 nchk, csq, cdel = nchk + 1, s, 0
             continue
         while p == 0:
             s += d
             p = bd[s]
         if p & tbit:
-            if CAN_SLIDE[p, back]:
+            if (rules[R_CAN + p] >> (CAN_SLIDE_BIT + back)) & 1:
                 nchk, csq, cdel = nchk + 1, s, d
             continue
         if not (p & ubit):
@@ -426,7 +460,7 @@ def _scan_king(bd: np.ndarray, k: int, us: int, sc: np.ndarray) -> tuple[int, in
         while q == 0:
             s2 += d
             q = bd[s2]
-        if (q & tbit) and CAN_SLIDE[q, back]:
+        if (q & tbit) and (rules[R_CAN + q] >> (CAN_SLIDE_BIT + back)) & 1:
             sc[SC_PIN + s] = d
             npin += 1
             sc[SC_PINNED + npin] = s
@@ -435,7 +469,7 @@ def _scan_king(bd: np.ndarray, k: int, us: int, sc: np.ndarray) -> tuple[int, in
     for j in range(8 + 2 * them, 10 + 2 * them):  # enemy knights jump along these
         s = k - DIRS[j]
         p = bd[s]
-        if (p & tbit) and CAN_STEP[p, j]:
+        if (p & tbit) and (rules[R_CAN + p] >> j) & 1:
             nchk, csq, cdel = nchk + 1, s, 0
     return nchk, csq, cdel
 
@@ -456,11 +490,14 @@ def _gen_into(bd: np.ndarray, hd: np.ndarray, st: np.ndarray, geo: np.ndarray, r
               out: np.ndarray, n: int, sc: np.ndarray, captures: bool) -> int:
     """The body of :func:`gen_legal_into` and :func:`gen_captures_into` (``captures`` is a
     constant in each, so the compiler drops the branches the other one needs)."""
+    if rules[R_DECIDE] != 0 and decided(bd, st, geo, rules) >= 0:
+        return n  # the game is over: no moves, as a mated side has none
     us = st[ST_SIDE]
     k = st[ST_KING + us]
+    royal = rules[R_KING_CAPTURE] == 0
     nchk, csq, cdel = 0, 0, 0
-    if k != 0:
-        nchk, csq, cdel = _scan_king(bd, k, us, sc)
+    if k != 0 and royal:
+        nchk, csq, cdel = _scan_king(bd, k, us, rules, sc)
     evade = nchk != 0  # in double check nothing is marked as a target: only the king moves
     if nchk == 1:
         _mark_targets(sc, k, csq, cdel, 1)
@@ -472,9 +509,9 @@ def _gen_into(bd: np.ndarray, hd: np.ndarray, st: np.ndarray, geo: np.ndarray, r
         if not (p & ubit):
             continue
         if (p & KIND_MASK) == KING:
-            n = _gen_king(bd, frm, us, out, n, evade, captures)
+            n = _gen_king(bd, frm, us, rules, out, n, evade, captures, royal)
         else:
-            n = _gen_piece(bd, frm, us, geo, dead_rule, out, n, sc, evade, captures)
+            n = _gen_piece(bd, frm, us, geo, rules, dead_rule, out, n, sc, evade, captures)
     if nchk < 2 and not captures and _has_hand(hd, us):
         n = _gen_drops(bd, hd, st, geo, rules, out, n, sc, evade)
     if nchk == 1:
@@ -553,9 +590,13 @@ def do_move(bd: np.ndarray, hd: np.ndarray, st: np.ndarray, hh: np.ndarray, hist
         cap = bd[to]
         if cap != 0:
             ck = BASE[cap & KIND_MASK]
-            c = hd[us, ck]
-            hd[us, ck] = c + 1
-            h ^= ZH[us, ck, c] ^ ZH[us, ck, c + 1] ^ ZB[cap, to]
+            if ck == KING:  # only where kings may be captured (R_KING_CAPTURE): the game is over
+                st[ST_KING + 1 - us] = 0
+                h ^= ZB[cap, to]
+            else:
+                c = hd[us, ck]
+                hd[us, ck] = c + 1
+                h ^= ZH[us, ck, c] ^ ZH[us, ck, c + 1] ^ ZB[cap, to]
         q = p | PROMOTED if move_promotes(mv) else p
         bd[to] = q
         bd[frm] = 0
@@ -571,10 +612,11 @@ def do_move(bd: np.ndarray, hd: np.ndarray, st: np.ndarray, hh: np.ndarray, hist
 
 
 @njit(cache=True)
-def push(bd: np.ndarray, hd: np.ndarray, st: np.ndarray, hh: np.ndarray, hist: np.ndarray, mv: int) -> bool:
+def push(bd: np.ndarray, hd: np.ndarray, st: np.ndarray, hh: np.ndarray, hist: np.ndarray, rules: np.ndarray,
+         mv: int) -> bool:
     """:func:`do_move` that also records whether the move gave check (for 連続王手); returns it."""
     do_move(bd, hd, st, hh, hist, mv)
-    check = in_check(bd, st)
+    check = in_check(bd, st, rules)
     hist[st[ST_PLY] - 1, H_CHECK] = 1 if check else 0
     return check
 
@@ -597,7 +639,11 @@ def undo_move(bd: np.ndarray, hd: np.ndarray, st: np.ndarray, hist: np.ndarray) 
         bd[frm] = p
         bd[to] = cap
         if cap != 0:
-            hd[us, BASE[cap & KIND_MASK]] -= 1
+            ck = BASE[cap & KIND_MASK]
+            if ck == KING:
+                st[ST_KING + 1 - us] = to
+            else:
+                hd[us, ck] -= 1
         if (p & KIND_MASK) == KING:
             st[ST_KING + us] = frm
     st[ST_SIDE] = us
@@ -730,7 +776,7 @@ def can_declare(bd: np.ndarray, hd: np.ndarray, st: np.ndarray, geo: np.ndarray,
         return False
     us = st[ST_SIDE]
     k = st[ST_KING + us]
-    if k == 0 or not geo[G_ZONE + us, k] or in_check(bd, st):
+    if k == 0 or not geo[G_ZONE + us, k] or in_check(bd, st, rules):
         return False
     pc = impasse_points(bd, hd, rules, us, True, geo)
     need = rules[R_IMPASSE_POINTS] + (1 if us == 0 else 0)
@@ -745,9 +791,14 @@ def game_end(bd: np.ndarray, hd: np.ndarray, st: np.ndarray, hh: np.ndarray, his
     ``start_ply`` is the first ply of ``hh`` that belongs to this game (0 normally)."""
     us = st[ST_SIDE]
     ply = st[ST_PLY]
+    if rules[R_DECIDE] != 0:
+        winner = decided(bd, st, geo, rules)
+        if winner >= 0:
+            captured = rules[R_KING_CAPTURE] != 0 and st[ST_KING + 1 - winner] == 0
+            return (END_KING_CAPTURED if captured else END_TRY) * 4 + winner
     out = np.empty(MAX_MOVES, dtype=np.int64)
     if gen_legal(bd, hd, st, geo, rules, out) == 0:
-        return (END_MATE if in_check(bd, st) else END_NO_MOVES) * 4 + (1 - us)
+        return (END_MATE if in_check(bd, st, rules) else END_NO_MOVES) * 4 + (1 - us)
     # 千日手: the fourth occurrence of the same position
     h = hh[ply]
     c = 0

@@ -79,12 +79,10 @@ def _not_a_move(value: object) -> str:
 
 
 _TERMINATIONS = {
-    K.END_MATE: Termination.CHECKMATE,
-    K.END_NO_MOVES: Termination.NO_LEGAL_MOVES,
-    K.END_REPETITION: Termination.REPETITION,
-    K.END_PERPETUAL: Termination.PERPETUAL_CHECK,
-    K.END_IMPASSE: Termination.IMPASSE,
-    K.END_MAX_PLIES: Termination.MAX_PLIES,
+    K.END_MATE: Termination.CHECKMATE, K.END_NO_MOVES: Termination.NO_LEGAL_MOVES,
+    K.END_REPETITION: Termination.REPETITION, K.END_PERPETUAL: Termination.PERPETUAL_CHECK,
+    K.END_IMPASSE: Termination.IMPASSE, K.END_MAX_PLIES: Termination.MAX_PLIES,
+    K.END_KING_CAPTURED: Termination.KING_CAPTURED, K.END_TRY: Termination.TRY,
 }
 
 
@@ -159,7 +157,8 @@ class Position:
         self._move0 = move_number
         self._hh[0] = K.full_hash(self._bd, self._hd, side)
         opponent_king = self._st[K.ST_KING + 1 - side]
-        if opponent_king and K.attacked(self._bd, opponent_king, side):
+        rules = self.variant.rules
+        if opponent_king and not self.variant.king_capture and K.attacked(self._bd, opponent_king, side, rules):
             who = "white" if side == 0 else "black"
             where = Square.from_index(opponent_king).usi()
             raise InvalidPositionError(f"the side not to move ({who}) is in check at {where}")
@@ -289,12 +288,12 @@ class Position:
 
     def is_check(self) -> bool:
         """Whether the side to move is in check."""
-        return bool(K.in_check(self._bd, self._st))
+        return bool(K.in_check(self._bd, self._st, self.variant.rules))
 
     def gives_check(self, move: Move) -> bool:
         """Whether ``move`` gives check (discovered ones too); raises as :meth:`push` if it is illegal."""
         self._require_legal(move)
-        return bool(K.gives_check(self._bd, self._st, move.code))
+        return bool(K.gives_check(self._bd, self._st, self.variant.rules, move.code))
 
     def _require_legal(self, move: Move) -> None:  # IllegalMoveError, naming the move and why
         if not isinstance(move, Move):
@@ -314,7 +313,7 @@ class Position:
         :meth:`push_japanese` (``７六歩``)."""
         self._require_legal(move)
         self._grow()
-        K.push(self._bd, self._hd, self._st, self._hh, self._hist, move.code)
+        K.push(self._bd, self._hd, self._st, self._hh, self._hist, self.variant.rules, move.code)
 
     def push_usi(self, text: str) -> Move:
         """Parse USI text and play it; returns the move."""

@@ -16,15 +16,13 @@ from komaken.shogi._board import (
     HAND_KINDS,
     KIND_OF_LETTER,
     KING,
-    KNIGHT,
-    LANCE,
     LETTERS,
     MAX_HAND,
     PAWN,
-    PROMOTABLE,
     PROMOTED,
     WHITE_BIT,
     base_kind,
+    kind_letter,
     square,
 )
 
@@ -102,7 +100,7 @@ def _parse_board(field: str, column: int, variant: Variant) -> Board:
             if f < 1:
                 raise InvalidPositionError(f"SFEN {where}: rank is wider than {W} files")
             if promoted:
-                if kind not in PROMOTABLE:
+                if not variant.movement.promotes[kind]:
                     raise InvalidPositionError(f"SFEN {where}: {ch} cannot be promoted")
                 kind |= PROMOTED
                 promoted = False
@@ -164,13 +162,12 @@ def _check_rules(board: Board, hands: Hands, variant: Variant, check_counts: boo
         name = square_name(f, r)
         if kind == KING:
             kings[color] += 1
-        if variant.dead_pieces:
-            last = 1 if color == 0 else variant.height
-            second = 2 if color == 0 else variant.height - 1
-            if kind in (PAWN, LANCE) and r == last:
-                raise InvalidPositionError(f"{LETTERS[kind]} on {name} has no further move (last rank)")
-            if kind == KNIGHT and r in (last, second):
-                raise InvalidPositionError(f"N on {name} has no further move (last two ranks)")
+        if variant.dead_pieces and variant.dead_drops:
+            dead = variant.movement.dead_ranks(kind)
+            level = r if color == 0 else variant.height + 1 - r  # 1 on its last rank
+            if level <= dead:
+                ranks = "last rank" if dead == 1 else "last two ranks" if dead == 2 else f"last {dead} ranks"
+                raise InvalidPositionError(f"{kind_letter(kind)} on {name} has no further move ({ranks})")
         if kind == PAWN and variant.nifu:
             if (color, f) in pawn_files:
                 who = "black" if color == 0 else "white"

@@ -21,6 +21,14 @@ shipped id (or alias), or the path of any other TOML file::
     impasse = "none"            # "24" (both kings entered, 24-point count), "27" (declaration)
     impasse_points = 24
     max_plies = 0               # 0: no limit; else a draw after that many plies
+    dead_drops = true           # with dead_pieces: no drop where the piece has no move either
+    king_capture = false        # kings are not royal: they may stand attacked; taking one wins
+    try_rule = false            # a king on its last rank that the enemy does not attack wins
+
+    [pieces.R]                  # any slot (P L N S G B R K +P +L +N +S +B +R) may move otherwise
+    name = "giraffe"
+    steps = ["N", "E", "W", "S"]   # one step; "slides" = any distance; see docs/rules.md
+    promotes = false
 
 Finding files and resolving ``inherits`` is :mod:`komaken.shogi._variant_files`'s work.
 
@@ -46,22 +54,16 @@ from komaken.errors import VariantError
 from komaken.shogi import _kernels as K
 from komaken.shogi import _variant_files as _files
 from komaken.shogi._board import (
-    BISHOP,
     BOARD_SIZE,
-    GOLD,
     KING,
-    KNIGHT,
-    LANCE,
     LETTERS,
     MAX_FILES,
     MAX_HAND,
     MAX_RANKS,
     PAWN,
-    PROMOTABLE,
-    ROOK,
-    SILVER,
     square,
 )
+from komaken.shogi._pieces import Movement, PieceMoves, pieces_from_toml, pieces_to_toml
 
 Repetition = Literal["draw", "sente_loses"]
 Impasse = Literal["none", "24", "27"]
@@ -69,7 +71,8 @@ Impasse = Literal["none", "24", "27"]
 #: upper limits of the numeric rule switches (they go into the kernels' int64 tables)
 MAX_IMPASSE_POINTS = 10_000
 MAX_PLIES_LIMIT = 10**9
-_BOOL_FIELDS = ("nifu", "uchifuzume", "dead_pieces", "perpetual_check_loses")
+_BOOL_FIELDS = ("nifu", "uchifuzume", "dead_pieces", "perpetual_check_loses", "dead_drops", "king_capture",
+                "try_rule")
 _INT_FIELDS = ("width", "height", "promotion_zone", "impasse_points")
 _STR_FIELDS = ("name", "start_sfen", "description")
 
@@ -119,6 +122,10 @@ class Variant:
     impasse_points: int = 24
     max_plies: int | None = None
     description: str = ""
+    dead_drops: bool = True
+    king_capture: bool = False
+    try_rule: bool = False
+    pieces: tuple[PieceMoves, ...] = ()
 
     def __post_init__(self) -> None:
         where = f"variant {self.name!r}"
@@ -144,7 +151,26 @@ class Variant:
             parse_sfen(self.start_sfen, self, check_counts=False)
         except ValueError as exc:
             raise VariantError(f"{where}: bad start position: {exc}") from None
+        self._check_pieces(where)
         self._check_capacity(where)
+
+    def _check_pieces(self, where: str) -> None:
+        """Refuse movement and rule switches the kernels cannot play as written."""
+        moves = self.movement
+        if self.uchifuzume and PAWN in self.max_counts and moves.steps[PAWN] != (0,):
+            raise VariantError(f"{where}: rules.uchifuzume needs the pawn (P) to move one step forward only "
+                               f"(pieces.P steps = [\"N\"]); set uchifuzume = false for other pawns")
+        kings = [0, 0]
+        from komaken.shogi.sfen import parse_sfen
+
+        board, _, _, _ = parse_sfen(self.start_sfen, self, check_counts=False)
+        for code in board.values():
+            if code & 0x0F == KING:
+                kings[0 if code & 0x10 else 1] += 1
+        for key in ("king_capture", "try_rule"):
+            if getattr(self, key) and kings != [1, 1]:
+                raise VariantError(f"{where}: rules.{key} needs one king (K) on each side in the start position, "
+                                   f"not {kings[0]} and {kings[1]}")
 
     def _check_capacity(self, where: str) -> None:
         """Refuse a piece set the kernels' fixed-size buffers cannot hold."""
@@ -161,16 +187,18 @@ class Variant:
         """An upper bound on the moves generated in any position of this variant (before the
         legality filter): every piece of the set on the mover's side, each making its most
         moves (twice when it may promote or not), plus every kind dropped on every square."""
-        line = self.width + self.height - 2  # a rook's squares in reach
-        diag = 2 * (min(self.width, self.height) - 1)  # a bishop's
-        most = {PAWN: 6, LANCE: max(2 * (self.height - 1), 6), KNIGHT: 6, SILVER: 10, GOLD: 6,
-                BISHOP: max(2 * diag, diag + 4), ROOK: max(2 * line, line + 4), KING: 8}
+        m = self.movement
         counts = self.max_counts
-        board = sum(most[k] * (1 if k == KING else n) for k, n in counts.items())
+        board = sum(m.most_moves(k, self.width, self.height) * (1 if k == KING else n) for k, n in counts.items())
         drops = sum(1 for k in counts if k != KING) * self.width * self.height
         return board + drops
 
     # ---- derived data ------------------------------------------------------------------------
+    @cached_property
+    def movement(self) -> Movement:
+        """How every kind moves: the standard pieces, with this variant's ``pieces`` over them."""
+        return Movement(self.pieces)
+
     @cached_property
     def max_counts(self) -> dict[int, int]:
         """How many pieces of each base kind exist (from the start position)."""
@@ -191,7 +219,11 @@ class Variant:
     def piece_letters(self) -> tuple[str, ...]:
         """Letters of every piece kind of this variant, promoted forms included (``"+P"``)."""
         kinds = [k for k in (1, 2, 3, 4, 5, 6, 7, 8) if k in self.max_counts]
-        return tuple(LETTERS[k] for k in kinds) + tuple("+" + LETTERS[k] for k in kinds if k in PROMOTABLE)
+        return tuple(LETTERS[k] for k in kinds) + tuple("+" + LETTERS[k] for k in kinds if self.movement.promotes[k])
+
+    def piece_name(self, letter: str) -> str:
+        """The name this variant gives the piece ``letter`` (``"+P"`` ...), "" if none."""
+        return self.movement.names.get(letter, "")
 
     def in_zone(self, color: int, rank: int) -> bool:
         """Whether ``rank`` is in ``color``'s promotion zone (the enemy camp)."""
@@ -228,6 +260,9 @@ class Variant:
         r[K.R_MAX_PLIES] = self.max_plies or 0
         r[K.R_ZONE] = self.promotion_zone
         r[K.R_NSQ] = len(squares)
+        r[K.R_DEAD_DROPS], r[K.R_KING_CAPTURE], r[K.R_TRY] = self.dead_drops, self.king_capture, self.try_rule
+        r[K.R_DECIDE] = self.king_capture or self.try_rule
+        self.movement.pack(r)
         r[K.R_SQUARES :] = squares
         r.flags.writeable = False
         return r
@@ -243,6 +278,9 @@ class Variant:
             "impasse": self.impasse,
             "impasse_points": self.impasse_points,
             "max_plies": self.max_plies or 0,
+            "dead_drops": self.dead_drops,
+            "king_capture": self.king_capture,
+            "try_rule": self.try_rule,
         }
 
         def val(v: Any) -> str:
@@ -258,6 +296,7 @@ class Variant:
         if self.description:
             lines.append(f"description = {_toml_str(self.description)}")
         lines += ["", "[rules]"] + [f"{k} = {val(v)}" for k, v in rules.items()]
+        lines += pieces_to_toml(self.pieces, _toml_str)
         return "\n".join(lines) + "\n"
 
 
@@ -274,9 +313,9 @@ def _toml_str(text: str) -> str:
     return '"' + "".join(out) + '"'
 
 
-_TOP_KEYS = {"name", "width", "height", "promotion_zone", "start", "description", "rules"}
+_TOP_KEYS = {"name", "width", "height", "promotion_zone", "start", "description", "rules", "pieces"}
 _RULE_KEYS = {f.name for f in dataclasses.fields(Variant)} - {
-    "name", "width", "height", "promotion_zone", "start_sfen", "description",
+    "name", "width", "height", "promotion_zone", "start_sfen", "description", "pieces",
 }
 
 
@@ -304,6 +343,8 @@ def variant_from_dict(data: dict[str, Any], source: str = "<dict>") -> Variant:
         if key == "impasse" and isinstance(value, int) and not isinstance(value, bool):
             value = str(value)
         kwargs[key] = value
+    if "pieces" in data:
+        kwargs["pieces"] = pieces_from_toml(data["pieces"], source)
     kwargs.setdefault("name", Path(source).stem)
     for key, value in kwargs.items():
         problem = _field_problem(key, value)

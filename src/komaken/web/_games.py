@@ -72,13 +72,14 @@ BOARDS = {"reversi": (8, 8), "tictactoe": (3, 3), "chess": (8, 8)}
 
 
 def catalog(variant_files: list[str] | tuple[str, ...] = ()) -> dict[str, GameInfo]:
-    """The games to offer, from the game registry: the built-in shogi variants and each variant
-    file, then every other registered game the page can draw (:data:`BOARDS`)."""
+    """The games to offer, from the game registry: the shogi variants known by name (built in and
+    shipped) and each variant file, then every other registered game the page can draw (:data:`BOARDS`)."""
     from komaken.games import find_game, game_names
-    from komaken.shogi import BUILTIN, load_variant
+    from komaken.shogi import load_variant
+    from komaken.shogi.variant import shipped_variants
 
     games: dict[str, GameInfo] = {}
-    variants = [BUILTIN[name] for name in BUILTIN] + [load_variant(f) for f in variant_files]
+    variants = list(shipped_variants().values()) + [load_variant(f) for f in variant_files]
     for v in variants:
         key = v.name
         n = 2

@@ -51,7 +51,7 @@ def _children(bd: np.ndarray, hd: np.ndarray, st: np.ndarray, hh: np.ndarray, hi
         return n
     m = 0
     for i in range(n):
-        if push(bd, hd, st, hh, hist, out[i]):
+        if push(bd, hd, st, hh, hist, rules, out[i]):
             out[m] = out[i]
             m += 1
         undo_move(bd, hd, st, hist)
@@ -114,7 +114,7 @@ def _mid(bd: np.ndarray, hd: np.ndarray, st: np.ndarray, hh: np.ndarray, hist: n
             return
         c_phi = th_delta - delta + best_phi
         c_delta = min(th_phi, second + 1)
-        push(bd, hd, st, hh, hist, moves[best])
+        push(bd, hd, st, hh, hist, rules, moves[best])
         _mid(bd, hd, st, hh, hist, geo, rules, tk, tv, mbuf, ctl, c_phi, c_delta, ply + 1, _ONE - attacker)
         undo_move(bd, hd, st, hist)
 
@@ -124,7 +124,7 @@ def dfpn(bd: np.ndarray, hd: np.ndarray, st: np.ndarray, hh: np.ndarray, hist: n
          rules: np.ndarray, tk: np.ndarray, tv: np.ndarray, ctl: np.ndarray) -> int:
     """Solve with the attacker to move: 1 proven (mate), -1 disproven, 0 unknown (limits).
     ``ctl``: [nodes, max depth, max nodes, first ply for repetitions]."""
-    if in_check(bd, st):
+    if in_check(bd, st, rules):
         return -1  # the attacker may not be in check at the start of a tsume
     mbuf = np.empty((ctl[1] + 2, 1024), dtype=np.int64)
     _mid(bd, hd, st, hh, hist, geo, rules, tk, tv, mbuf, ctl, np.int64(DINF - 1), np.int64(DINF - 1), np.int64(0),

@@ -44,17 +44,19 @@ from komaken.shogi._board import (
     DIRS,
     KIND_MASK,
     PROMOTED,
-    SLIDE_N,
-    SLIDES,
-    STEP_N,
-    STEPS,
     WALL,
     WHITE_BIT,
 )
 from komaken.shogi._kernels import (
+    MAX_SLIDES,
+    MAX_STEPS,
     R_HEIGHT,
     R_NSQ,
+    R_SLIDE_N,
+    R_SLIDES,
     R_SQUARES,
+    R_STEP_N,
+    R_STEPS,
     R_WIDTH,
     ST_KING,
     ST_SIDE,
@@ -116,15 +118,15 @@ def pad_tables(tables: np.ndarray) -> np.ndarray:
 
 
 @njit(cache=True)
-def piece_moves(bd: np.ndarray, s: int, p: int) -> int:
+def piece_moves(bd: np.ndarray, rules: np.ndarray, s: int, p: int) -> int:
     """Pseudo-legal board moves of the piece ``p`` on ``s`` (captures of own pieces excluded)."""
     n = 0
     own = (p & (BLACK_BIT | WHITE_BIT)) | WALL
-    for k in range(STEP_N[p]):
-        if not (bd[s + STEPS[p, k]] & own):
+    for k in range(rules[R_STEP_N + p]):
+        if not (bd[s + rules[R_STEPS + p * MAX_STEPS + k]] & own):
             n += 1
-    for k in range(SLIDE_N[p]):
-        d = SLIDES[p, k]
+    for k in range(rules[R_SLIDE_N + p]):
+        d = rules[R_SLIDES + p * MAX_SLIDES + k]
         t = s + d
         while True:
             q = bd[t]
@@ -160,7 +162,7 @@ def _mobility(bd: np.ndarray, rules: np.ndarray, w: np.ndarray) -> float:
         p = bd[s]
         if p == 0:
             continue
-        n = piece_moves(bd, s, p)
+        n = piece_moves(bd, rules, s, p)
         if p & BLACK_BIT:
             v += n * w[O_MOB + (p & KIND_MASK)]
         else:
@@ -169,7 +171,8 @@ def _mobility(bd: np.ndarray, rules: np.ndarray, w: np.ndarray) -> float:
 
 
 @njit(cache=True)
-def king_ring(bd: np.ndarray, hd: np.ndarray, k: int, c: int, defended: bool) -> tuple[int, int, int]:
+def king_ring(bd: np.ndarray, hd: np.ndarray, rules: np.ndarray, k: int, c: int,
+              defended: bool) -> tuple[int, int, int]:
     """Around the king of color ``c`` on ``k``: the squares next to it that the enemy attacks, how
     many of those no other piece of ``c`` defends (asked with the king lifted off the board, and
     only when ``defended``; 0 otherwise), and the enemy's pieces in hand, capped at ``N_HAND - 1``."""
@@ -177,7 +180,7 @@ def king_ring(bd: np.ndarray, hd: np.ndarray, k: int, c: int, defended: bool) ->
     ring = 0  # bit j: the square in direction j is attacked
     for j in range(8):
         s = k + DIRS[j]
-        if bd[s] != WALL and attacked(bd, s, 1 - c):
+        if bd[s] != WALL and attacked(bd, s, 1 - c, rules):
             n += 1
             ring |= 1 << j
     undefended = 0
@@ -185,7 +188,7 @@ def king_ring(bd: np.ndarray, hd: np.ndarray, k: int, c: int, defended: bool) ->
         king = bd[k]
         bd[k] = 0
         for j in range(8):
-            if ring >> j & 1 and not attacked(bd, k + DIRS[j], c):
+            if ring >> j & 1 and not attacked(bd, k + DIRS[j], c, rules):
                 undefended += 1
         bd[k] = king
     h = 0
@@ -219,7 +222,7 @@ def _king_safety(bd: np.ndarray, hd: np.ndarray, st: np.ndarray, rules: np.ndarr
             p = bd[k + DIRS[j]]
             if p != WALL and p & bit:
                 v += sign * w[O_SHIELD + (p & KIND_MASK)]
-        n, undefended, h = king_ring(bd, hd, k, c, defended)
+        n, undefended, h = king_ring(bd, hd, rules, k, c, defended)
         v += sign * (w[O_ATTACKED + n] + w[O_UNDEFENDED + undefended * N_HAND + h])
         kf = k >> 4
         kr = k & 15

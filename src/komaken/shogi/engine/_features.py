@@ -53,7 +53,7 @@ def eval_features(bd: np.ndarray, hd: np.ndarray, st: np.ndarray, rules: np.ndar
         k = p & KIND_MASK
         r = s & 15
         d = abs(2 * (s >> 4) - (width + 1)) // 2
-        n = piece_moves(bd, s, p)
+        n = piece_moves(bd, rules, s, p)
         if p & BLACK_BIT:
             x[O_RANK + k * N_RANKS + h - r] += 1.0
             x[O_FILE + k * N_FILES + d] += 1.0
@@ -78,7 +78,7 @@ def eval_features(bd: np.ndarray, hd: np.ndarray, st: np.ndarray, rules: np.ndar
             p = bd[kq + DIRS[j]]
             if p != WALL and p & bit:
                 x[O_SHIELD + (p & KIND_MASK)] += sign
-        n, undefended, hand = king_ring(bd, hd, kq, c, True)
+        n, undefended, hand = king_ring(bd, hd, rules, kq, c, True)
         x[O_ATTACKED + n] += sign
         x[O_UNDEFENDED + undefended * N_HAND + hand] += sign
         kf = kq >> 4
@@ -103,7 +103,7 @@ def game_features(bd: np.ndarray, hd: np.ndarray, st: np.ndarray, hh: np.ndarray
             eval_features(bd, hd, st, rules, out[rows])
             rows += 1
         if ply < len(moves):
-            push(bd, hd, st, hh, hist, moves[ply])
+            push(bd, hd, st, hh, hist, rules, moves[ply])
     return rows
 
 
@@ -123,5 +123,5 @@ def record_features(bd: np.ndarray, hd: np.ndarray, st: np.ndarray, hh: np.ndarr
                 eval_features(bd, hd, st, rules, out[rows])
                 rows += 1
         if ply < len(moves):
-            push(bd, hd, st, hh, hist, moves[ply])
+            push(bd, hd, st, hh, hist, rules, moves[ply])
     return rows

@@ -18,8 +18,9 @@ from komaken.shogi.engine._see import see
 
 
 @njit(cache=True)
-def score_moves(bd: np.ndarray, moves: np.ndarray, scores: np.ndarray, n: int, ttm: int, bval: np.ndarray,
-                killers: np.ndarray, history: np.ndarray, ply: int, us: int, scratch: np.ndarray) -> None:
+def score_moves(bd: np.ndarray, rules: np.ndarray, moves: np.ndarray, scores: np.ndarray, n: int, ttm: int,
+                bval: np.ndarray, killers: np.ndarray, history: np.ndarray, ply: int, us: int,
+                scratch: np.ndarray) -> None:
     """Write the ordering score of each of ``moves[:n]`` into ``scores`` (higher first)."""
     for i in range(n):
         mv = moves[i]
@@ -32,7 +33,7 @@ def score_moves(bd: np.ndarray, moves: np.ndarray, scores: np.ndarray, n: int, t
         if victim != 0:
             attacker = bd[frm]
             # captures by MVV-LVA; one that loses material in the exchange after the killers
-            band = (1 << 50) if see(bd, bval, frm, to, us, scratch) >= 0 else (1 << 46)
+            band = (1 << 50) if see(bd, rules, bval, frm, to, us, scratch) >= 0 else (1 << 46)
             scores[i] = band + abs(bval[victim]) * 64 - (abs(bval[attacker]) >> 6)
             if move_promotes(mv):
                 scores[i] += 1 << 20
@@ -60,8 +61,8 @@ def pick(moves: np.ndarray, scores: np.ndarray, i: int, n: int) -> int:
 
 
 @njit(cache=True)
-def keep_unprunable(bd: np.ndarray, st: np.ndarray, moves: np.ndarray, scores: np.ndarray, i: int, n: int,
-                    ttm: int) -> int:
+def keep_unprunable(bd: np.ndarray, st: np.ndarray, rules: np.ndarray, moves: np.ndarray, scores: np.ndarray,
+                    i: int, n: int, ttm: int) -> int:
     """Once a node prunes every quiet move that does not give check (move-count or futility
     pruning has set in), keep in ``moves[i:n]`` only the others — the hash move, captures,
     promotions and quiet checks — in their order, with their scores; return the new end.
@@ -72,7 +73,7 @@ def keep_unprunable(bd: np.ndarray, st: np.ndarray, moves: np.ndarray, scores: n
     m = i
     for j in range(i, n):
         mv = moves[j]
-        if mv == ttm or not is_quiet(bd, mv) or gives_check(bd, st, mv):
+        if mv == ttm or not is_quiet(bd, mv) or gives_check(bd, st, rules, mv):
             moves[m] = mv
             scores[m] = scores[j]
             m += 1

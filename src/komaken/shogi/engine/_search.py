@@ -38,8 +38,10 @@ from komaken.shogi._kernels import (
     H_MOVE,
     IMPASSE_BOTH_ENTERED,
     IMPASSE_DECLARATION,
+    R_DECIDE,
     R_IMPASSE,
     R_IMPASSE_POINTS,
+    R_KING_CAPTURE,
     R_MAX_PLIES,
     R_PERPETUAL,
     R_REPETITION,
@@ -48,6 +50,7 @@ from komaken.shogi._kernels import (
     ST_PLY,
     ST_SIDE,
     can_declare,
+    decided,
     gen_captures_into,
     gen_legal_into,
     impasse_points,
@@ -116,8 +119,13 @@ OFF = np.int64(0)
 def _game_over_score(bd: np.ndarray, hd: np.ndarray, st: np.ndarray, hh: np.ndarray, hist: np.ndarray,
                      geo: np.ndarray, rules: np.ndarray, ctl: np.ndarray, ply: int) -> int:
     """A score if the game is decided here without looking at moves, else ``INF`` (meaning none):
-    a repetition (treated as the fourth occurrence, as engines do), 持将棋, the ply limit."""
+    a repetition (treated as the fourth occurrence, as engines do), 持将棋, the ply limit; a
+    captured king or a try (:func:`decided`) scores as mate."""
     us = st[ST_SIDE]
+    if rules[R_DECIDE] != 0:
+        winner = decided(bd, st, geo, rules)
+        if winner >= 0:
+            return MATE - ply if winner == us else -MATE + ply
     cur = st[ST_PLY]
     h = hh[cur]
     start = ctl[C_GAME_START]
@@ -196,7 +204,13 @@ def qsearch(bd: np.ndarray, hd: np.ndarray, st: np.ndarray, hh: np.ndarray, hist
     if ply > ctl[C_SELDEPTH]:
         ctl[C_SELDEPTH] = ply
     seed = ctl[C_SEED]
-    checked = in_check(bd, st)
+    if rules[R_DECIDE] != 0:
+        winner = decided(bd, st, geo, rules)
+        if winner >= 0:
+            return MATE - ply if winner == st[ST_SIDE] else -MATE + ply
+    # a king that may be captured is not "in check": the captures below include taking it, and
+    # answering every attack on it with all moves would not end
+    checked = in_check(bd, st, rules) and rules[R_KING_CAPTURE] == 0
     stand = -INF
     if ply >= MAX_PLY - 2:
         return evaluate(bd, hd, st, rules, bval, hval, w, hh[st[ST_PLY]], seed)
@@ -226,7 +240,7 @@ def qsearch(bd: np.ndarray, hd: np.ndarray, st: np.ndarray, hh: np.ndarray, hist
         frm = move_from(mv)
         if not checked and delta > 0 and stand + capture_gain(bd, mv, us, bval, hval) + delta <= alpha:
             continue  # even winning the piece outright leaves the score below alpha
-        if not checked and see(bd, bval, frm, move_to(mv), us, sbuf[SCRATCH_ROW]) < 0:
+        if not checked and see(bd, rules, bval, frm, move_to(mv), us, sbuf[SCRATCH_ROW]) < 0:
             continue  # a capture that loses material in the exchange does not make it quiet
         moves[n] = mv
         scores[n] = abs(bval[victim]) * 64 - (abs(bval[bd[frm]]) >> 6 if frm != 0 else 0)
@@ -234,7 +248,7 @@ def qsearch(bd: np.ndarray, hd: np.ndarray, st: np.ndarray, hh: np.ndarray, hist
     for i in range(n):
         mv = pick(moves, scores, i, n)
         _child_sums(bd, mv, rules, bval, hval, w, acc, ply, st[ST_SIDE])
-        push(bd, hd, st, hh, hist, mv)
+        push(bd, hd, st, hh, hist, rules, mv)
         v = -qsearch(bd, hd, st, hh, hist, geo, rules, bval, hval, w, mbuf, sbuf, ctl, acc, sp, -beta, -alpha, ply + 1)
         undo_move(bd, hd, st, hist)
         if ctl[C_ABORT] != 0:
@@ -279,7 +293,7 @@ def negamax(bd: np.ndarray, hd: np.ndarray, st: np.ndarray, hh: np.ndarray, hist
             return alpha
     if ply >= MAX_PLY - 4:
         return evaluate(bd, hd, st, rules, bval, hval, w, hh[st[ST_PLY]], ctl[C_SEED])
-    checked = in_check(bd, st)
+    checked = in_check(bd, st, rules)
     if depth <= 0 and not checked:
         return qsearch(bd, hd, st, hh, hist, geo, rules, bval, hval, w, mbuf, sbuf, ctl, acc, sp, alpha, beta, ply)
     if depth < 0:
@@ -346,7 +360,7 @@ def negamax(bd: np.ndarray, hd: np.ndarray, st: np.ndarray, hh: np.ndarray, hist
     n = gen_legal_into(bd, hd, st, geo, rules, moves, 0, sbuf[GEN_ROW])
     if n == 0:
         return -MATE + ply  # checkmated, or no move at all: both lose in shogi
-    score_moves(bd, moves, scores, n, ttm, bval, killers, history, ply, us, sbuf[SCRATCH_ROW])
+    score_moves(bd, rules, moves, scores, n, ttm, bval, killers, history, ply, us, sbuf[SCRATCH_ROW])
     best = -INF
     best_move = 0
     old_alpha = alpha
@@ -364,7 +378,7 @@ def negamax(bd: np.ndarray, hd: np.ndarray, st: np.ndarray, hh: np.ndarray, hist
         if may_cull and searched > 0 and best > -MATE_BOUND and (
                 (depth <= sp[SP_LMP_DEPTH] and quiets >= lmp_count)
                 or (depth <= sp[SP_FUT_DEPTH] and static + sp[SP_FUT_MARGIN] * depth <= alpha)):
-            n = keep_unprunable(bd, st, moves, scores, i, n, ttm)
+            n = keep_unprunable(bd, st, rules, moves, scores, i, n, ttm)
             may_cull = False
             if i >= n:
                 break
@@ -378,10 +392,10 @@ def negamax(bd: np.ndarray, hd: np.ndarray, st: np.ndarray, hh: np.ndarray, hist
             quiets += 1
         prunable = may_prune and searched > 0 and best > -MATE_BOUND and mv != ttm
         if prunable and not quiet and frm != 0 and depth <= sp[SP_SEE_DEPTH] and scores[i] < (1 << 47) \
-                and see(bd, bval, frm, to, us, sbuf[SCRATCH_ROW]) < -sp[SP_SEE_MARGIN] * depth:
+                and see(bd, rules, bval, frm, to, us, sbuf[SCRATCH_ROW]) < -sp[SP_SEE_MARGIN] * depth:
             continue  # a capture that loses too much in the exchange (ordered after the killers)
         _child_sums(bd, mv, rules, bval, hval, w, acc, ply, us)
-        gives = push(bd, hd, st, hh, hist, mv)
+        gives = push(bd, hd, st, hh, hist, rules, mv)
         if prunable and quiet and not gives:
             if depth <= sp[SP_LMP_DEPTH] and quiets > lmp_count:
                 undo_move(bd, hd, st, hist)
@@ -394,7 +408,7 @@ def negamax(bd: np.ndarray, hd: np.ndarray, st: np.ndarray, hh: np.ndarray, hist
         if gives and ply < 2 * ctl[C_ROOT_DEPTH] and ply < MAX_PLY // 2:
             if sp[SP_CHECK_EXT] == 1:
                 ext = 1
-            elif sp[SP_CHECK_EXT] == 2 and threat_on(bd, bval, to, 1 - us, sbuf[SCRATCH_ROW]) <= 0:
+            elif sp[SP_CHECK_EXT] == 2 and threat_on(bd, rules, bval, to, 1 - us, sbuf[SCRATCH_ROW]) <= 0:
                 ext = 1
         nd = depth - 1 + ext
         if searched == 1:

@@ -27,9 +27,10 @@ def _value(bval: np.ndarray, p: int) -> int:
 
 
 @njit(cache=True, inline="always")
-def _cheapest_attacker(bd: np.ndarray, bval: np.ndarray, to: int, side: int, buf: np.ndarray) -> tuple[int, int]:
+def _cheapest_attacker(bd: np.ndarray, rules: np.ndarray, bval: np.ndarray, to: int, side: int,
+                       buf: np.ndarray) -> tuple[int, int]:
     """``side``'s least valuable piece attacking ``to``: (its square, its value); (-1, 0) if none."""
-    n = attackers(bd, to, side, buf)
+    n = attackers(bd, to, side, rules, buf)
     best_sq = -1
     best_v = 0
     for k in range(n):
@@ -41,7 +42,7 @@ def _cheapest_attacker(bd: np.ndarray, bval: np.ndarray, to: int, side: int, buf
 
 
 @njit(cache=True)
-def see(bd: np.ndarray, bval: np.ndarray, frm: int, to: int, us: int, scratch: np.ndarray) -> int:
+def see(bd: np.ndarray, rules: np.ndarray, bval: np.ndarray, frm: int, to: int, us: int, scratch: np.ndarray) -> int:
     """The material balance, for ``us``, of the capture ``frm``→``to`` and all recaptures.
     ``scratch`` is any int64 array of at least :data:`SCRATCH` entries (none is allocated here:
     this runs for every capture of every node)."""
@@ -58,7 +59,7 @@ def see(bd: np.ndarray, bval: np.ndarray, frm: int, to: int, us: int, scratch: n
     side = 1 - us
     d = 0
     while d < 38:
-        best_sq, best_v = _cheapest_attacker(bd, bval, to, side, buf)
+        best_sq, best_v = _cheapest_attacker(bd, rules, bval, to, side, buf)
         if best_sq < 0:
             break
         d += 1
@@ -81,10 +82,10 @@ def see(bd: np.ndarray, bval: np.ndarray, frm: int, to: int, us: int, scratch: n
 
 
 @njit(cache=True)
-def threat_on(bd: np.ndarray, bval: np.ndarray, to: int, side: int, scratch: np.ndarray) -> int:
+def threat_on(bd: np.ndarray, rules: np.ndarray, bval: np.ndarray, to: int, side: int, scratch: np.ndarray) -> int:
     """What ``side`` wins by capturing the piece on ``to`` with its least valuable attacker and
     playing out the exchange (:func:`see`); 0 when ``side`` does not attack ``to``."""
-    best_sq, _ = _cheapest_attacker(bd, bval, to, side, scratch[120:SCRATCH])
+    best_sq, _ = _cheapest_attacker(bd, rules, bval, to, side, scratch[120:SCRATCH])
     if best_sq < 0:
         return 0
-    return see(bd, bval, best_sq, to, side, scratch)
+    return see(bd, rules, bval, best_sq, to, side, scratch)

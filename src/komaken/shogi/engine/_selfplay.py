@@ -124,7 +124,7 @@ def quiet_flags(bd: np.ndarray, hd: np.ndarray, st: np.ndarray, hh: np.ndarray, 
     """The flags column: in check, capture available, and whether a material-only capture search
     gains over the static material count (the position is then not quiet)."""
     flags = 0
-    if in_check(bd, st):
+    if in_check(bd, st, rules):
         flags |= FLAG_CHECK
     capture = gen_captures_into(bd, hd, st, geo, rules, moves, 0, np.zeros(SCRATCH_SIZE, dtype=np.int16)) > 0
     if capture:
@@ -216,7 +216,7 @@ def play_game(bd: np.ndarray, hd: np.ndarray, st: np.ndarray, geo: np.ndarray, r
                 break
             mv = moves[int(_splitmix(state) % np.uint64(n))]
             moves_out[i] = mv
-            push(b, h, s, hh, hist, mv)
+            push(b, h, s, hh, hist, rules, mv)
         if ok and game_end(b, h, s, hh, hist, geo, rules, 0) == 0:
             break
     size = 1 << tt_bits
@@ -253,4 +253,4 @@ def play_game(bd: np.ndarray, hd: np.ndarray, st: np.ndarray, geo: np.ndarray, r
         mv = best_move(b, h, s, hh, hist, geo, rules, bval, hval, w, tt_key, tt_data, killers, history, pv, pvlen,
                        mbuf, sbuf, ctl, sp, lmr, moves[0], nodes, depth, noise_seed)
         moves_out[ply] = mv
-        push(b, h, s, hh, hist, mv)
+        push(b, h, s, hh, hist, rules, mv)
