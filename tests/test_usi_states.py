@@ -25,8 +25,10 @@ from komaken.usi.thinking import Search
 from usi_states import BAD_GOS, BAD_VARIANTS, GO_KINDS, VARIANTS, InProcess, Subprocess, UsiModel, broken_file
 from usi_support import CMD, DEADLINE, STARTUP, is_legal_answer, position_after, start_engine
 
-#: a read that waits longer than this is a hang (generous for a loaded CI machine)
-READ_DEADLINE = 2.0
+#: a read that waits longer than this is a hang.  The deadlock it guards against never answers, so
+#: the bound can be generous: with the suite's two workers on two cores a short search or the
+#: first isready of a new engine has taken over 2 s
+READ_DEADLINE = 10.0
 _MODELS: dict[str, UsiModel] = {}
 
 
