@@ -17,7 +17,7 @@ an experiment file writes the same as a table::
 >>> PlayerSpec.parse("random:seed=x", find_game("shogi"))
 Traceback (most recent call last):
 ...
-komaken.players.registry.PlayerSpecError: random: option seed needs an integer, not 'x'
+komaken.players.registry.PlayerSpecError: random: option seed needs an integer, not 'x'; the options of random: seed
 
 Generic player types live here (``human``, ``random``, ``python``); a game adds its own
 (``engine``, ``thesis``, ``perfect``, ``usi``) in its :class:`~komaken.games.GameSpec`.
@@ -356,7 +356,7 @@ def _validate(ptype: PlayerType, raw: Mapping[str, Any], variant: Any, *, from_t
             try:
                 out.setdefault(extra.name, {})[key] = _number(value, "float", True)
             except ValueError as exc:
-                raise PlayerSpecError(f"{where}{sep}{key} {exc}") from None
+                raise PlayerSpecError(f"{where}{sep}{key} {exc}; {_options_of(ptype)}") from None
             continue
         if opt is None:
             raise PlayerSpecError(f"{where}{'.' + key if not from_text else ''}: "
@@ -372,7 +372,8 @@ def _validate(ptype: PlayerType, raw: Mapping[str, Any], variant: Any, *, from_t
         except (ValueError, KomakenError) as exc:
             if isinstance(exc, OptionError):
                 key = f"{key}.{exc.entry}"
-            raise PlayerSpecError(f"{where}{sep}{key} {exc}" if from_text else f"{where}.{key}: {exc}") from None
+            problem = f"{where}{sep}{key} {exc}" if from_text else f"{where}.{key}: {exc}"
+            raise PlayerSpecError(f"{problem}; {_options_of(ptype)}") from None
     if extra is not None and extra.check is not None and extra.name in out:
         try:
             out[extra.name] = extra.check(out[extra.name], variant)
