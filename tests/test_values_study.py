@@ -18,11 +18,11 @@ from click.testing import CliRunner
 
 from komaken.cli import main
 from komaken.errors import KomakenError
-from komaken.lab.match import play_game as python_play_game
 from komaken.lab.valuestudy.fit import FitError, Positions, fit_positions, fit_study, write_values_toml
 from komaken.lab.valuestudy.odds import OddsError, odds_openings, odds_start, parse_pieces
 from komaken.lab.valuestudy.selfplay import _Context, resolve_variant, run_selfplay, study_config
 from komaken.lab.valuestudy.storage import SelfPlayGame, StudyDB, StudyDBError
+from komaken.match import play_game as python_play_game
 from komaken.players.engine import EnginePlayer
 from komaken.shogi import Position
 from komaken.shogi.engine import PieceValues
@@ -71,7 +71,7 @@ def test_kernel_games_equal_the_python_game_loop(variant: str) -> None:
         # parameter file the variant ships
         legacy = EvalParams.legacy(v)
         players = [EnginePlayer(v, nodes=300, hash_mb=1, seed=seed, noise=10, params=legacy) for _ in range(2)]
-        res = python_play_game(pos, players[0], players[1], max_plies=config["max_plies"], moves_before=moves[:2])
+        res = python_play_game(pos, (players[0], players[1]), max_plies=config["max_plies"], moves_before=moves[:2])
         assert res.moves == moves
         expected = 0.5 if res.winner is None else 1.0 - int(res.winner)
         assert game.score == expected
@@ -100,7 +100,7 @@ def test_kernel_games_with_a_parameter_file_equal_the_python_game_loop(variant: 
             pos.push_usi(m)
         seed = game.seed & 0x7FFFFFFFFFFFFFFF
         players = [EnginePlayer(v, nodes=300, hash_mb=1, seed=seed, noise=10, params=tuned) for _ in range(2)]
-        res = python_play_game(pos, players[0], players[1], max_plies=config["max_plies"], moves_before=moves[:2])
+        res = python_play_game(pos, (players[0], players[1]), max_plies=config["max_plies"], moves_before=moves[:2])
         assert res.moves == moves
     assert differ  # the tuned evaluation plays other games than the earlier one
     with pytest.raises(KomakenError, match="not both"):
@@ -384,14 +384,15 @@ def test_cli_bad_variant_is_one_line_exit_2(tmp_path: Path) -> None:
 def test_fitted_table_is_accepted_by_play_specs_experiments_and_usi(tmp_path: Path) -> None:
     import tomllib
 
-    from komaken.cli.play import make_shogi_player
+    from komaken.games import find_game
     from komaken.lab import experiment_from_dict
+    from komaken.players.registry import make_player
 
     db = tmp_path / "s.db"
     _synthetic_db(db, 300, np.random.default_rng(5))
     out = write_values_toml(fit_study(db, bootstrap=20, min_games=100), tmp_path / "v.toml")
     table = PieceValues.from_toml(out, "minishogi")
-    player = make_shogi_player(f"engine:nodes=100,values={out}", resolve_variant("minishogi"))
+    player = make_player(f"engine:nodes=100,values={out}", find_game("shogi"), resolve_variant("minishogi"))
     assert player.engine.values == table
     text = out.read_text(encoding="utf-8")
     inline = next(line for line in text.splitlines() if line.startswith("# experiment files: "))

@@ -2,8 +2,8 @@
 
 Every player here implements :class:`komaken.players.base.Player`; the registry
 (:mod:`komaken.players.registry`) builds them from specs such as ``engine:depth=6,empties=14``
-or ``engine:movetime=1`` (reversi) and ``perfect`` (tic-tac-toe).  :func:`make_player` is the
-older entry point, kept for existing code.
+or ``engine:movetime=1`` (reversi) and ``perfect`` (tic-tac-toe) with
+:func:`komaken.players.registry.make_player`.
 """
 
 from __future__ import annotations
@@ -107,17 +107,4 @@ def new_game(game: str) -> Game[Any]:
     return find_game(game).start(None)
 
 
-def make_player(game: str, spec: str) -> Any:
-    """Build a board-game player from ``spec`` (``random[:seed=N]``, ``engine[:...]``,
-    ``perfect[:seed=N]``) — the registry's :meth:`PlayerSpec.parse` for these kinds."""
-    from komaken.games import find_game
-    from komaken.players.registry import PlayerSpec
-
-    spec_game = find_game(game)
-    kind = spec.strip().partition(":")[0].strip().lower()
-    if kind not in ("random", "engine", "perfect"):
-        raise KomakenError(f"unknown player {kind!r} for {game} (random, engine, perfect)")
-    return PlayerSpec.parse(spec, spec_game).build(spec_game)
-
-
-__all__ = ["PerfectPlayer", "RandomPlayer", "ReversiEnginePlayer", "make_player", "new_game"]
+__all__ = ["PerfectPlayer", "RandomPlayer", "ReversiEnginePlayer", "new_game"]

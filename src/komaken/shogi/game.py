@@ -190,7 +190,7 @@ PLAYERS = {
                 "(default: the go time control + grace)", 0.001, 86400.0),
          Option("grace", "seconds", "seconds added to the go time control for the deadline", 0.0, 3600.0),
          Option("timeout", "seconds", "seconds for usi/isready answers", 0.001, 86400.0)),
-        positional="command"),
+        positional="command", remote=False),
 }
 
 
