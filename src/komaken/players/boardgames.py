@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import random
 import time
+from collections.abc import Callable
 from typing import Any
 
 from komaken.errors import KomakenError
@@ -62,6 +63,8 @@ class ReversiEnginePlayer(_Seeded):
         timing = "" if movetime is None else f",movetime={movetime:g}"
         self.name = f"reversi-engine(depth={depth},empties={endgame_empties}{timing})"
         self.last: reversi_engine.SearchResult | None = None
+        #: called with each finished depth's result (set by the game loop)
+        self.on_progress: Callable[[Any], None] | None = None
 
     def choose(self, position: Game[Any]) -> Any:
         if not isinstance(position, Reversi):
@@ -69,10 +72,14 @@ class ReversiEnginePlayer(_Seeded):
         seed = self._next_seed()
         if self.movetime is None:
             self.last = reversi_engine.search(position, self.depth, self.endgame_empties, seed)
+            if self.on_progress is not None:
+                self.on_progress(self.last)
             return self.last.move
         t0 = time.perf_counter()
         for depth in range(1, self.depth + 1):
             self.last = reversi_engine.search(position, depth, self.endgame_empties, seed)
+            if self.on_progress is not None:
+                self.on_progress(self.last)
             spent = time.perf_counter() - t0
             if self.last.exact or spent * 6 > self.movetime:  # the next ply costs ~5x this one
                 break

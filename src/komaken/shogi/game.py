@@ -15,10 +15,11 @@ from collections.abc import Mapping
 from typing import Any
 
 from komaken.errors import IllegalMoveError, KomakenError
-from komaken.games import GameSpec, termination_with_japanese
+from komaken.games import GameSpec, RecordIO, termination_with_japanese
 from komaken.players.base import Player
 from komaken.players.registry import SEED, BuildContext, Option, OptionError, PlayerType
 from komaken.shogi.position import Move, Position
+from komaken.shogi.presentation import PRESENTATION, read_record, write_record
 from komaken.shogi.variant import Variant, load_variant
 
 
@@ -212,6 +213,8 @@ GAME = GameSpec(
     svg=_svg,
     can_declare=Position.can_declare,
     termination_text=termination_with_japanese,
+    record_io=RecordIO(("kif", "ki2", "csa", "usi"), write_record, read_record),
+    presentation=PRESENTATION,
 )
 
 __all__ = ["GAME", "PLAYERS", "describe_move", "parse_move"]
