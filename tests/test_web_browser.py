@@ -238,7 +238,8 @@ def test_reversi_by_clicking_against_the_engine(page) -> None:  # type: ignore[n
     got = wait_moves(page, 2)
     assert got[0] == "●f5" and got[1].startswith("○")
     assert "discs" in page.inner_text("#status")
-    assert page.evaluate("play.state.board.score.reduce((a, b) => a + b)") == 6
+    black, white = page.evaluate("play.state.board.note").split()[1].split("–")
+    assert int(black) + int(white) == 6
 
 
 def test_chess_by_clicking_and_dragging_with_a_promotion_choice(page, folder) -> None:  # type: ignore[no-untyped-def]
@@ -303,3 +304,24 @@ def test_chess_promotion_choice_from_a_fen_start(page, folder) -> None:  # type:
     page.click("#resign-btn")
     page.wait_for_function("!!play.state.outcome")
     assert "resign" in page.inner_text("#status")
+
+
+@pytest.mark.parametrize("game", ["minishogi", "shogi", "chess", "reversi", "tictactoe"])
+def test_every_game_engine_against_engine_to_the_end(page, game) -> None:  # type: ignore[no-untyped-def]
+    """Both sides engines (depth 1): the one game loop plays on by itself to the game's end and the
+    page shows every move, the final position and the result."""
+    page.goto(page.base + "/#play")
+    page.wait_for_selector(f"#game-select option[value='{game}']", state="attached")
+    page.select_option("#game-select", game)
+    for side in ("black", "white"):
+        page.select_option(f"#{side}-kind", "engine")
+        page.fill(f"#{side}-depth", "1")
+    page.click("#start-btn")
+    page.wait_for_function(f"!!(play.state && play.state.id && play.state.game.id === '{game}')")
+    page.wait_for_function("!!play.state.outcome", timeout=30_000)
+    st = page.evaluate("play.state")
+    assert st["ply"] >= 5 and len(moves(page)) == st["ply"] and st["legal"] == []
+    assert st["outcome"]["reason"] in page.inner_text("#status")
+    server = page.evaluate("fetch(`/api/play/${play.state.id}`).then(r => r.json())")
+    assert server["position"] == page.inner_text("#position-text") and server["outcome"] == st["outcome"]
+    assert page.locator("#resign-btn").is_disabled() and page.locator("#undo-btn").is_disabled()

@@ -96,7 +96,7 @@ class Api:
             pos = G.new_position(info, start)
         s = Session(info, pos, sides, names)
         self.sessions.add(s)
-        s.kick()
+        await s.start()
         return _json(s.state(), 201)
 
     async def get_state(self, request: Request) -> Response:
@@ -105,22 +105,17 @@ class Api:
     async def move(self, request: Request) -> Response:
         s = self.session(request)
         data = await _body(request)
-        s.play(_text(data, "move"))
-        s.publish_state()
-        s.kick()
+        await s.play(_text(data, "move"))
         return _json(s.state())
 
     async def undo(self, request: Request) -> Response:
         s = self.session(request)
-        s.undo()
-        s.publish_state()
-        s.kick()
+        await s.undo()
         return _json(s.state())
 
     async def resign(self, request: Request) -> Response:
         s = self.session(request)
-        s.resign()
-        s.publish_state()
+        await s.resign()
         return _json(s.state())
 
     async def play_events(self, request: Request) -> Response:
@@ -130,9 +125,8 @@ class Api:
 
     async def play_record(self, request: Request) -> Response:
         s = self.session(request)
-        fmt = request.query_params.get("format", "kif")
-        over = s.result or s.pos.outcome()
-        text = G.record_text(s.info, s.pos, fmt, (s.names[0], s.names[1]), over)
+        fmt = request.query_params.get("format", s.info.spec.text_formats[0])
+        text = G.record_text(s.info, s.pos, fmt, (s.names[0], s.names[1]), s.result)
         return _download(text, f"komaken-{s.info.id}.{fmt}")
 
     # ---- experiments -----------------------------------------------------------------------------
