@@ -110,3 +110,18 @@ def test_no_import_circles() -> None:
     for m in sorted(edges):
         if m not in state:
             visit(m)
+
+
+GAME_PACKAGES = ("komaken.shogi", "komaken.chess", "komaken.reversi", "komaken.tictactoe", "komaken.records")
+
+
+def test_the_web_page_knows_no_game() -> None:
+    """The web server shows every game from its GameSpec: no branch on a game's kind, no import of
+    a game package; the generic game loop does not know the USI client (the registry builds USI
+    players)."""
+    for name, text in _modules().items():
+        if name.startswith("web/"):
+            assert "kind ==" not in text and "kind in" not in text, name
+            imported = _top_level_imports(name, text) | set(re.findall(r"^\s+from (komaken[\w.]*) import", text, re.M))
+            assert not {m for m in imported if m.startswith(GAME_PACKAGES)}, name
+    assert "komaken.usi" not in "".join(_top_level_imports("match.py", _modules()["match.py"]))

@@ -54,8 +54,9 @@ class ChessEnginePlayer:
             raise KomakenError("the chess engine only plays chess")
         seed = None if self.seed is None else self._rng.randrange(1 << 32)
         report = self.on_progress
-        for depth in range(1, self.depth) if report is not None else ():
-            report(best_move(position, depth, seed=seed))
+        if report is not None:
+            for depth in range(1, self.depth):
+                report(best_move(position, depth, seed=seed))
         self.last = best_move(position, self.depth, seed=seed)
         if report is not None:
             report(self.last)

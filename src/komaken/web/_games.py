@@ -188,7 +188,7 @@ def offered(spec: GameSpec) -> dict[str, PlayerType]:
 def player_kinds(spec: GameSpec) -> list[dict[str, Any]]:
     """What the page offers for a side: each type with the settings it takes (numbers and
     switches, with their ranges; seconds for times)."""
-    out = []
+    out: list[dict[str, Any]] = []
     for name, ptype in offered(spec).items():
         settings = [{"name": o.name, "kind": o.kind, "help": o.help, "low": o.low, "high": o.high}
                     for o in ptype.options if o.kind not in UNSETTABLE]
