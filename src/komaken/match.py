@@ -81,7 +81,7 @@ class Control:
     >>> control = Control()
     >>> control.resign(Color.WHITE)
     >>> control.take()
-    ResignRequest(color=<Color.WHITE: 1>)
+    ResignRequest(color=Color.WHITE)
     """
 
     def __init__(self) -> None:

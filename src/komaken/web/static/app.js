@@ -70,7 +70,8 @@ function setupSides() {
   const g = gameInfo();
   $("#black-legend").textContent = g.side_names[0];
   $("#white-legend").textContent = g.side_names[1];
-  $("#record-formats").textContent = g.formats.map(f => f.toUpperCase()).join(", ");
+  const own = g.formats.filter(f => f !== "txt").map(f => f.toUpperCase());
+  $("#record-formats").textContent = own.length ? `${own.join(", ")}, or a move list` : "a move list";
   // the side that moves first is listed first and played by the human
   $("#black-side").style.order = g.first === 0 ? 1 : 2;
   $("#white-side").style.order = g.first === 1 ? 1 : 2;
