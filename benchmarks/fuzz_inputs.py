@@ -150,7 +150,7 @@ def fuzz_usi(rng: random.Random) -> tuple[Callable[[], object], tuple[type[Excep
 
 
 TOMLS = [v.to_toml() for v in BUILTIN.values()] + [
-    (Path(__file__).parent.parent / "examples" / "shogi7x7.toml").read_text(encoding="utf-8")]
+    (Path(__file__).parent.parent / "src" / "komaken" / "variants" / "shogi7x7.toml").read_text(encoding="utf-8")]
 _SHM = "/dev/shm" if os.path.isdir("/dev/shm") else None  # files in memory: opening them stays cheap
 _TMP = Path(tempfile.mkdtemp(prefix="komaken-fuzz-", dir=_SHM))
 

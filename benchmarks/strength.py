@@ -268,7 +268,8 @@ def main() -> None:
     ap.add_argument("--option", action="append", default=[], metavar="NAME=VALUE",
                     help="a USI option for komaken, e.g. EvalFile=my.toml (repeatable)")
     ap.add_argument("--moves", action="store_true", help="print each game's moves")
-    ap.add_argument("--seed", type=int, default=0, help="seed of the opening set (0: the set docs/strength.md uses)")
+    ap.add_argument("--seed", type=int, default=0,
+                    help="seed of the opening set (0: the default set; docs/strength.md names the sets it reports)")
     args = ap.parse_args()
     options = {}
     for item in args.option:

@@ -20,18 +20,19 @@ from __future__ import annotations
 import argparse
 import time
 
-from komaken.lab.valuestudy.selfplay import default_max_plies, resolve_variant
+from komaken.lab.valuestudy.selfplay import default_max_plies
 from komaken.match import play_game as python_play_game
 from komaken.players.engine import EnginePlayer
 from komaken.shogi import Position
 from komaken.shogi.engine.selfplay import SelfPlay
 from komaken.shogi.position import Move
+from komaken.shogi.variant import load_variant
 
 NOISE = 10
 
 
 def kernel_games(variant_name: str, nodes: int, games: int) -> tuple[float, float, float, list[list[int]]]:
-    v = resolve_variant(variant_name)
+    v = load_variant(variant_name)
     sp = SelfPlay(v, None, {"king_safety": 1, "psq": 1, "noise": NOISE}, max_plies=default_max_plies(v))
     sp.play(999, nodes)  # warm-up
     plies = 0
@@ -48,7 +49,7 @@ def kernel_games(variant_name: str, nodes: int, games: int) -> tuple[float, floa
 
 def python_games(variant_name: str, nodes: int, kernel_moves: list[list[int]], hash_mb: int = 1
                  ) -> tuple[float, float, int]:
-    v = resolve_variant(variant_name)
+    v = load_variant(variant_name)
     plies = 0
     same = 0
     t0 = time.process_time()

@@ -1,39 +1,207 @@
 """The house rules, checked: one home per concept, small modules and functions, no import circles.
 
-See docs/architecture.md.  Numba kernels (``@njit`` functions) may be long: splitting a search
-loop across calls would cost speed.
+See docs/architecture.md.  Every check is a function of a source root, so the fence tests at the
+end can run them on a copy of ``src/komaken`` with one break put in, and see each check fail.
+
+Sizes count code lines only: docstrings, comments and blank lines are free, so a module or
+function cannot be brought under a cap by trimming its explanation.  Numba kernels (``@njit``
+functions) may be long: splitting a search loop across calls would cost speed.
 """
 
 from __future__ import annotations
 
 import ast
+import io
 import re
+import shutil
+import tokenize
+from collections.abc import Callable, Iterator
+from dataclasses import dataclass
+from functools import cache
 from pathlib import Path
 
+import pytest
+
 SRC = Path(__file__).resolve().parents[1] / "src" / "komaken"
-MAX_MODULE_LINES = 500
-MAX_FUNCTION_LINES = 60
+#: Code lines (no docstrings, comments or blank lines) a module and a function may have.
+MAX_MODULE_LINES = 420
+MAX_FUNCTION_LINES = 55
 #: Modules allowed over the limit, with the reason.
 BIG_MODULES = {"shogi/_kernels.py": "the numba rules kernels: one compilation unit"}
-#: Functions allowed over the limit for now: each is being reworked in its own branch (records,
-#: reports, input hardening); remove the entry when it is split.
-LONG_FUNCTIONS = {"records/kif.py:_read", "lab/report.py:plot", "shogi/notation.py:parse_japanese",
-                  "shogi/sfen.py:parse_sfen"}
+#: Functions allowed over the limit, with the reason; an entry that is no longer over it fails.
+LONG_FUNCTIONS = {"shogi/notation.py:parse_japanese": "the Japanese move grammar read in one pass, one branch per mark"}
+#: The packages that decide what to do by asking the registries, never by a game's type or name.
+CALLERS = ("cli", "lab", "players")
+#: Game packages: a game may name itself and its own variants.
+GAME_PACKAGES = ("shogi", "chess", "reversi", "tictactoe")
+#: Comparisons with a game or variant name outside the game's package, ``file:function`` -> count.
+NAME_CHECKS = {
+    # CSA, KIF/KI2 and a bare USI move list write the standard start only for standard shogi
+    "records/csa.py:_Reader._start": 1,
+    "records/_csa_write.py:_position_lines": 1,
+    "records/usi.py:dumps": 1,
+    "records/_japanese.py:handicap_name": 1,
+    # USI: `setoption name UCI_Variant` is sent for every variant but standard shogi
+    "players/usi.py:UsiPlayer.choose": 1,
+}
+#: ``getattr(x, "attr", default)`` in the callers, ``file:function`` -> count.
+DUCK_TYPES = {
+    "cli/play.py:PrintObserver.move": 1,  # a player's last search, shown when the player kept one
+    "players/usi.py:UsiPlayer.__del__": 1,  # __del__ also runs on an object whose __init__ failed
+}
+#: Today's import circles (strongly connected parts of the import graph, imports inside functions
+#: included); each is held apart at import time by imports placed inside functions.  A circle not
+#: listed here, or one that grew, fails; so does an entry that no longer matches a circle.
+IMPORT_CIRCLES = [
+    {"komaken.lab.report", "komaken.lab.report_text"},
+    {"komaken.lab.valuestudy.hypotheses", "komaken.lab.valuestudy.report"},
+    {"komaken.players.boardgames", "komaken.reversi", "komaken.reversi.game"},
+    {"komaken.records.record", "komaken.records.usi"},
+    {"komaken.shogi.engine._paramsio", "komaken.shogi.engine.evalparams"},
+    {"komaken.shogi.move", "komaken.shogi.notation", "komaken.shogi.position"},
+]
+#: What the web page may import from a game's packages, with the reason (it shows every game from
+#: its GameSpec and imports no game package otherwise).
+WEB_IMPORTS = {"komaken.records.encode_text": "a download's bytes by its file name (.kif: Shift_JIS; else UTF-8)"}
 
 
-def _modules() -> dict[str, str]:
-    return {str(p.relative_to(SRC)): p.read_text(encoding="utf-8") for p in SRC.rglob("*.py")}
+@dataclass(frozen=True, eq=False)  # one object per text (see _module): hashed by identity
+class Module:
+    name: str  # path under the source root: "lab/runner.py"
+    text: str
+    tree: ast.Module
+    code: frozenset[int]  # the line numbers that hold code
+
+    @property
+    def dotted(self) -> str:
+        return "komaken." + self.name.removesuffix(".py").replace("/", ".").removesuffix(".__init__")
+
+    def code_lines(self, first: int, last: int) -> int:
+        return sum(first <= n <= last for n in self.code)
 
 
-def _is_kernel(fn: ast.FunctionDef | ast.AsyncFunctionDef) -> bool:
-    return any("njit" in ast.unparse(d) or "jit" in ast.unparse(d) for d in fn.decorator_list)
+def _docstring_lines(tree: ast.Module) -> set[int]:
+    out: set[int] = set()
+    for node in ast.walk(tree):
+        if isinstance(node, ast.Module | ast.ClassDef | ast.FunctionDef | ast.AsyncFunctionDef) and node.body:
+            first = node.body[0]
+            if isinstance(first, ast.Expr) and isinstance(first.value, ast.Constant) and isinstance(
+                    first.value.value, str):
+                out |= set(range(first.lineno, (first.end_lineno or first.lineno) + 1))
+    return out
 
 
-def test_no_game_name_checks_and_no_duck_typing() -> None:
-    for name, text in _modules().items():
-        assert 'game == "' not in text and 'game != "' not in text, name
-        if name.split("/")[0] in ("cli", "lab", "players"):
-            assert "hasattr(" not in text, name
+def _code_lines(text: str, tree: ast.Module) -> frozenset[int]:
+    skip = {tokenize.COMMENT, tokenize.NL, tokenize.NEWLINE, tokenize.INDENT, tokenize.DEDENT, tokenize.ENCODING,
+            tokenize.ENDMARKER}
+    lines: set[int] = set()
+    for tok in tokenize.generate_tokens(io.StringIO(text).readline):
+        if tok.type not in skip:
+            lines |= set(range(tok.start[0], tok.end[0] + 1))
+    return frozenset(lines - _docstring_lines(tree))
+
+
+@cache
+def _module(name: str, text: str) -> Module:
+    tree = ast.parse(text)
+    return Module(name, text, tree, _code_lines(text, tree))
+
+
+def modules(root: Path = SRC) -> dict[str, Module]:
+    """Every module under ``root``; a file parsed once per text (the fence tests change one file)."""
+    return {str(p.relative_to(root)): _module(str(p.relative_to(root)), p.read_text(encoding="utf-8"))
+            for p in sorted(root.rglob("*.py"))}
+
+
+def _functions(node: ast.AST, prefix: str = "") -> Iterator[tuple[str, ast.FunctionDef | ast.AsyncFunctionDef]]:
+    """Every function under ``node`` with its qualified name (``Class.method``, ``outer.inner``)."""
+    for child in ast.iter_child_nodes(node):
+        if isinstance(child, ast.FunctionDef | ast.AsyncFunctionDef):
+            yield prefix + child.name, child
+            yield from _functions(child, f"{prefix}{child.name}.")
+        elif isinstance(child, ast.ClassDef):
+            yield from _functions(child, f"{prefix}{child.name}.")
+        else:
+            yield from _functions(child, prefix)
+
+
+def _owner(module: Module, line: int) -> str:
+    """``file:function`` of the innermost function holding ``line`` (``file:<module>`` outside any)."""
+    best = "<module>"
+    for qual, fn in _functions(module.tree):
+        if fn.lineno <= line <= (fn.end_lineno or fn.lineno):
+            best = qual  # functions come outer first, so the last hit is the innermost
+    return f"{module.name}:{best}"
+
+
+def _counted(hits: list[tuple[str, str]], allowed: dict[str, int], what: str) -> list[str]:
+    """Problems: hits beyond what ``allowed`` lists for their place, and allowances not used up."""
+    seen: dict[str, int] = {}
+    for where, _ in hits:
+        seen[where] = seen.get(where, 0) + 1
+    out = [f"{what}: {where}: {text}" for where, text in hits if seen[where] > allowed.get(where, 0)]
+    out += [f"stale allowance for {what}: {where} (allowed {n}, found {seen.get(where, 0)})"
+            for where, n in allowed.items() if seen.get(where, 0) < n]
+    return out
+
+
+def _game_names(root: Path) -> set[str]:
+    """The built-in games (``komaken.games.BUILTIN``) and shogi's built-in variants, read from the source."""
+    names, found = set(), modules(root)
+    for node in ast.walk(found["games.py"].tree):
+        if isinstance(node, ast.AnnAssign | ast.Assign) and "BUILTIN" in ast.unparse(node).split("=")[0]:
+            if isinstance(node.value, ast.Dict):
+                names |= {s for k in node.value.keys if k is not None for s in _strings(k)}
+    for node in ast.walk(found["shogi/variant.py"].tree):  # Variant(name="minishogi", ...)
+        if isinstance(node, ast.keyword) and node.arg == "name":
+            names |= _strings(node.value)
+    return names
+
+
+def _strings(node: ast.expr) -> set[str]:
+    if isinstance(node, ast.Constant) and isinstance(node.value, str):
+        return {node.value}
+    if isinstance(node, ast.Tuple | ast.List | ast.Set):
+        return {s for e in node.elts for s in _strings(e)}
+    return set()
+
+
+def _names_a_game(node: ast.expr) -> bool:
+    return (isinstance(node, ast.Attribute) and node.attr == "name") or (
+        isinstance(node, ast.Name) and node.id in ("game", "game_name", "variant", "variant_name"))
+
+
+def name_checks(root: Path = SRC) -> list[str]:
+    """``spec.name == "chess"``, ``game != "shogi"``, ``v.name in ("shogi", ...)`` outside the games."""
+    games = frozenset(_game_names(root))
+    hits = [hit for m in modules(root).values() if m.name.split("/")[0] not in GAME_PACKAGES
+            for hit in _name_hits(m, games)]
+    return _counted(hits, NAME_CHECKS, "a game-name check (ask the game's spec or variant instead)")
+
+
+@cache
+def _name_hits(module: Module, games: frozenset[str]) -> list[tuple[str, str]]:
+    hits = []
+    for node in ast.walk(module.tree):
+        if isinstance(node, ast.Compare) and all(
+                isinstance(op, ast.Eq | ast.NotEq | ast.In | ast.NotIn) for op in node.ops):
+            sides = [node.left, *node.comparators]
+            if any(_names_a_game(s) for s in sides) and any(_strings(s) & games for s in sides):
+                hits.append((_owner(module, node.lineno), ast.unparse(node)))
+    return hits
+
+
+def duck_types(root: Path = SRC) -> list[str]:
+    """``hasattr(x, ...)`` and ``getattr(x, "attr", default)`` in the callers."""
+    hits = [hit for m in modules(root).values() if m.name.split("/")[0] in CALLERS for hit in _duck_hits(m)]
+    return _counted(hits, DUCK_TYPES, "duck typing (use a protocol, a base class or the registry)")
+
+
+@cache
+def _duck_hits(module: Module) -> list[tuple[str, str]]:
+    return [(_owner(module, node.lineno), ast.unparse(node)) for node in ast.walk(module.tree)
+            if isinstance(node, ast.Call) and isinstance(node.func, ast.Name) and (
+                node.func.id == "hasattr" or (node.func.id == "getattr" and len(node.args) == 3))]
 
 
 #: Game packages whose own positions keep arrays under the same private names (chess's Board has
@@ -41,87 +209,255 @@ def test_no_game_name_checks_and_no_duck_typing() -> None:
 OWN_KERNEL_STATE = ("chess/",)
 
 
-def test_kernel_state_stays_inside_shogi() -> None:
+def kernel_state_leaks(root: Path = SRC) -> list[str]:
     state = re.compile(r"\._(bd|hd|st|hh|hist)\b")
-    modules = re.compile(r"shogi\._(kernels|board)\b|shogi import _(kernels|board)\b")
-    for name, text in _modules().items():
+    kernels = re.compile(r"shogi\._(kernels|board)\b|shogi import _(kernels|board)\b")
+    out = []
+    for name, module in modules(root).items():
         if name.startswith("shogi/"):
             continue
-        assert not modules.search(text), f"{name} imports the shogi kernels; use Position.kernel_state()"
-        if not name.startswith(OWN_KERNEL_STATE):
-            assert not state.search(text), f"{name} reaches into the shogi kernels; use Position.kernel_state()"
+        if kernels.search(module.text):
+            out.append(f"{name} imports the shogi kernels; use Position.kernel_state()")
+        if not name.startswith(OWN_KERNEL_STATE) and state.search(module.text):
+            out.append(f"{name} reaches into the shogi kernels; use Position.kernel_state()")
+    return out
+
+
+def big_modules(root: Path = SRC) -> list[str]:
+    found = modules(root)
+    out = [f"{name}: {len(m.code)} code lines (at most {MAX_MODULE_LINES})" for name, m in found.items()
+           if len(m.code) > MAX_MODULE_LINES and name not in BIG_MODULES]
+    return out + [f"stale BIG_MODULES entry: {name}" for name in BIG_MODULES
+                  if name not in found or len(found[name].code) <= MAX_MODULE_LINES]
+
+
+def _is_kernel(fn: ast.FunctionDef | ast.AsyncFunctionDef) -> bool:
+    return any("jit" in ast.unparse(d) for d in fn.decorator_list)
+
+
+def function_sizes(root: Path = SRC) -> dict[str, int]:
+    """Code lines of every function but the numba kernels, by ``file:qualified.name``."""
+    return {where: n for m in modules(root).values() for where, n in _function_sizes(m)}
+
+
+@cache
+def _function_sizes(module: Module) -> list[tuple[str, int]]:
+    return [(f"{module.name}:{qual}", module.code_lines(fn.lineno, fn.end_lineno or fn.lineno))
+            for qual, fn in _functions(module.tree) if not _is_kernel(fn)]
+
+
+def long_functions(root: Path = SRC) -> list[str]:
+    sizes = function_sizes(root)
+    out = [f"{where}: {n} code lines (at most {MAX_FUNCTION_LINES})" for where, n in sizes.items()
+           if n > MAX_FUNCTION_LINES and where not in LONG_FUNCTIONS]
+    out += [f"stale LONG_FUNCTIONS entry: {where} has {sizes.get(where, 0)} code lines" for where in LONG_FUNCTIONS
+            if sizes.get(where, 0) <= MAX_FUNCTION_LINES]
+    return out
+
+
+class _Imports(ast.NodeVisitor):
+    """Every import of a module, inside functions too; not the ones under ``if TYPE_CHECKING:``."""
+
+    def __init__(self, module: Module) -> None:
+        self.found, self.in_functions, self.depth = set[str](), 0, 0
+        self.package = module.dotted if module.name.endswith("__init__.py") else module.dotted.rpartition(".")[0]
+
+    def visit_If(self, node: ast.If) -> None:
+        if "TYPE_CHECKING" not in ast.unparse(node.test):
+            self.generic_visit(node)
+        else:
+            for child in node.orelse:
+                self.visit(child)
+
+    def visit_FunctionDef(self, node: ast.FunctionDef | ast.AsyncFunctionDef) -> None:
+        self.depth += 1
+        self.generic_visit(node)
+        self.depth -= 1
+
+    visit_AsyncFunctionDef = visit_FunctionDef
+
+    def visit_Import(self, node: ast.Import) -> None:
+        self.found |= {a.name for a in node.names}
+        self.in_functions += self.depth > 0 and any(a.name.startswith("komaken") for a in node.names)
+
+    def visit_ImportFrom(self, node: ast.ImportFrom) -> None:
+        base = node.module or ""
+        if node.level:
+            parent = ".".join(self.package.split(".")[: len(self.package.split(".")) - node.level + 1])
+            base = f"{parent}.{base}" if base else parent
+        self.found |= {base} | {f"{base}.{a.name}" for a in node.names}
+        self.in_functions += self.depth > 0 and base.startswith("komaken")
+
+
+@cache
+def _imports(module: Module) -> tuple[set[str], int]:
+    visitor = _Imports(module)
+    visitor.visit(module.tree)
+    return visitor.found, visitor.in_functions
+
+
+def import_graph(root: Path = SRC) -> tuple[dict[str, set[str]], int]:
+    """Which komaken modules each module imports (a module's own parents left out: importing
+    ``a.b`` runs ``a`` first whatever ``a`` imports), and how many imports sit inside functions."""
+    graph, inside = {}, 0
+    for module in modules(root).values():
+        graph[module.dotted], n = _imports(module)
+        inside += n
+    known = set(graph)
+    return {m: {d for d in deps if d in known and d != m and not m.startswith(d + ".")}
+            for m, deps in graph.items()}, inside
+
+
+def import_circles(root: Path = SRC) -> list[set[str]]:
+    """The strongly connected parts (more than one module) of the import graph, by Tarjan."""
+    graph, _ = import_graph(root)
+    index: dict[str, int] = {}
+    low: dict[str, int] = {}
+    stack: list[str] = []
+    out: list[set[str]] = []
+
+    def visit(m: str) -> None:
+        index[m] = low[m] = len(index)
+        stack.append(m)
+        for d in sorted(graph[m]):
+            if d not in index:
+                visit(d)
+                low[m] = min(low[m], low[d])
+            elif d in stack:
+                low[m] = min(low[m], index[d])
+        if low[m] == index[m]:
+            part = set()
+            while True:
+                d = stack.pop()
+                part.add(d)
+                if d == m:
+                    break
+            if len(part) > 1:
+                out.append(part)
+
+    for m in sorted(graph):
+        if m not in index:
+            visit(m)
+    return sorted(out, key=lambda part: sorted(part))
+
+
+def new_import_circles(root: Path = SRC) -> list[str]:
+    found = import_circles(root)
+    out = [f"import circle not in IMPORT_CIRCLES: {sorted(part)}" for part in found if part not in IMPORT_CIRCLES]
+    out += [f"stale IMPORT_CIRCLES entry: {sorted(part)}" for part in IMPORT_CIRCLES if part not in found]
+    return out
+
+
+def _imported_names(module: Module) -> Iterator[str]:
+    """``package.name`` of every ``from package import name`` and every ``import module``."""
+    for node in ast.walk(module.tree):
+        if isinstance(node, ast.Import):
+            yield from (a.name for a in node.names)
+        elif isinstance(node, ast.ImportFrom) and node.module and not node.level:
+            yield from (f"{node.module}.{a.name}" for a in node.names)
+
+
+def _is_kind(node: ast.expr) -> bool:
+    return (isinstance(node, ast.Attribute) and node.attr == "kind") or (
+        isinstance(node, ast.Name) and node.id == "kind")
+
+
+def web_game_knowledge(root: Path = SRC) -> list[str]:
+    """The web page branches on no game's kind and imports no game package (inside functions
+    too): it shows every game from its GameSpec.  The game loop does not import the USI client
+    (the registry builds USI players)."""
+    games = frozenset(_game_names(root))
+    packages = tuple(f"komaken.{p}" for p in (*GAME_PACKAGES, "records"))
+    out = []
+    for name, module in modules(root).items():
+        if not name.startswith("web/"):
+            continue
+        for node in ast.walk(module.tree):
+            sides = [node.left, *node.comparators] if isinstance(node, ast.Compare) else []
+            if any(_is_kind(s) for s in sides) and any(_strings(s) & games for s in sides):
+                out.append(f"{_owner(module, node.lineno)}: a game-kind branch: {ast.unparse(node)}")
+        out += [f"{name} imports {imp} (a game's part: ask its GameSpec)" for imp in _imported_names(module)
+                if imp.startswith(packages) and imp not in WEB_IMPORTS]
+    loop = modules(root).get("match.py")
+    if loop is not None:
+        out += [f"match.py imports {imp}" for imp in _imports(loop)[0] if imp.startswith("komaken.usi")]
+    return out
+
+
+CHECKS: dict[str, Callable[[Path], list[str]]] = {
+    "name_checks": name_checks, "duck_types": duck_types, "kernel_state_leaks": kernel_state_leaks,
+    "big_modules": big_modules, "long_functions": long_functions, "new_import_circles": new_import_circles,
+    "web_game_knowledge": web_game_knowledge,
+}
+
+
+def test_no_game_name_checks() -> None:
+    assert not name_checks(), "\n".join(name_checks())
+
+
+def test_no_duck_typing_in_the_callers() -> None:
+    assert not duck_types(), "\n".join(duck_types())
+
+
+def test_kernel_state_stays_inside_shogi() -> None:
+    assert not kernel_state_leaks(), "\n".join(kernel_state_leaks())
 
 
 def test_modules_are_small() -> None:
-    for name, text in _modules().items():
-        if name not in BIG_MODULES:
-            assert text.count("\n") <= MAX_MODULE_LINES, f"{name}: {text.count(chr(10))} lines"
+    assert not big_modules(), "\n".join(big_modules())
 
 
 def test_functions_are_small() -> None:
-    long = []
-    for name, text in _modules().items():
-        for node in ast.walk(ast.parse(text)):
-            if isinstance(node, ast.FunctionDef | ast.AsyncFunctionDef) and not _is_kernel(node):
-                length = (node.end_lineno or node.lineno) - node.lineno + 1
-                if length > MAX_FUNCTION_LINES and f"{name}:{node.name}" not in LONG_FUNCTIONS:
-                    long.append(f"{name}:{node.lineno} {node.name} ({length} lines)")
-    assert not long, "\n".join(long)
-
-
-def _top_level_imports(name: str, text: str) -> set[str]:
-    """Modules imported when ``name`` is imported (not inside functions or TYPE_CHECKING)."""
-    package = "komaken." + name.removesuffix(".py").replace("/", ".").removesuffix(".__init__")
-    out = set()
-    for node in ast.parse(text).body:
-        if isinstance(node, ast.Import):
-            out |= {a.name for a in node.names}
-        elif isinstance(node, ast.ImportFrom) and node.module:
-            base = node.module
-            if node.level:
-                base = ".".join(package.split(".")[: -node.level + (1 if name.endswith("__init__.py") else 0) or None])
-                base = f"{base}.{node.module}" if node.module else base
-            out.add(base)
-            out |= {f"{base}.{a.name}" for a in node.names}
-    return {m for m in out if m.startswith("komaken")}
-
-
-def test_no_import_circles() -> None:
-    graph: dict[str, set[str]] = {}
-    for name, text in _modules().items():
-        module = "komaken." + name.removesuffix(".py").replace("/", ".").removesuffix(".__init__")
-        graph[module] = _top_level_imports(name, text)
-    known = set(graph)
-    edges = {m: {d for d in deps if d in known and d != m and not m.startswith(d + ".")} for m, deps in graph.items()}
-    state: dict[str, int] = {}
-    stack: list[str] = []
-
-    def visit(m: str) -> None:
-        state[m] = 1
-        stack.append(m)
-        for d in sorted(edges[m]):
-            if state.get(d) == 1:
-                raise AssertionError("import circle: " + " -> ".join(stack[stack.index(d):] + [d]))
-            if d not in state:
-                visit(d)
-        stack.pop()
-        state[m] = 2
-
-    for m in sorted(edges):
-        if m not in state:
-            visit(m)
-
-
-GAME_PACKAGES = ("komaken.shogi", "komaken.chess", "komaken.reversi", "komaken.tictactoe", "komaken.records")
+    assert not long_functions(), "\n".join(long_functions())
 
 
 def test_the_web_page_knows_no_game() -> None:
-    """The web server shows every game from its GameSpec: no branch on a game's kind, no import of
-    a game package; the generic game loop does not know the USI client (the registry builds USI
-    players)."""
-    for name, text in _modules().items():
-        if name.startswith("web/"):
-            assert "kind ==" not in text and "kind in" not in text, name
-            imported = _top_level_imports(name, text) | set(re.findall(r"^\s+from (komaken[\w.]*) import", text, re.M))
-            assert not {m for m in imported if m.startswith(GAME_PACKAGES)}, name
-    assert "komaken.usi" not in "".join(_top_level_imports("match.py", _modules()["match.py"]))
+    assert not web_game_knowledge(), "\n".join(web_game_knowledge())
+
+
+def test_no_new_import_circles() -> None:
+    _, inside = import_graph()
+    print(f"{len(import_circles())} import circles allowed, held apart by {inside} imports inside functions")
+    assert not new_import_circles(), "\n".join(new_import_circles())
+
+
+# The fence holds: each kind of break, put into a copy of the source, fails its check.
+
+_LONG_BODY = "".join(f"    x{i} = {i}\n" for i in range(MAX_FUNCTION_LINES + 1))
+_BIG_MODULE = "".join(f"def f{i}() -> int:\n    return {i}\n\n\n" for i in range(MAX_MODULE_LINES // 2 + 1))
+BREAKS = {
+    "name_checks": ("cli/_fence.py", "def pick(spec):\n    return spec.name == 'chess'\n"),
+    "duck_types": ("lab/_fence.py", "def moves(x):\n    return getattr(x, 'moves', None)\n"),
+    # the bottom layer reaches up to the game loop, inside a function: a new circle
+    "new_import_circles": ("game.py", "\n\ndef _loop():\n    from komaken.match import play_game\n"
+                                      "    return play_game\n"),
+    "long_functions": ("players/_fence.py", f"def long():\n{_LONG_BODY}    return 0\n"),
+    "big_modules": ("records/_fence.py", _BIG_MODULE),
+    "web_game_knowledge": ("web/_fence.py", "def board(info):\n    if info.kind == 'shogi':\n"
+                                            "        from komaken.shogi import Position\n        return Position\n"),
+}
+
+
+@pytest.mark.parametrize("check", sorted(BREAKS))
+def test_the_fence_holds(check: str, tmp_path: Path) -> None:
+    root = tmp_path / "komaken"
+    shutil.copytree(SRC, root, ignore=shutil.ignore_patterns("__pycache__"))
+    name, text = BREAKS[check]
+    with (root / name).open("a", encoding="utf-8") as f:
+        f.write(text)
+    problems = CHECKS[check](root)
+    assert problems and any("_fence" in p or "'komaken.game'" in p for p in problems), problems
+    for other, fn in CHECKS.items():  # the break is this check's alone
+        if other != check:
+            assert not fn(root), (other, fn(root))
+
+
+def test_sizes_count_code_not_docstrings_or_comments(tmp_path: Path) -> None:
+    root = tmp_path / "komaken"
+    (root / "lab").mkdir(parents=True)
+    (root / "games.py").write_text("BUILTIN = {'shogi': 'komaken.shogi'}\n", encoding="utf-8")
+    doc = '    """' + "\n" * (2 * MAX_FUNCTION_LINES) + '    """\n'
+    notes = "    # why\n\n" * MAX_FUNCTION_LINES
+    (root / "lab" / "quiet.py").write_text(f"def f():\n{doc}{notes}    return 1\n", encoding="utf-8")
+    assert function_sizes(root) == {"lab/quiet.py:f": 2}
+    assert modules(root)["lab/quiet.py"].code == {1, 4 * MAX_FUNCTION_LINES + 3}

@@ -44,7 +44,7 @@ def test_byoyomi_alone_is_used_in_full_less_overhead_and_margin(byo: float) -> N
 
 def test_sudden_death_3s_over_40_plies_spends_the_clock() -> None:
     # Each side plays 20 moves on 3 s.  Whatever the search does between soft and hard, the clock
-    # must last, and most of it must be used (the old rule left 1.7 s of 3 unused).
+    # must last, and most of it must be used: time left at the end of a game is strength thrown away.
     for spend in ("soft", "mid", "hard"):
         clock = 3.0
         for _ in range(20):
@@ -105,7 +105,8 @@ def _bestmove(eng: UsiProcess, moves: list[str], go: str) -> tuple[str, float, i
 
 
 def test_usi_sudden_death_3s_game_spends_the_clock_and_never_runs_out() -> None:
-    # Measured before: ~1.3 s of each side's 3 s used in 40 plies, and depth-1 moves at 1 s left.
+    # The failure this guards against: a budget so careful that most of the clock is left unused and
+    # the last moves are searched to depth 1.
     eng = start_engine("minishogi")
     clock, used, moves = [3.0, 3.0], [0.0, 0.0], []
     thought, budget = [0.0, 0.0], [0.0, 0.0]  # moves the engine thought on: seconds taken, soft budgets
@@ -135,7 +136,7 @@ def test_usi_sudden_death_3s_game_spends_the_clock_and_never_runs_out() -> None:
         assert eng.close(timeout=DEADLINE) == 0
     # The moves it thought on took most of what the budget offered them (an iteration that would end
     # past the hard limit is not started, so a move may stop short of its soft budget: measured
-    # 0.91-1.45 of it per side; the old rule left 1.7 s of 3 unused) ...
+    # 0.91-1.45 of it per side) ...
     for side in (0, 1):
         assert thought[side] > 0.7 * budget[side], (thought, budget)
     # ... and a full 40-ply game with no mate in sight spent most of each clock (a mate found early
@@ -159,8 +160,9 @@ def test_usi_byoyomi_is_used_but_not_overrun(variant: str, byoyomi: int) -> None
 
 
 def test_usi_main_time_before_byoyomi_is_spread_not_spent_at_once() -> None:
-    # Measured before: btime 600000 byoyomi 10000 spent 58 s on move 12.  The same clock scaled down
-    # 100-fold: 6 s main time and 100 ms byoyomi may take at most 6/10 + 0.1 s on a move.
+    # Main time followed by byoyomi must be spread over the game, not spent on one move (600 s + 10 s
+    # byoyomi must not take 58 s on a move).  The same clock scaled down 100-fold: 6 s main time and
+    # 100 ms byoyomi may take at most 6/10 + 0.1 s on a move.
     eng = start_engine("minishogi")
     moves: list[str] = []
     clock = 6.0

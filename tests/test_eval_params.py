@@ -114,7 +114,7 @@ def reference_features(pos: Position) -> np.ndarray:
 
 
 def previous_evaluation(pos: Position) -> int:
-    """The evaluation of earlier releases (fixed constants, king_safety = psq = 1), written out."""
+    """The built-in evaluation (fixed constants, king_safety = psq = 1), written out."""
     s = pos.kernel_state(1)
     bd, v = s.bd, pos.variant
     values = EvalParams.legacy(v).values
@@ -210,7 +210,7 @@ def _shipped_text(variant: str) -> str:
 def test_tuned_parameters_ship_and_the_legacy_copies_are_the_earlier_evaluation(variant: str, mobility: float,
                                                                                 evidence: str) -> None:
     """Each shipped file names the match that earned it its place, and the legacy copies in
-    examples/eval are the earlier evaluation exactly."""
+    examples/eval are the built-in evaluation exactly."""
     tuned = EvalParams.default(variant)
     assert tuned.terms == {"mobility": mobility, "king_safety": 1.0, "psq": 1.0}
     assert evidence in _shipped_text(variant)

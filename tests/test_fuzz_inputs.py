@@ -117,7 +117,7 @@ def test_sfen_round_trip_of_played_positions(pos: Position) -> None:
     assert again.legal_moves() == pos.legal_moves()
 
 
-# ---- hands beyond the old 38-key Zobrist table and the int8 range --------------------------
+# ---- hands beyond the first 38 Zobrist keys of a kind and the int8 range ----------------------
 PAWNS = Variant("pawns", 9, 9, 3, "k8/9/9/9/9/9/9/9/8K b 79P 1", nifu=False, dead_pieces=False)
 
 
@@ -195,7 +195,7 @@ def test_usi_move_text_is_ascii_only(text: str) -> None:
 
 
 # ---- variant TOML ----------------------------------------------------------------------------
-EXAMPLE_TOML = Path(__file__).parent.parent / "examples" / "shogi7x7.toml"
+EXAMPLE_TOML = Path(__file__).parent.parent / "src" / "komaken" / "variants" / "shogi7x7.toml"
 TOMLS = [v.to_toml() for v in BUILTIN.values()] + [EXAMPLE_TOML.read_text(encoding="utf-8")]
 BYTES = [b"\xff", b"\xc3", b"\xe3\x81", b"\x00", b"\xef\xbb\xbf", "①".encode(), b"1" * 30, b"1e400",
          b"nan", b"-9223372036854775809", b"[rules]\n", b'"', b"\\u", b"\r"]

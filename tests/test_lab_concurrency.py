@@ -3,7 +3,6 @@ starts on a new file never see a half-made database."""
 
 from __future__ import annotations
 
-import os
 import re
 import sqlite3
 import subprocess
@@ -12,31 +11,8 @@ import threading
 import time
 from pathlib import Path
 
+from conftest import DEADLINE, ENV, toy_toml
 from komaken.lab import ExperimentDB, experiment_from_dict
-
-TESTS = Path(__file__).parent
-ENV = {**os.environ, "PYTHONPATH": os.pathsep.join([str(TESTS), os.environ.get("PYTHONPATH", "")])}
-DEADLINE = 300
-
-TOY = """
-[experiment]
-name = "toy"
-game = "lab_toygame:Toy.start"
-games = {games}
-seed = 11
-
-[players.slow]
-engine = "python"
-factory = "lab_toygame:SlowRandom"
-options = {{ delay = {delay} }}
-
-[players.r2]
-engine = "random"
-
-[[pairings]]
-a = "slow"
-b = "r2"
-"""
 
 RAW = {
     "experiment": {"name": "toy", "game": "lab_toygame:Toy.start", "games": 4, "seed": 1},
@@ -47,7 +23,7 @@ RAW = {
 
 def toy(tmp_path: Path, games: int, delay: float) -> Path:
     path = tmp_path / "toy.toml"
-    path.write_text(TOY.format(games=games, delay=delay), encoding="utf-8")
+    path.write_text(toy_toml(games, delay=delay), encoding="utf-8")
     return path
 
 

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import itertools
 from pathlib import Path
 
 import pytest
@@ -66,13 +67,20 @@ def test_games_override_and_identity(tmp_path: Path) -> None:
     [
         ('b = "standard"', 'b = "strong"', "pairings[0].b", "unknown player 'strong'"),
         ("B = 300,", "Q = 300,", "players.weak.values.Q", "unknown piece letter 'Q'"),
-        ("games = 200", "games = -5", "experiment.games", "negative"),
+        ("games = 200", "games = -5", "experiment.games", "out of range: -5 (allowed: 1..100000000)"),
+        ("games = 200", "games = 1000000000000000000", "experiment.games", "allowed: 1..100000000"),
+        ("seed = 1", "seed = -1", "experiment.seed", "allowed: 0..9223372036854775807"),
         ('colors = "fixed"', 'colors = "random"', "pairings[0].colors", "must be 'fixed' or 'alternate'"),
-        (WEAK, WEAK.replace("depth", "dpth"), "players.weak.dpth", "unknown key"),
-        (WEAK, WEAK.replace("thesis", "alphazero"), "players.weak.engine", "unknown engine"),
+        (WEAK, WEAK.replace("depth", "dpth"), "players.weak.dpth", "(did you mean 'depth'?); the options of thesis"),
+        (WEAK, WEAK.replace("thesis", "alphazero"), "players.weak.engine",
+         "unknown player type 'alphazero': no alphazero player for shogi; the player types: boardgame, engine"),
         ('variant = "minishogi"', 'variant = "nosuchshogi"', "experiment.variant", ""),
         ('repetition = "draw"', 'repetition = "replay"', "experiment.repetition", "'draw' or 'sente_loses'"),
-        ("max_plies = 400", "max_plies = 0", "experiment.max_plies", "at least 1"),
+        ("max_plies = 400", "max_plies = 0", "experiment.max_plies", "allowed: 1..100000"),
+        ('colors = "fixed"', 'games = 100000001', "pairings[0].games", "allowed: 1..100000000"),
+        ('colors = "fixed"', 'sprt = { elo0 = 0, elo1 = 1e9 }', "pairings[0].sprt.elo1", "allowed: -2000..2000"),
+        ('colors = "fixed"', 'published = { wins = 1, losses = 2, draws = -3 }', "pairings[0].published.draws",
+         "allowed: 0..1000000000"),
         ('colors = "fixed"', 'sprt = { elo0 = 10, elo1 = 0 }', "pairings[0].sprt.elo1", "greater than elo0"),
         ('colors = "fixed"', 'sprt = { elo0 = 0, elo1 = 5, model = "quadrinomial" }', "pairings[0].sprt.model",
          "'trinomial', 'pentanomial'"),
@@ -88,7 +96,9 @@ def test_config_errors_name_file_key_problem(tmp_path: Path, old: str, new: str,
     with pytest.raises(ConfigError) as info:
         load_experiment(path)
     message = str(info.value)
-    assert message.startswith(f"{path}: {key}: "), message
+    old_lines, new_lines = ISSUE_EXAMPLE.splitlines(), ISSUE_EXAMPLE.replace(old, new, 1).splitlines()
+    line = next(i for i, (x, y) in enumerate(itertools.zip_longest(old_lines, new_lines), start=1) if x != y)
+    assert message.startswith(f"{path}:{line}: {key}: "), message  # the line the key is written on
     assert problem in message
 
 

@@ -8,7 +8,6 @@ in-process test fills the database with SQLite's own page limit instead.
 from __future__ import annotations
 
 import contextlib
-import os
 import shutil
 import sqlite3
 import subprocess
@@ -18,40 +17,16 @@ from pathlib import Path
 
 import pytest
 
+from conftest import DEADLINE, ENV, toy_toml
 from komaken.lab import ExperimentDB, ExperimentDBError, load_experiment, run_experiment
 from komaken.lab import storage as storage_mod
 
-TESTS = Path(__file__).parent
-ENV = {**os.environ, "PYTHONPATH": os.pathsep.join([str(TESTS), os.environ.get("PYTHONPATH", "")])}
-DEADLINE = 300
-
-TOY = """
-[experiment]
-name = "toy"
-game = "lab_toygame:Toy.start"
-games = {games}
-seed = 11
-
-[players.r1]
-engine = "random"
-
-[players.r2]
-engine = "random"
-
-[[pairings]]
-a = "r1"
-b = "r2"
-"""
-
-
-@pytest.fixture(autouse=True)
-def _toy_on_path(monkeypatch: pytest.MonkeyPatch) -> None:
-    monkeypatch.setenv("PYTHONPATH", ENV["PYTHONPATH"])
+pytestmark = pytest.mark.usefixtures("toy_on_path")
 
 
 def toy(tmp_path: Path, games: int) -> Path:
     path = tmp_path / f"toy{games}.toml"
-    path.write_text(TOY.format(games=games), encoding="utf-8")
+    path.write_text(toy_toml(games), encoding="utf-8")
     return path
 
 

@@ -3,8 +3,12 @@
 from __future__ import annotations
 
 import base64
+import math
 import re
 from pathlib import Path
+
+import pytest
+from scipy.stats import fisher_exact, multivariate_hypergeom
 
 from komaken.lab import ExperimentDB, GameRow, load_experiment
 from komaken.lab.report import status_json, write_report
@@ -76,7 +80,7 @@ def test_report_reads_like_a_paper(tmp_path: Path) -> None:
     assert ("**Answer.** Best setting **角5000 飛5000**: **56.5%** (95% CI 49.6–63.2%, Elo +45) over 200 games"
             in summary)
     assert "Worst **角1000 飛1300**: **40.2%**" in summary
-    assert "ours agree with them (χ² p ≥ 0.05) in **20 of 20** settings" in summary
+    assert "ours agree with them (p ≥ 0.05) in **20 of 20** settings" in summary
     # one file carries everything: every figure is embedded, none is linked
     figures = re.findall(r"<figure id='(\w+)'><img alt='Figure \d+: [^']+' src='data:image/svg\+xml;base64,([^']+)'",
                          page)
@@ -144,8 +148,8 @@ def test_plots_draw_a_perfect_score_of_ten_games(tmp_path: Path) -> None:
         exp, stats = R.collect(db)
         files = R.write_report(db, tmp_path / "out")
     assert stats[0].a_score_ci95[1] == 1.0 and stats[1].a_score_ci95[0] == 0.0
-    assert R.plot(exp, stats, tmp_path)[0] == "score_ci"
     assert tmp_path / "out" / "score_ci.svg" in files
+    assert (tmp_path / "out" / "score_ci.svg").read_bytes().startswith(b"<?xml")
 
 
 def test_title_is_derived_from_the_name_without_report_title() -> None:
@@ -162,12 +166,21 @@ def test_same_distribution_test() -> None:
     from komaken.lab.report import same_distribution
 
     assert same_distribution((48, 48, 4), (48, 48, 4)) == 1.0
-    # 2x3 table (60,30,10) vs (30,60,10): chi2 = 20.0 with 2 dof -> p = exp(-10)
-    assert abs(same_distribution((60, 30, 10), (30, 60, 10)) - 4.54e-05) < 1e-6
-    assert same_distribution((10, 0, 0), (0, 10, 0)) < 0.001
+    # 2x2 (draws absent): Fisher's exact test, as scipy computes it
+    assert same_distribution((7, 2, 0), (3, 8, 0)) == pytest.approx(fisher_exact([[7, 2], [3, 8]]).pvalue, rel=1e-9)
+    # 2x3, 100 games a side: the exact sum by brute force over every first row (χ² said exp(-10) = 4.54e-05)
+    ours, theirs = (60, 30, 10), (30, 60, 10)
+    totals = [a + b for a, b in zip(ours, theirs, strict=True)]
+    pmf = [multivariate_hypergeom.pmf([w, l, 100 - w - l], totals, 100)
+           for w in range(91) for l in range(91) if 0 <= 100 - w - l <= 20]
+    observed = multivariate_hypergeom.pmf(list(ours), totals, 100)
+    exact = sum(p for p in pmf if p <= observed * (1 + 1e-7))
+    assert same_distribution(ours, theirs) == pytest.approx(exact, rel=1e-9) and exact == pytest.approx(4.17e-5, 1e-3)
+    # above 500 games a side: χ² (the same table scaled by 20 → chi2 = 400 on 2 dof)
+    assert same_distribution((1200, 600, 200), (600, 1200, 200)) == pytest.approx(math.exp(-200), rel=1e-6)
 
 
-def test_per_pairing_api_kept_for_the_web_page(tmp_path: Path) -> None:
+def test_per_pairing_rows_of_the_web_page(tmp_path: Path) -> None:
     from komaken.lab import report as R
 
     exp = load_experiment(TABLE6)
@@ -178,12 +191,7 @@ def test_per_pairing_api_kept_for_the_web_page(tmp_path: Path) -> None:
             for i, r in enumerate(results):
                 db.insert(GameRow(p.name, i, p.a, p.b, r, "checkmate", "a", "", 0, 0, "", 0.0, i, 0.0))
         exp, stats = R.collect(db)
-        pooled = R.pooled(db, exp)
     header, rows = R.table_rows(exp, stats)
     assert header[0] == "setting" and len(rows) == 39 and rows[6][:5] == ["角1000 飛1200", "100", "47", "49", "4"]
-    pheader, prows = R.pooled_rows(exp, pooled)
-    assert pheader[:3] == ["setting", "runs", "games"] and ["角1000 飛1200", "3", "200"] == prows[5][:3]
-    assert "**" not in R.first_move_line(stats, exp) and R._pct(0.5) == "50.0%"
+    assert "**" not in R.first_move_line(stats, exp)
     assert R._setup_line(exp, 800).endswith("Games: 800 of 3900.")
-    names = R.plot(exp, stats, tmp_path)
-    assert names[0] == "score_ci" and (tmp_path / "score_ci.svg").read_bytes().startswith(b"<?xml")

@@ -5,7 +5,6 @@ from __future__ import annotations
 import json
 import os
 import signal
-import socket
 import sqlite3
 import subprocess
 import sys
@@ -16,53 +15,17 @@ import click
 import pytest
 from click.testing import CliRunner
 
+from conftest import ENV, toy_toml
 from komaken.cli import _Group
 from komaken.cli.experiment import register
 from komaken.lab import ExperimentDB, load_experiment, resume_experiment, run_experiment
 
-TESTS = Path(__file__).parent
-ENV = {**os.environ, "PYTHONPATH": os.pathsep.join([str(TESTS), os.environ.get("PYTHONPATH", "")])}
-
-TOY = """
-[experiment]
-name = "toy"
-game = "lab_toygame:Toy.start"
-games = {games}
-seed = 11
-
-[openings]
-random_plies = 1
-
-[players.r1]
-engine = "python"
-factory = "lab_toygame:SlowRandom"
-options = {{ delay = {delay} }}
-
-[players.r2]
-engine = "random"
-
-[[pairings]]
-a = "r1"
-b = "r2"
-colors = "alternate"
-
-[[pairings]]
-name = "fixed"
-a = "r2"
-b = "r1"
-colors = "fixed"
-"""
-
-
-@pytest.fixture(autouse=True)
-def _toy_on_path(monkeypatch: pytest.MonkeyPatch) -> None:
-    # Spawned workers re-import the toy game: they need tests/ on PYTHONPATH too.
-    monkeypatch.setenv("PYTHONPATH", ENV["PYTHONPATH"])
+pytestmark = pytest.mark.usefixtures("toy_on_path")
 
 
 def toy(tmp_path: Path, games: int, delay: float = 0.0, name: str = "toy.toml") -> Path:
     path = tmp_path / name
-    path.write_text(TOY.format(games=games, delay=delay), encoding="utf-8")
+    path.write_text(toy_toml(games, delay=delay, random_plies=1, fixed=True), encoding="utf-8")
     return path
 
 
@@ -141,60 +104,12 @@ def test_sigkill_mid_run_then_resume(tmp_path: Path) -> None:
     assert rows(ref) == got
 
 
-def _free_port() -> int:
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        return int(s.getsockname()[1])
-
-
-def test_dask_loopback_cluster_matches_local(tmp_path: Path) -> None:
-    distributed = pytest.importorskip("distributed")
-    dask_cli = Path(sys.executable).with_name("dask")
-    if not dask_cli.exists():
-        pytest.skip("the dask command is not installed")
-    port = _free_port()
-    address = f"tcp://127.0.0.1:{port}"
-    common = {"env": ENV, "stdout": subprocess.DEVNULL, "stderr": subprocess.DEVNULL, "cwd": tmp_path}
-    scheduler = subprocess.Popen(
-        [str(dask_cli), "scheduler", "--host", "127.0.0.1", "--port", str(port), "--dashboard-address", ":0"],
-        **common,  # type: ignore[call-overload]
-    )
-    worker = None
-    try:
-        worker = subprocess.Popen(
-            [
-                str(dask_cli),
-                "worker",
-                address,
-                "--nworkers",
-                "2",
-                "--nthreads",
-                "1",
-                "--host",
-                "127.0.0.1",
-                "--no-dashboard",
-                "--local-directory",
-                str(tmp_path / "dask"),
-            ],  # fmt: skip
-            **common,  # type: ignore[call-overload]
-        )
-        with distributed.Client(address, timeout="60s") as client:
-            client.wait_for_workers(2, timeout=120)
-        exp = load_experiment(toy(tmp_path, 20))
-        remote = run_experiment(exp, tmp_path / "dask.db", dask=address)
-        local = run_experiment(exp, tmp_path / "local.db", workers=2)
-        assert remote.played == local.played == 40
-        assert rows(tmp_path / "dask.db") == rows(tmp_path / "local.db")
-    finally:
-        for proc in (worker, scheduler):
-            if proc is not None:
-                proc.terminate()
-        for proc in (worker, scheduler):
-            if proc is not None:
-                try:
-                    proc.wait(timeout=20)
-                except subprocess.TimeoutExpired:
-                    proc.kill()
+def test_dask_loopback_cluster_matches_local(tmp_path: Path, dask_cluster: str) -> None:
+    exp = load_experiment(toy(tmp_path, 20))
+    remote = run_experiment(exp, tmp_path / "dask.db", dask=dask_cluster)
+    local = run_experiment(exp, tmp_path / "local.db", workers=2)
+    assert remote.played == local.played == 40
+    assert rows(tmp_path / "dask.db") == rows(tmp_path / "local.db")
 
 
 @pytest.fixture
@@ -235,7 +150,7 @@ def test_cli_status_report_export(tmp_path: Path, cli: click.Group) -> None:
 
 
 def test_sprt_stops_a_pairing_early(tmp_path: Path) -> None:
-    text = TOY.format(games=2000, delay=0).replace(
+    text = toy_toml(2000, delay=0, random_plies=1, fixed=True).replace(
         'colors = "fixed"', 'colors = "fixed"\nsprt = { elo0 = 0, elo1 = 40, alpha = 0.05, beta = 0.05 }'
     )
     (tmp_path / "s.toml").write_text(text, encoding="utf-8")
@@ -254,7 +169,7 @@ def test_an_sprt_decision_stands_when_games_in_flight_are_stored_after_it(tmp_pa
     from komaken.lab.stats import sprt_state
     from komaken.lab.storage import GameRow
 
-    text = TOY.format(games=2000, delay=0).replace(
+    text = toy_toml(2000, delay=0, random_plies=1, fixed=True).replace(
         'colors = "fixed"', 'colors = "fixed"\nsprt = { elo0 = 0, elo1 = 40, alpha = 0.05, beta = 0.05 }'
     )
     (tmp_path / "s.toml").write_text(text, encoding="utf-8")
@@ -290,7 +205,7 @@ def test_an_sprt_decision_stands_when_games_in_flight_are_stored_after_it(tmp_pa
 
 def test_pentanomial_sprt_stops_on_pairs(tmp_path: Path, cli: click.Group) -> None:
     # r1 and r2 both play at random: a pentanomial test of 0 against +200 Elo accepts H0 early.
-    text = TOY.format(games=2000, delay=0).replace(
+    text = toy_toml(2000, delay=0, random_plies=1, fixed=True).replace(
         'colors = "alternate"', 'colors = "alternate"\nsprt = { elo0 = 0, elo1 = 200, model = "pentanomial" }'
     )
     (tmp_path / "p.toml").write_text(text, encoding="utf-8")

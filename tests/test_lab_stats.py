@@ -10,13 +10,15 @@ from hypothesis import strategies as st
 from scipy import optimize
 
 from komaken.lab.stats import (
+    MIN_DECISIVE,
     SPRT,
     elo_from_score,
     gsprt_llr,
-    p_value_half,
+    p_value_even,
     pairing_stats,
     score_from_elo,
     sprt_state,
+    verdict,
     wilson_interval,
 )
 
@@ -53,21 +55,29 @@ def test_elo_of_three_quarters() -> None:
     assert score_from_elo(190.848) == pytest.approx(0.75, abs=1e-5)
 
 
-def test_p_value_of_60_of_100() -> None:
-    # z = (0.6 - 0.5) / sqrt(0.25 / 100) = 2  →  p = 2·(1 - Φ(2)) = 0.0455003
-    assert p_value_half(60, 100) == pytest.approx(0.0455003, abs=1e-6)
-    assert p_value_half(50, 100) == 1.0
+def test_p_value_is_exact_where_a_normal_approximation_overclaims() -> None:
+    # 0 wins in 4 games: both 4-0 outcomes have probability 1/16 under a fair coin → p = 2/16.
+    # The normal approximation said 0.0455 and the report called such a setting significant.
+    assert p_value_even(0, 4) == 0.125
+    # 60-40: 2·P(X ≥ 60), X ~ Bin(100, ½) = 0.056888 (the z-test without draws said 0.0455)
+    assert p_value_even(60, 40) == pytest.approx(0.0568879, abs=1e-6)
+    assert p_value_even(50, 50) == 1.0 and p_value_even(0, 0) == 1.0
 
 
-@given(st.integers(0, 300), st.integers(0, 300), st.integers(0, 300))
-def test_p_value_agrees_with_interval(w: int, l: int, d: int) -> None:
-    n = w + l + d
-    if n == 0:
-        return
-    lo, hi = wilson_interval(w + d / 2, n)
-    p = p_value_half(w + d / 2, n)
-    if abs(p - 0.05) > 1e-9:
-        assert (p < 0.05) == (not lo <= 0.5 <= hi)
+@given(st.integers(0, 60), st.integers(0, 60), st.integers(0, 300))
+def test_p_value_is_the_sign_test_by_hand(w: int, l: int, d: int) -> None:
+    n = w + l
+    by_hand = min(1.0, 2 * sum(math.comb(n, k) for k in range(min(w, l) + 1)) / 2**n)
+    stats = pairing_stats("p", "a", "b", [("a", "a")] * w + [("b", "a")] * l + [("draw", "a")] * d)
+    assert stats.p_value == pytest.approx(by_hand, rel=1e-9, abs=1e-15)
+    assert p_value_even(l, w) == pytest.approx(by_hand, rel=1e-9, abs=1e-15)  # draws and sides do not enter
+
+
+def test_verdicts_need_enough_decisive_games() -> None:
+    assert MIN_DECISIVE == 6 and p_value_even(0, MIN_DECISIVE - 1) > 0.05 > p_value_even(0, MIN_DECISIVE)
+    assert verdict(0, 4, p_value_even(0, 4)) == "too few" and verdict(0, 5, 0.0625) == "too few"
+    assert verdict(0, 6, p_value_even(0, 6)) == "below" and verdict(9, 1, p_value_even(9, 1)) == "above"
+    assert verdict(3, 3, 1.0) == "even"
 
 
 def test_gsprt_llr_known_value() -> None:

@@ -2,21 +2,17 @@
 
 from __future__ import annotations
 
-import os
 import subprocess
 import sys
 from pathlib import Path
 
+from conftest import DEADLINE, ENV
 from komaken.games import find_game
 from komaken.lab import ExperimentDB, load_experiment, run_experiment
 from komaken.players.registry import PlayerSpec
 from komaken.players.usi import UsiPlayer
 
 FAKE = Path(__file__).with_name("lab_fake_usi.py")
-TESTS = Path(__file__).parent
-ENV = {**os.environ, "PYTHONPATH": os.pathsep.join([str(TESTS), os.environ.get("PYTHONPATH", "")])}
-#: no subprocess in these tests may take longer (the first run may compile the kernels)
-DEADLINE = 300
 
 EXPERIMENT = """
 [experiment]

@@ -21,10 +21,6 @@ from komaken.shogi import Position, load_variant
 SHOGI = find_game("shogi")
 
 
-def shogi_player(spec: str, variant: Any) -> Player:
-    return make_player(spec, SHOGI, variant)
-
-
 def play_game(pos: Position, players: list[Player], echo: Any, show: bool) -> Outcome:
     """The one game loop with the terminal's observer, as ``komaken play`` runs it."""
     humans = [Color(c) for c, p in enumerate(players) if isinstance(p, HumanPlayer)]
@@ -39,7 +35,7 @@ def scripted(*lines: str) -> tuple[HumanPlayer, list[str]]:
 
 def test_human_input_moves_list_illegal_and_resign() -> None:
     human, said = scripted("", "zz", "p", "7g7f", "5e4d", "resign")
-    engine = shogi_player("engine:depth=2", load_variant("minishogi"))
+    engine = make_player("engine:depth=2", SHOGI, load_variant("minishogi"))
     out: list[str] = []
     outcome = play_game(Position.start("minishogi"), [human, engine], echo=out.append, show=False)
     assert outcome.termination is Termination.RESIGNATION and outcome.winner == 1
@@ -50,7 +46,7 @@ def test_human_input_moves_list_illegal_and_resign() -> None:
 
 def test_undo_takes_back_the_pair() -> None:
     human, _ = scripted("5e4d", "undo", "resign")
-    engine = shogi_player("engine:depth=1", load_variant("minishogi"))
+    engine = make_player("engine:depth=1", SHOGI, load_variant("minishogi"))
     out: list[str] = []
     pos = Position.start("minishogi")
     play_game(pos, [human, engine], echo=out.append, show=False)
@@ -60,17 +56,17 @@ def test_undo_takes_back_the_pair() -> None:
 def test_engines_play_to_an_end_reason() -> None:
     v = load_variant("minishogi")
     out: list[str] = []
-    outcome = play_game(Position.start(v), [shogi_player("engine:movetime=20ms", v),
-                                            shogi_player("thesis:seed=1", v)], echo=out.append, show=False)
+    outcome = play_game(Position.start(v), [make_player("engine:movetime=20ms", SHOGI, v),
+                                            make_player("thesis:seed=1", SHOGI, v)], echo=out.append, show=False)
     assert outcome.termination.japanese in out[-1]
     assert outcome.termination.japanese in ("詰み", "千日手", "連続王手の千日手", "持将棋", "投了", "反則")
 
 
 def test_bad_spec() -> None:
     with pytest.raises(KomakenError):
-        shogi_player("wizard", load_variant("shogi"))
+        make_player("wizard", SHOGI, load_variant("shogi"))
     with pytest.raises(KomakenError):
-        shogi_player("engine:depth", load_variant("shogi"))
+        make_player("engine:depth", SHOGI, load_variant("shogi"))
 
 
 def test_cli_play_and_mate() -> None:

@@ -15,9 +15,9 @@ from contextlib import contextmanager
 from pathlib import Path
 from typing import Any
 
-import pytest
+from conftest import needs_module
 
-pexpect = pytest.importorskip("pexpect")
+pexpect = needs_module("pexpect")
 
 from komaken.cli.play_record import read_move_list  # noqa: E402
 from komaken.game import Color, Termination  # noqa: E402

@@ -214,7 +214,7 @@ def test_from_sfen_with_an_explicit_variant_still_checks_the_size() -> None:
         Position.from_sfen("4k/5/4P/5/K4 b G 1", "shogi")
     with pytest.raises(InvalidPositionError, match="7 ranks .* pass variant="):
         Position.from_sfen("7/7/7/7/7/7/7 b - 1")
-    assert Position.from_sfen("3k3/7/7/7/7/7/3K3 b - 1", "examples/shogi7x7.toml").variant.height == 7
+    assert Position.from_sfen("3k3/7/7/7/7/7/3K3 b - 1", "shogi7x7").variant.height == 7
 
 
 def test_help_does_not_repeat_the_variant_repr() -> None:

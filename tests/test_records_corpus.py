@@ -6,7 +6,13 @@ written back as KIF, CSA and KI2 reads again to the same game; cshogi reads what
 
 from __future__ import annotations
 
+import io
 import json
+import locale
+import os
+import subprocess
+import sys
+import warnings
 from dataclasses import replace
 from functools import cache
 from pathlib import Path
@@ -16,6 +22,7 @@ import cshogi.CSA
 import cshogi.KIF
 import pytest
 
+from komaken.cli import main
 from komaken.errors import KomakenError
 from komaken.game import Color, Termination
 from komaken.records import GameRecord, RecordError, decode, dumps, encode, parse, read
@@ -116,8 +123,11 @@ def test_written_back_reads_the_same(name: str) -> None:
             assert not any("不成" in line for line in text.splitlines() if line[:4].strip().isdigit())
             assert again.times == rec.times and again.comments == rec.comments
             assert len(again.variations) == len(rec.variations)
-        data = encode(rec, fmt, shift_jis=True)  # type: ignore[arg-type]
+        with warnings.catch_warnings(record=True) as caught:
+            warnings.simplefilter("always")
+            data = encode(rec, fmt)  # type: ignore[arg-type]
         assert parse(decode(data, f"x.{fmt}"), fmt).moves == rec.moves  # type: ignore[arg-type]
+        assert bool(caught) == data.split(b"\n", 1)[0].endswith(b" encoding=UTF-8"), fmt  # a .kif/.ki2 as UTF-8
 
 
 def same_result(again: GameRecord, rec: GameRecord, fmt: str) -> bool:
@@ -183,8 +193,11 @@ def test_shift_jis_kif_files_are_read_by_cshogi(tmp_path: Path) -> None:
         if not cshogi_knows(rec):
             continue
         path = tmp_path / "game.kif"
-        write(rec, path)
+        with warnings.catch_warnings(record=True) as caught:
+            warnings.simplefilter("always")
+            write(rec, path)
         data = path.read_bytes()
+        assert bool(caught) == data.startswith(b"#KIF version=2.0 encoding=UTF-8")
         try:
             data.decode("cp932")
         except UnicodeDecodeError:
@@ -235,3 +248,91 @@ def test_kif_games_one_after_another_read_as_each_game(tmp_path: Path) -> None:
     with pytest.raises(RecordError) as info:
         read_all(path)
     assert info.value.line == first_move + 1, str(info.value)
+
+
+# ---- `komaken convert` to .kif, as a shell user runs it -----------------------------------------------
+def convert_in_process(args: list[str], stdout: Path | None, monkeypatch: pytest.MonkeyPatch) -> str:
+    """Run ``komaken convert ARGS`` through the CLI's entry point in this process, stdout going to
+    ``stdout`` the way ``> file`` gives it (a text stream in the locale's encoding over the file);
+    returns what went to stderr."""
+    err = io.StringIO()
+    with monkeypatch.context() as m, open(stdout or os.devnull, "wb") as raw:
+        out = io.TextIOWrapper(raw, encoding=locale.getpreferredencoding(False))
+        m.setattr(sys, "stdout", out)
+        m.setattr(sys, "stderr", err)
+        m.setattr(os, "fsync", lambda fd: None)  # -o's flush to the disk: 339 of them cost seconds
+        main(["convert", *args], prog_name="komaken")
+        out.flush()
+    return err.getvalue()
+
+
+def check_kif_file(path: Path, name: str, warned: str) -> str:
+    """``path`` (a .kif we wrote for corpus game ``name``) reads to its moves; returns how: in
+    cshogi, or — for a start cshogi's KIF reader cannot take — in ours."""
+    rec, t = record(name), truth()[name]
+    data = path.read_bytes()
+    try:
+        data.decode("cp932")
+    except UnicodeDecodeError:  # a character Shift_JIS lacks: UTF-8, said on the #KIF line and on stderr
+        assert data.startswith(b"#KIF version=2.0 encoding=UTF-8\n") and "will fail" in warned, name
+        path = path.rename(path.with_suffix(".kifu"))  # what the warning advises: cshogi then reads it
+    else:
+        assert data.startswith(b"#KIF version=2.0 encoding=Shift_JIS\n") and not warned, name
+    if not cshogi_knows(rec):
+        assert [m.usi() for m in read(path).moves] == t["moves"], name
+        return "ours"
+    theirs = [cshogi.move_to_usi(m) for m in cshogi.KIF.Parser.parse_file(str(path)).moves]
+    assert theirs[: len(rec.moves)] == t["moves"], name  # cshogi reads 変化 lines as more moves
+    if not rec.variations:
+        assert len(theirs) == len(rec.moves) + (1 if rec.illegal_move else 0), name
+    return "cshogi"
+
+
+@needs_corpus
+def test_every_game_converted_to_kif_reads_in_cshogi(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """Every corpus game through ``komaken convert``: ``--to kif`` into a redirected stdout and
+    ``-o x.kif`` give the same bytes, which cshogi's ``KIF.Parser.parse_file`` reads to the game's
+    moves (Shift_JIS, as it takes every .kif)."""
+    how: dict[str, int] = {}
+    for i, name in enumerate(NAMES):
+        if truth()[name].get("malformed"):
+            continue
+        piped, saved = tmp_path / f"{i}-piped.kif", tmp_path / f"{i}-saved.kif"
+        warned = convert_in_process([str(CORPUS / name), "--to", "kif"], piped, monkeypatch)
+        assert convert_in_process([str(CORPUS / name), "-o", str(saved)], None, monkeypatch).replace(
+            saved.name, "kif output") == warned, name
+        assert piped.read_bytes() == saved.read_bytes(), name
+        way = check_kif_file(piped, name, warned)
+        how[way] = how.get(way, 0) + 1
+    assert how["cshogi"] > 250 and sum(how.values()) == 339, how
+
+
+#: a sample from different sources and input formats, for real shells (a process each: ~1 s)
+SHELL_SAMPLE = [("kifu-for-js/20081220kyoochi.kif", "kif"), ("mog-core/001.csa", "kif"),
+                ("shogi-player/08731.KI2", "kif"), ("shogi-server/jishogi_kachi.csa", "kif"),
+                ("shogihome/10__record.kifu", "kif"), ("sugyan/4.ki2u", "kif"),
+                ("python-shogi/habu-fujii-2006.kif", "kif"), ("sunfish4/kifu001.csa", "ki2")]
+
+
+@needs_corpus
+def test_a_shell_redirect_gives_a_file_cshogi_reads(tmp_path: Path) -> None:
+    """``sh -c 'komaken convert GAME --to kif > x.kif'`` in real processes (a few at a time, each
+    with a deadline).  cshogi's KI2 reader fails on the corpus' own KI2 files, so the .ki2 is read
+    by ours, after checking it is Shift_JIS."""
+    jobs = []
+    for i, (name, to) in enumerate(SHELL_SAMPLE):
+        out = tmp_path / f"{i}.{to}"
+        command = '"$0" -m komaken convert "$1" --to "$2" > "$3"'
+        jobs.append((name, out, subprocess.Popen(["sh", "-c", command, sys.executable, str(CORPUS / name), to,
+                                                  str(out)], stderr=subprocess.PIPE)))
+        while sum(p.poll() is None for _, _, p in jobs) >= 4:
+            jobs[-4][2].wait(timeout=120)
+    for name, out, proc in jobs:
+        _, err = proc.communicate(timeout=120)
+        assert proc.returncode == 0 and err == b"", (name, err)
+        if out.suffix == ".ki2":
+            text = out.read_bytes().decode("cp932")
+            assert text.startswith("#KI2 version=2.0 encoding=Shift_JIS\n")
+            assert [m.usi() for m in parse(text, "ki2").moves] == truth()[name]["moves"]
+        else:
+            assert cshogi_knows(record(name)) and check_kif_file(out, name, "") == "cshogi"

@@ -94,10 +94,11 @@ def test_cli_convert(tmp_path: Path) -> None:
     out = runner.invoke(main, ["convert", str(tmp_path / "g.kif"), "-o", str(tmp_path / "g.csa")])
     assert out.exit_code == 0 and out.output == ""
     assert read(tmp_path / "g.csa").moves == rec.moves
-    for fmt in ("kif", "ki2", "csa"):
-        out = runner.invoke(main, ["convert", str(tmp_path / "g.csa"), "--to", fmt])
+    for to, fmt, encoding in [("kif", "kif", "cp932"), ("kifu", "kif", "utf-8"), ("ki2", "ki2", "cp932"),
+                              ("ki2u", "ki2", "utf-8"), ("csa", "csa", "utf-8")]:
+        out = runner.invoke(main, ["convert", str(tmp_path / "g.csa"), "--to", to])
         assert out.exit_code == 0
-        assert parse(out.output, fmt).moves == rec.moves  # type: ignore[arg-type]
+        assert parse(out.stdout_bytes.decode(encoding), fmt).moves == rec.moves  # type: ignore[arg-type]
 
 
 def test_cli_errors_are_one_line_and_exit_2(tmp_path: Path) -> None:

@@ -3,8 +3,6 @@
 from __future__ import annotations
 
 import sqlite3
-import sys
-import warnings
 from pathlib import Path
 
 import pytest
@@ -61,7 +59,8 @@ def test_a_usi_command_line_takes_trailing_options(spec: str, options: dict[str,
         ("engine:nodes=1e30", "engine: option nodes needs an integer, not '1e30'"),
         ("engine:depth=500", "engine: option depth must be in 1..112, not 500"),
         ("engine:movetime=-1", "engine: option movetime must be in 0.001..86400 seconds, not -1"),
-        ("engine:wobble=1", "unknown evaluation term 'wobble'"),
+        ("engine:wobble=1", "engine: unknown option 'wobble'; the options of engine: depth, nodes, movetime, seed"),
+        ("engine:movetime", "engine: player option 'movetime' should be name=value; the options of engine: depth"),
         ("wizard", "unknown player type 'wizard'"),
         ("usi", "usi needs command"),
         ("usi:,move_timeout=2", "usi needs command"),
@@ -81,6 +80,30 @@ def test_cli_bad_spec_is_one_line_exit_2(spec: str) -> None:
     assert r.output.strip().count("\n") == 0 and r.output.startswith("komaken: error: ")
 
 
+@pytest.mark.parametrize(("typo", "close"), [("movetim", "movetime"), ("king_safty", "king_safety"),
+                                            ("sed", "seed")])
+def test_a_misspelt_option_gets_the_same_message_from_the_command_line_and_a_file(typo: str, close: str) -> None:
+    # Issue 35: `engine:movetim=1` was reported as an unknown evaluation term, listing only the terms.
+    r = CliRunner().invoke(main, ["play", "--gote", f"engine:{typo}=1", "-q"])
+    assert r.exit_code == 2 and r.output.count("\n") == 1, r.output
+    cli = r.output.strip().removeprefix("komaken: error: engine: ")
+    assert cli.startswith(f"unknown option {typo!r} (did you mean {close!r}?); the options of engine: depth, nodes, "
+                          "movetime, seed, values, eval, hash, params, skill, elo; evaluation term weights: "
+                          "mobility, king_safety, psq, noise"), cli
+    with pytest.raises(ConfigError) as info:
+        experiment_from_dict(experiment({"engine": "engine", typo: 1}))
+    assert str(info.value).partition(f"players.p.{typo}: ")[2] == cli
+
+
+def test_a_misspelt_player_type_gets_the_same_words_from_both() -> None:
+    r = CliRunner().invoke(main, ["play", "--gote", "enigne:depth=1", "-q"])
+    words = "unknown player type 'enigne': no enigne player for shogi (did you mean 'engine'?); the player types: "
+    assert r.exit_code == 2 and r.output == f"komaken: error: {words}engine, human, python, random, thesis, usi\n"
+    with pytest.raises(ConfigError) as info:
+        experiment_from_dict(experiment({"engine": "enigne"}))
+    assert str(info.value).endswith(f"players.p.engine: {words}boardgame, engine, human, python, random, thesis, usi")
+
+
 def test_movetime_is_seconds_and_units_are_checked() -> None:
     assert PlayerSpec.parse("engine:movetime=250ms", SHOGI).options["movetime"] == 0.25
     assert PlayerSpec.parse("engine:movetime=2s", SHOGI).options["movetime"] == 2.0
@@ -98,7 +121,8 @@ def test_old_engine_name_keeps_milliseconds_with_a_warning() -> None:
 
 
 def test_table_errors_name_file_and_key() -> None:
-    with pytest.raises(ConfigError, match=r"players\.p\.engine: unknown engine 'perfect' for shogi"):
+    with pytest.raises(ConfigError, match=r"players\.p\.engine: unknown player type 'perfect': no perfect player "
+                                          r"for shogi; the player types: "):
         experiment_from_dict(experiment({"engine": "perfect"}))
     with pytest.raises(ConfigError, match=r"players\.p\.values\.B: must be within"):
         experiment_from_dict(experiment({"engine": "engine", "values": {"B": 10**20}}))
@@ -145,14 +169,3 @@ def test_old_database_gets_the_termination_column(tmp_path: Path) -> None:
         rows = {r.game_index: r for r in db.games()}
         assert rows[1].outcome.termination is Termination.ILLEGAL_MOVE
         assert db.meta("schema_version") == "1"
-
-
-def test_komaken_engine_is_still_importable() -> None:
-    with warnings.catch_warnings():
-        warnings.simplefilter("ignore")
-        from komaken.engine.search import Engine
-
-        import komaken.engine
-    new_search = sys.modules["komaken.shogi.engine.search"]
-    assert sys.modules["komaken.engine.search"] is new_search and komaken.engine.Engine is Engine is new_search.Engine
-    assert "komaken.engine.mate" in sys.modules

@@ -9,12 +9,11 @@ from __future__ import annotations
 
 import random
 
-import pytest
-
+from conftest import needs_module
 from komaken.shogi import Position
 
-cshogi = pytest.importorskip("cshogi")
-minishogilib = pytest.importorskip("minishogilib")
+cshogi = needs_module("cshogi")
+minishogilib = needs_module("minishogilib")
 
 
 def _playout_positions(rng: random.Random, variant: str, games: int, max_plies: int):

@@ -74,7 +74,7 @@ def test_variant_geometry_is_checked() -> None:
 
 
 def test_variant_toml_round_trip(tmp_path: Path) -> None:
-    v = load_variant("examples/shogi7x7.toml")
+    v = load_variant("shogi7x7")
     f = tmp_path / "again.toml"
     f.write_text(v.to_toml())
     assert load_variant(f) == v

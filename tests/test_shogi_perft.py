@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import pytest
 
+from conftest import needs_module
 from komaken.shogi import Position, load_variant
 
 CASES = [
@@ -33,7 +34,7 @@ def test_divide_sums_to_perft() -> None:
 
 def test_custom_variant_perft_agrees_with_python_tree_walk() -> None:
     """The kernel perft (bulk counting) agrees with walking the tree through the Python API."""
-    pos = Position.start(load_variant("examples/shogi7x7.toml"))
+    pos = Position.start(load_variant("shogi7x7"))
 
     def walk(depth: int) -> int:
         if depth == 0:
@@ -50,7 +51,7 @@ def test_custom_variant_perft_agrees_with_python_tree_walk() -> None:
 
 def test_midgame_perft_matches_cshogi() -> None:
     """A busy middle game (drops, promotions, pins) three plies deep against cshogi."""
-    cshogi = pytest.importorskip("cshogi")
+    cshogi = needs_module("cshogi")
     sfen = "l6nl/5+P1gk/2np1S3/p1p4Pp/3P2Sp1/1PPb2P1P/P5GS1/R8/LN4bKL w RGgsn5p 1"
     board = cshogi.Board(sfen)
     total = 0

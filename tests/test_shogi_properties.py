@@ -7,7 +7,7 @@ from hypothesis import strategies as st
 
 from komaken.shogi import Move, Position, load_variant
 
-VARIANTS = ["shogi", "minishogi", "judkins", "examples/shogi7x7.toml"]
+VARIANTS = ["shogi", "minishogi", "judkins", "shogi7x7"]
 
 
 @st.composite

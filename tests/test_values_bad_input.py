@@ -106,9 +106,9 @@ def test_an_odds_study_stored_with_the_old_player_type_name_continues(tmp_path: 
 
     db = tmp_path / "odds.db"
     path = write_odds_experiment("minishogi", "B", games=4, db=db, nodes=30)
-    assert 'engine = "engine"' in path.read_text(encoding="utf-8")  # what this release writes
+    assert 'engine = "engine"' in path.read_text(encoding="utf-8")  # what `komaken values odds` writes
     path.write_text(path.read_text(encoding="utf-8").replace('engine = "engine"', 'engine = "komaken"'),
-                    encoding="utf-8")  # as releases before it wrote the odds player
+                    encoding="utf-8")  # as a stored study may hold the odds player
     with pytest.warns(FutureWarning, match="'komaken' is deprecated"):
         run_experiment(load_experiment(path, games=3), db, workers=1)  # stopped after 3 of its 8 games
     with warnings.catch_warnings():

@@ -21,10 +21,11 @@ from komaken.lab.valuestudy.imbalance import (
     imbalanced_start,
     removable,
 )
-from komaken.lab.valuestudy.selfplay import _Context, resolve_variant, run_selfplay, study_config
+from komaken.lab.valuestudy.selfplay import _Context, run_selfplay, study_config
 from komaken.lab.valuestudy.storage import StudyDB, identity
 from komaken.shogi import Position
 from komaken.shogi.engine.selfplay import NF
+from komaken.shogi.variant import load_variant
 
 CLI = [sys.executable, "-m", "komaken", "values"]
 
@@ -35,7 +36,7 @@ def _army(pos: Position, color: int) -> Counter[str]:
 
 @pytest.mark.parametrize("variant", ["minishogi", "judkins", "shogi", "shogi7x7", "ctrl9"])
 def test_imbalanced_starts_are_legal_and_miss_exactly_n_pieces(variant: str) -> None:
-    v = resolve_variant(variant)
+    v = load_variant(variant)
     full = Position.start(v)
     before = _army(full, 0) + _army(full, 1)
     kinds: Counter[str] = Counter()
@@ -56,7 +57,7 @@ def test_imbalanced_starts_are_legal_and_miss_exactly_n_pieces(variant: str) -> 
 
 @pytest.mark.parametrize("variant", ["minishogi", "judkins", "shogi"])
 def test_transfer_and_exchange_starts_keep_the_material_pool(variant: str) -> None:
-    v = resolve_variant(variant)
+    v = load_variant(variant)
     full = Position.start(v)
     pool = _army(full, 0) + _army(full, 1)
     for mode in ("transfer", "exchange"):
@@ -74,7 +75,7 @@ def test_transfer_and_exchange_starts_keep_the_material_pool(variant: str) -> No
 
 def test_a_removal_that_would_leave_a_side_in_check_is_redrawn() -> None:
     # minishogi: white's pawn on 1b shields its king on 1a from black's rook on 1e
-    v = resolve_variant("minishogi")
+    v = load_variant("minishogi")
     for seed in range(300):
         pos = Position.from_sfen(imbalanced_start(v, 1, seed), v)
         assert not (pos.piece_at("1b") is None and pos.piece_at("1e") is not None)
@@ -82,7 +83,7 @@ def test_a_removal_that_would_leave_a_side_in_check_is_redrawn() -> None:
 
 @pytest.mark.parametrize("bad", [-1, 9, 10, 2.5, True])
 def test_bad_imbalance_names_the_key(bad: object) -> None:
-    v = resolve_variant("minishogi")
+    v = load_variant("minishogi")
     assert removable(v) == 10
     with pytest.raises(ImbalanceError, match="^imbalance: "):
         check_imbalance(v, bad)  # type: ignore[arg-type]
@@ -119,7 +120,7 @@ def test_level_start_keeps_the_preregistered_identity() -> None:
 
 def test_imbalanced_games_start_from_their_start_and_resume(tmp_path: Path) -> None:
     config = study_config("minishogi", games=6, nodes=150, imbalance=2, random_plies=0, imbalance_mode="exchange")
-    v = resolve_variant("minishogi")
+    v = load_variant("minishogi")
     db = tmp_path / "i.db"
     run_selfplay({**config, "games": 3}, db)
     s = run_selfplay(config, db)

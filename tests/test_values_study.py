@@ -5,7 +5,6 @@ from __future__ import annotations
 import hashlib
 import os
 import signal
-import socket
 import sqlite3
 import subprocess
 import sys
@@ -20,7 +19,7 @@ from komaken.cli import main
 from komaken.errors import KomakenError
 from komaken.lab.valuestudy.fit import FitError, Positions, fit_positions, fit_study, write_values_toml
 from komaken.lab.valuestudy.odds import OddsError, odds_openings, odds_start, parse_pieces
-from komaken.lab.valuestudy.selfplay import _Context, resolve_variant, run_selfplay, study_config
+from komaken.lab.valuestudy.selfplay import _Context, run_selfplay, study_config
 from komaken.lab.valuestudy.storage import SelfPlayGame, StudyDB, StudyDBError
 from komaken.match import play_game as python_play_game
 from komaken.players.engine import EnginePlayer
@@ -29,6 +28,7 @@ from komaken.shogi.engine import PieceValues
 from komaken.shogi.engine.evalparams import EvalParams, pad_tables
 from komaken.shogi.engine.selfplay import COL_FLAGS, COL_SIDE, FLAG_CHECK, NF
 from komaken.shogi.position import Move
+from komaken.shogi.variant import load_variant
 
 CLI = [sys.executable, "-m", "komaken", "values"]
 
@@ -56,10 +56,10 @@ def _count(db: Path) -> int:
 # --- the kernel -------------------------------------------------------------------------------
 @pytest.mark.parametrize("variant", ["minishogi", "ctrl6"])
 def test_kernel_games_equal_the_python_game_loop(variant: str) -> None:
-    """The kernel plays, move for move, what lab.match.play_game plays with two EnginePlayers."""
+    """The kernel plays, move for move, what komaken.match.play_game plays with two EnginePlayers."""
     config = study_config(variant, games=2, nodes=300, noise=10)
     ctx = _Context(config)
-    v = resolve_variant(variant)
+    v = load_variant(variant)
     for index in range(2):
         game = ctx.play(index)
         moves = [Move(int(m)).usi() for m in game.move_codes()]
@@ -67,7 +67,7 @@ def test_kernel_games_equal_the_python_game_loop(variant: str) -> None:
         for m in moves[:2]:
             pos.push_usi(m)
         seed = game.seed & 0x7FFFFFFFFFFFFFFF
-        # the study plays with the earlier evaluation (its tables and the seed's values), whatever
+        # the study plays with the built-in evaluation (its tables and the seed's values), whatever
         # parameter file the variant ships
         legacy = EvalParams.legacy(v)
         players = [EnginePlayer(v, nodes=300, hash_mb=1, seed=seed, noise=10, params=legacy) for _ in range(2)]
@@ -89,7 +89,7 @@ def test_kernel_games_with_a_parameter_file_equal_the_python_game_loop(variant: 
     assert study_config(variant, games=2, nodes=300, noise=10, params=EvalParams.load(
         Path(__file__).parent.parent / f"src/komaken/shogi/engine/params/{variant}.toml", variant)) == config
     ctx, legacy_ctx = _Context(config), _Context(plain)
-    v = resolve_variant(variant)
+    v = load_variant(variant)
     differ = False
     for index in range(2):
         game = ctx.play(index)
@@ -102,7 +102,7 @@ def test_kernel_games_with_a_parameter_file_equal_the_python_game_loop(variant: 
         players = [EnginePlayer(v, nodes=300, hash_mb=1, seed=seed, noise=10, params=tuned) for _ in range(2)]
         res = python_play_game(pos, (players[0], players[1]), max_plies=config["max_plies"], moves_before=moves[:2])
         assert res.moves == moves
-    assert differ  # the tuned evaluation plays other games than the earlier one
+    assert differ  # the tuned evaluation plays other games than the built-in one
     with pytest.raises(KomakenError, match="not both"):
         study_config(variant, games=2, params=tuned, values={"P": 90})
     with pytest.raises(KomakenError, match="not shogi"):
@@ -129,7 +129,7 @@ def _material(pos: Position) -> np.ndarray:
 @pytest.mark.parametrize("variant", ["minishogi", "judkins", "ctrl8"])
 def test_features_are_the_material_of_every_position(variant: str) -> None:
     ctx = _Context(study_config(variant, games=3, nodes=200))
-    v = resolve_variant(variant)
+    v = load_variant(variant)
     for index in range(3):
         game = ctx.play(index)
         feat = game.feature_array(NF)
@@ -237,7 +237,7 @@ def test_too_few_games_is_a_clear_error(tmp_path: Path) -> None:
 # --- odds -------------------------------------------------------------------------------------
 @pytest.mark.parametrize("variant", ["minishogi", "judkins", "shogi", "shogi7x7", "ctrl9"])
 def test_odds_starts_are_legal_positions_missing_one_piece(variant: str) -> None:
-    v = resolve_variant(variant)
+    v = load_variant(variant)
     full = Position.start(v)
     letters = parse_pieces("B,R,S", v)
     assert letters == ("B", "R", "S", "G")
@@ -260,7 +260,7 @@ def test_odds_starts_are_legal_positions_missing_one_piece(variant: str) -> None
 ])
 def test_odds_bad_input(tmp_path: Path, pieces: str, message: str) -> None:
     with pytest.raises(OddsError, match=message):
-        parse_pieces(pieces, resolve_variant("minishogi"))
+        parse_pieces(pieces, load_variant("minishogi"))
     db = tmp_path / "odds.db"
     res = CliRunner().invoke(main, ["values", "odds", "--variant", "minishogi", "--pieces", pieces, "--games", "4",
                                     "--db", str(db)])
@@ -323,12 +323,6 @@ def test_sigkill_mid_run_then_resume_gives_exact_count(tmp_path: Path) -> None:
         assert (g.seed, g.score, g.moves, g.features) == (r[1], r[2], r[5], r[6])
 
 
-def _free_port() -> int:
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        return int(s.getsockname()[1])
-
-
 def test_dask_tasks_carry_about_half_a_second_of_games_local_tasks_one() -> None:
     """A Dask task costs a round trip through the scheduler: games go in tasks of ~0.5 s (at least
     one, at most 64); a local pool gets one game per task; before any game is back, one."""
@@ -340,38 +334,12 @@ def test_dask_tasks_carry_about_half_a_second_of_games_local_tasks_one() -> None
     assert batch_size(_Inline(), 0.035) == 1
 
 
-def test_dask_loopback_cluster_gives_identical_rows(tmp_path: Path) -> None:
-    distributed = pytest.importorskip("distributed")
-    dask_cli = Path(sys.executable).with_name("dask")
-    if not dask_cli.exists():
-        pytest.skip("the dask command is not installed")
-    port = _free_port()
-    address = f"tcp://127.0.0.1:{port}"
-    common = {"stdout": subprocess.DEVNULL, "stderr": subprocess.DEVNULL, "cwd": tmp_path}
-    scheduler = subprocess.Popen([str(dask_cli), "scheduler", "--host", "127.0.0.1", "--port", str(port),
-                                  "--dashboard-address", ":0"], **common)  # type: ignore[call-overload]
-    worker = None
-    try:
-        worker = subprocess.Popen([str(dask_cli), "worker", address, "--nworkers", "2", "--nthreads", "1", "--host",
-                                   "127.0.0.1", "--no-dashboard", "--local-directory", str(tmp_path / "dask")],
-                                  **common)  # type: ignore[call-overload]
-        with distributed.Client(address, timeout="60s") as client:
-            client.wait_for_workers(2, timeout=120)
-        config = study_config("judkins", games=12, nodes=200)
-        remote = run_selfplay(config, tmp_path / "dask.db", dask=address)
-        local = run_selfplay(config, tmp_path / "local.db", workers=1)
-        assert remote.played == local.played == 12
-        assert _rows(tmp_path / "dask.db") == _rows(tmp_path / "local.db")
-    finally:
-        for proc in (worker, scheduler):
-            if proc is not None:
-                proc.terminate()
-        for proc in (worker, scheduler):
-            if proc is not None:
-                try:
-                    proc.wait(timeout=20)
-                except subprocess.TimeoutExpired:
-                    proc.kill()
+def test_dask_loopback_cluster_gives_identical_rows(tmp_path: Path, dask_cluster: str) -> None:
+    config = study_config("judkins", games=12, nodes=200)
+    remote = run_selfplay(config, tmp_path / "dask.db", dask=dask_cluster)
+    local = run_selfplay(config, tmp_path / "local.db", workers=1)
+    assert remote.played == local.played == 12
+    assert _rows(tmp_path / "dask.db") == _rows(tmp_path / "local.db")
 
 
 def test_cli_bad_variant_is_one_line_exit_2(tmp_path: Path) -> None:
@@ -392,7 +360,7 @@ def test_fitted_table_is_accepted_by_play_specs_experiments_and_usi(tmp_path: Pa
     _synthetic_db(db, 300, np.random.default_rng(5))
     out = write_values_toml(fit_study(db, bootstrap=20, min_games=100), tmp_path / "v.toml")
     table = PieceValues.from_toml(out, "minishogi")
-    player = make_player(f"engine:nodes=100,values={out}", find_game("shogi"), resolve_variant("minishogi"))
+    player = make_player(f"engine:nodes=100,values={out}", find_game("shogi"), load_variant("minishogi"))
     assert player.engine.values == table
     text = out.read_text(encoding="utf-8")
     inline = next(line for line in text.splitlines() if line.startswith("# experiment files: "))

@@ -38,7 +38,7 @@ def finished_db(tmp_path_factory: pytest.TempPathFactory) -> Path:
 
 @pytest.fixture(scope="module")
 def client(finished_db: Path):  # type: ignore[no-untyped-def]
-    app = create_app([finished_db], [str(ROOT / "examples" / "shogi7x7.toml")])
+    app = create_app([finished_db], ["shogi7x7"])
     with TestClient(app) as c:
         yield c
 

@@ -14,7 +14,10 @@ from pathlib import Path
 
 import pytest
 
+from conftest import needs_module
 from komaken import records
+from komaken.lab import ExperimentDB
+from komaken.lab.report import status_json
 from komaken.shogi import Position
 from web_support import Server, run_experiment, write_experiment
 
@@ -23,7 +26,7 @@ ARGS = ["--headless", "--no-sandbox", "--disable-gpu", "--disable-background-net
         "--disable-sync", "--no-first-run"]
 T = 15_000  # milliseconds: the longest any single wait may take
 
-sync_api = pytest.importorskip("playwright.sync_api", reason="the playwright package is not installed")
+sync_api = needs_module("playwright.sync_api")
 if not CHROMIUM.exists():
     pytest.skip(f"no Chromium at {CHROMIUM} (apt-get install chromium; .ci/run does)", allow_module_level=True)
 
@@ -193,6 +196,9 @@ def test_a_running_experiment_counts_up_live(page, server, folder) -> None:  # t
     finally:
         run.wait(120)
     assert run.returncode == 0
+    with ExperimentDB.open(folder / "live.db") as db:  # the page prints status's and the report's digits
+        text = next(p["text"] for p in status_json(db)["pairings"] if p["name"] == "d1-vs-rnd")
+    assert row[6:9] == [f"{text['score']} ({text['score_ci95']})", f"{text['elo']} ({text['elo_ci95']})", text["p"]]
 
 
 def test_replay_a_stored_game_to_its_last_ply(page, folder) -> None:  # type: ignore[no-untyped-def]

@@ -108,7 +108,9 @@ class GameSpec:
       saying why; ``move_text(move)`` — a move as the game writes it (USI, ``f5``, ``e2e4``);
       ``describe_move(position, move)`` — a move for people (``▲７六歩 (7g7f)``);
     * ``load_variant(name)`` — ``None`` when the game has no variants (a name or a file);
-      ``variants`` — the names of its built-in variants (what a menu offers);
+      ``default_variant`` is the one commands play when none is named, ``lab_variant`` the one an
+      experiment plays then (default: ``default_variant``); ``variants`` — the names of its
+      shipped variants (what a menu offers);
     * ``players`` — the player types only this game has (``engine``, ``thesis``, ``perfect``);
       generic ones (``human``, ``random``, ``python``) come from :mod:`komaken.players.registry`;
     * ``default_opponent`` — the player spec ``komaken play`` uses for the second side;
@@ -138,6 +140,7 @@ class GameSpec:
     describe_move: Callable[[Any, Any], str] | None = None
     load_variant: Callable[[str], Any] | None = None
     default_variant: str | None = None
+    lab_variant: str | None = None
     variants: tuple[str, ...] = ()
     players: Mapping[str, PlayerType] = field(default_factory=dict)
     default_opponent: str = "random"

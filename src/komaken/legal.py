@@ -1,11 +1,11 @@
 """``pos.legal_moves``: the legal moves as a live, sized collection that can also be called.
 
 python-chess users write ``len(board.legal_moves)``, ``move in board.legal_moves`` and
-``for move in board.legal_moves``; komaken has always written ``pos.legal_moves()``.  Both work:
-``legal_moves`` is a property returning a :class:`LegalMoves` view, a read-only
+``for move in board.legal_moves``; code that keeps the moves while it pushes others wants a list.
+Both work: ``legal_moves`` is a property returning a :class:`LegalMoves` view, a read-only
 :class:`~collections.abc.Sequence` of the moves of the position *as it is now* (it follows
-``push``/``pop``, like python-chess's generator), and calling the view returns a plain ``list``
-snapshot, exactly what the method returned before.
+``push``/``pop``, like python-chess's generator), and calling the view, ``pos.legal_moves()``,
+returns a plain ``list`` snapshot that later pushes do not change.
 
 >>> from komaken.shogi import Position
 >>> pos = Position.start("minishogi")
@@ -28,7 +28,7 @@ class LegalMoves(Sequence[M], Generic[M]):
     """The legal moves of a position, regenerated from the position on each use.
 
     * ``len(view)``, ``view[i]``, ``for m in view``, ``m in view`` — a read-only sequence;
-    * ``view()`` — a new ``list`` (the old ``legal_moves()`` call, still supported);
+    * ``view()`` — a new ``list``, a snapshot that later pushes do not change;
     * ``move in view`` also accepts move text (``"7g7f"``) when the position can parse it.
 
     Iterating takes a snapshot first, so pushing moves inside the loop does not disturb it.

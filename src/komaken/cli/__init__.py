@@ -47,7 +47,7 @@ def main() -> None:
 
 
 #: sub-command modules of this package; each has ``register(main)``
-COMMANDS = ("perft", "show", "experiment", "records", "play", "usi", "mate", "serve", "values", "tune")
+COMMANDS = ("perft", "show", "variants", "experiment", "records", "play", "usi", "mate", "serve", "values", "tune")
 
 
 def _register() -> None:

@@ -2,12 +2,15 @@
 
 from __future__ import annotations
 
+import io
 import json
-import sys
 from pathlib import Path
 from typing import TYPE_CHECKING
 
 import click
+
+from komaken.cli._common import within
+from komaken.lab import limits
 
 if TYPE_CHECKING:
     from komaken.lab.progress import LineProgress, RichProgress
@@ -45,7 +48,7 @@ def experiment() -> None:
 
 
 workers_opt = click.option(
-    "--workers", "-j", type=click.IntRange(min=1), default=None, help="Worker processes (default: all cores)."
+    "--workers", "-j", type=within(limits.WORKERS), default=None, help="Worker processes (default: all cores)."
 )
 dask_opt = click.option("--dask", metavar="ADDR", default=None, help="Dask scheduler, e.g. tcp://host:8786.")
 db_opt = click.option(
@@ -53,7 +56,8 @@ db_opt = click.option(
 )
 quiet_opt = click.option("--quiet", "-q", is_flag=True, help="No progress display.")
 every_opt = click.option(
-    "--progress-every", "every", type=click.FloatRange(min=0), default=10.0, show_default=True, metavar="SECONDS",
+    "--progress-every", "every", type=within(limits.PROGRESS_SECONDS), default=10.0, show_default=True,
+    metavar="SECONDS",
     help="Off a terminal: print a progress line on stderr at most this often (0: after every game).",
 )
 
@@ -63,7 +67,7 @@ every_opt = click.option(
 @db_opt
 @workers_opt
 @dask_opt
-@click.option("--games", type=int, default=None, help="Games per pairing (overrides the file).")
+@click.option("--games", type=within(limits.GAMES), default=None, help="Games per pairing (overrides the file).")
 @quiet_opt
 @every_opt
 def run(file: Path, db: Path, workers: int | None, dask: str | None, games: int | None, quiet: bool,
@@ -104,16 +108,14 @@ def status(db: Path, as_json: bool) -> None:
     if as_json:
         click.echo(json.dumps(doc, ensure_ascii=False, indent=2))
         return
-    from komaken.lab.stats import format_elo, format_interval, format_p, format_pct
-
     click.echo(f"{doc['title']} ({doc['experiment']}): {doc['games']}/{doc['target']} games")
     for p in doc["pairings"]:
-        played = p["games"] > 0
-        score = f"score {format_pct(p['a_score'])} ({format_interval(*p['a_score_ci95'])})" if played else "score –"
+        text = p["text"]  # komaken.lab.stats.display: the report's digits
+        score = f"score {text['score']} ({text['score_ci95']})" if p["games"] else "score –"
+        few = "  (too few games to tell)" if p["games"] and text["verdict"] == "too few" else ""
         line = (
             f"  {p['setting']} [{p['name']}]: {p['games']}/{p['target']}  W {p['a_wins']}  L {p['b_wins']}  "
-            f"D {p['draws']}  {score}  Elo {format_elo(p['elo'], p['a_score'] if played else None)}  "
-            f"p {format_p(p['p_value'])}"
+            f"D {p['draws']}  {score}  Elo {text['elo']}  p {text['p']}{few}"
         )
         if p.get("sprt"):
             t = p["sprt"]
@@ -144,16 +146,16 @@ def report(db: Path, out: Path) -> None:
 @click.option("-o", "--output", type=click.Path(dir_okay=False, path_type=Path), default=None)
 def export(db: Path, fmt: str, output: Path | None) -> None:
     """Write every stored game as CSV rows or KIF/CSA records (stdout unless -o)."""
+    from komaken.cli.records import emit
     from komaken.lab.export import export as do_export
     from komaken.lab.storage import ExperimentDB
 
     with ExperimentDB.open(db) as store:
-        if output is None:
-            do_export(store, fmt, sys.stdout)
-        else:
-            with output.open("w", encoding="utf-8", newline="") as fh:
-                n = do_export(store, fmt, fh)
-            click.echo(f"{output}: {n} games", err=True)
+        text = io.StringIO(newline="")
+        n = do_export(store, fmt, text)
+    emit(text.getvalue(), fmt, str(output) if output else None)  # .kif is Shift_JIS, as for convert
+    if output is not None:
+        click.echo(f"{output}: {n} games", err=True)
 
 
 def register(main: click.Group) -> None:

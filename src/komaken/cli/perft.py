@@ -11,6 +11,7 @@ from typing import Any
 
 import click
 
+from komaken.cli._common import VARIANT_HELP
 from komaken.errors import KomakenError
 from komaken.games import GameSpec, find_game, game_names
 
@@ -37,7 +38,7 @@ def _positions(game: GameSpec, variant: str | None, text: str | None, text_file:
 @click.command()
 @click.option("--game", "-g", type=click.Choice(game_names()), default="shogi", show_default=True)
 @click.option("--variant", "-v", default=None, metavar="NAME|FILE",
-              help="For games with variants: shogi, minishogi, judkins, or a variant TOML file.")
+              help="For games with variants: " + VARIANT_HELP)
 @click.option("--position", "--sfen", "-s", "sfen", default=None,
               help="Start from this position (SFEN for shogi, the game's board text otherwise).")
 @click.option("--position-file", "--sfen-file", "sfen_file", type=click.Path(dir_okay=False), default=None,

@@ -20,6 +20,7 @@ from typing import Any
 
 import click
 
+from komaken.cli._common import VARIANT_HELP
 from komaken.cli.play_record import Recorder
 from komaken.game import Color, Game, Termination
 from komaken.games import GameSpec, find_game, game_names
@@ -169,7 +170,7 @@ def _finish(recorder: Recorder, spec: GameSpec, position: Game[Any], result: Gam
 @click.command()
 @click.option("--game", "-g", type=click.Choice(game_names()), default="shogi", show_default=True)
 @click.option("--variant", "-v", default=None, metavar="NAME|FILE",
-              help="For games with variants: shogi, minishogi, judkins, or a variant TOML file.")
+              help="For games with variants: " + VARIANT_HELP)
 @click.option("--sente", "--black", "sente", default=None,
               help="Black's (sente's) spec (default: human if black moves first, else the game's engine).")
 @click.option("--gote", "--white", "gote", default=None,

@@ -25,15 +25,17 @@ form, read back by :func:`read_move_list`.
 
 from __future__ import annotations
 
-import os
 from collections.abc import Sequence
 from datetime import datetime
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from komaken.errors import KomakenError
 from komaken.game import Game, Outcome
 from komaken.games import GameSpec, move_list_text, read_move_list_text
+
+if TYPE_CHECKING:
+    from komaken.records import Encoded
 
 MOVE_LIST = ".txt"
 
@@ -87,30 +89,27 @@ class Recorder:
         kind = record_kind(self.spec, target)
         if path is None and self.path is None:
             self.path = target
-        shift_jis = Path(target).suffix.lower() in (".kif", ".ki2")
-        _replace(Path(target), self._bytes(kind, outcome, result, shift_jis))
-        return f"saved {self.position.ply} moves to {target}"
+        from komaken.records import save_bytes
 
-    def _bytes(self, kind: str, outcome: Outcome | None, result: str | None, shift_jis: bool) -> bytes:
-        """The file's bytes: a move list in UTF-8, or a record as :func:`komaken.records.encode`
-        writes it (``.kif``/``.ki2`` in Shift_JIS when every character fits, else UTF-8)."""
+        encoded = self._encoded(kind, target, outcome, result)
+        save_bytes(target, encoded.data)  # replaced whole: a save cut short never spoils the last one
+        said = f"saved {self.position.ply} moves to {target}"
+        return f"{said} (warning: {encoded.warning})" if encoded.warning else said
+
+    def _encoded(self, kind: str, target: str, outcome: Outcome | None, result: str | None) -> Encoded:
+        """The file's bytes: a move list in UTF-8, or a record as :func:`komaken.records.encode_text`
+        gives them for the file's extension (``.kif``/``.ki2`` in Shift_JIS when every character
+        fits, else UTF-8 with a warning)."""
+        from komaken.records import Encoded, GameRecord, dumps, encode_text
+
         assert self.position is not None
         if kind == "moves":
-            return move_list_text(self.spec, self.position, self.names, result).encode("utf-8")
-        from komaken.records import GameRecord, encode
-
+            return Encoded(move_list_text(self.spec, self.position, self.names, result).encode("utf-8"), "UTF-8")
         rec = GameRecord.from_position(self.position, black=self.names[0], white=self.names[1],  # type: ignore[arg-type]
                                        result=outcome, start_time=self.started)
         if len(self.times) == len(rec.moves):
             rec.times = list(self.times)  # type: ignore[arg-type]
-        return encode(rec, kind, shift_jis=shift_jis)  # type: ignore[arg-type]
-
-
-def _replace(path: Path, data: bytes) -> None:
-    """Write ``data`` next to ``path`` and rename it over: a save cut short never spoils the last one."""
-    tmp = path.with_name(f".{path.name}.saving")
-    tmp.write_bytes(data)
-    os.replace(tmp, path)
+        return encode_text(dumps(rec, kind), target)  # type: ignore[arg-type]
 
 
 __all__ = ["Recorder", "read_move_list", "read_move_list_text", "record_kind", "move_list_text"]

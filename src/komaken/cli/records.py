@@ -11,7 +11,7 @@ import click
 if TYPE_CHECKING:
     from komaken.records import GameRecord
 
-_FORMATS = ("kif", "ki2", "csa", "usi")
+_TARGETS = ("kif", "kifu", "ki2", "ki2u", "csa", "usi")
 
 
 def _load(path: str, variant: str | None, strict: bool = True) -> list[GameRecord]:
@@ -35,13 +35,44 @@ def _pick(games: list[GameRecord], game: int | None, path: str) -> GameRecord:
     return games[game - 1]
 
 
+def _target(to: str | None, output: str | None) -> str:
+    """What to write: ``-o``'s extension gives format and encoding (``--to`` must agree on the
+    format); otherwise ``--to`` does."""
+    from komaken.records import TARGETS, RecordError, target_of
+
+    named = target_of(output) if output else None
+    if named and to and TARGETS[named][0] != TARGETS[to][0]:
+        raise RecordError(f"--to {to} but {Path(output or '').name} is a {TARGETS[named][0]} file name")
+    if named or to:
+        return named or to  # type: ignore[return-value]
+    raise RecordError("say the output format with --to kif|kifu|ki2|ki2u|csa|usi (or an -o file extension)")
+
+
+def emit(text: str, target: str, output: str | None) -> None:
+    """Record text to ``output`` (replaced whole, never half-written) or to stdout, as the bytes
+    :func:`komaken.records.encode_text` gives for ``target``; its warning, if any, on stderr.
+    Stdout on a terminal gets the text itself."""
+    from komaken.records import encode_text, save_bytes, target_of
+
+    if output is None and sys.stdout.isatty():
+        click.echo(text, nl=False)  # a terminal shows text in its own encoding: no program reads it as a file
+        return
+    encoded = encode_text(text, output if output and target_of(output) else target)
+    if encoded.warning:
+        click.echo(f"komaken: warning: {encoded.warning}", err=True)
+    if output:
+        save_bytes(output, encoded.data)
+    else:
+        click.echo(encoded.data, nl=False)  # bytes: straight to the binary stream under sys.stdout
+
+
 @click.command()
 @click.argument("input_path", metavar="INPUT", type=click.Path(exists=True, dir_okay=False))
-@click.option("--to", "to", type=click.Choice(_FORMATS), default=None,
-              help="Output format (default: from -o's extension).")
+@click.option("--to", "to", type=click.Choice(_TARGETS), default=None,
+              help="Output format: kif/ki2 (Shift_JIS), kifu/ki2u (UTF-8), csa, usi (default: from -o's extension).")
 @click.option("-o", "--output", default=None, type=click.Path(dir_okay=False),
-              help="Output file (.kif/.ki2: Shift_JIS when every character fits, else UTF-8 with an "
-                   "encoding line; .kifu/.ki2u/.csa/.usi: UTF-8); stdout (UTF-8) if omitted.")
+              help="Output file; its extension gives format and encoding (.kif/.ki2: Shift_JIS when every "
+                   "character fits; .kifu/.ki2u/.csa/.usi: UTF-8).  Stdout if omitted.")
 @click.option("--game", type=int, default=None, help="Which game of a multi-game CSA/USI file (from 1).")
 @click.option("--variant", "-v", default=None, metavar="NAME|FILE",
               help="Variant, when the record cannot say (default: from the board size).")
@@ -49,28 +80,20 @@ def convert(input_path: str, to: str | None, output: str | None, game: int | Non
     """Convert a game record between KIF, KI2, CSA and USI.
 
     \b
-    komaken convert game.kif --to csa
-    komaken convert game.csa -o game.kifu
-    komaken convert game.kif --to usi      # one line: startpos moves ...
+    komaken convert game.csa --to kif > game.kif   # Shift_JIS, as .kif readers expect
+    komaken convert game.csa -o game.kifu          # UTF-8
+    komaken convert game.kif --to usi              # one line: startpos moves ...
     """
-    from komaken.records import RecordError, csa, dumps, format_of, usi, write
+    from komaken.records import TARGETS, csa, dumps, usi
 
-    fmt = to or (format_of(output) if output else None)
-    if fmt is None:
-        raise RecordError("say the output format with --to kif|ki2|csa|usi (or an -o file extension)")
+    target = _target(to, output)
+    fmt = TARGETS[target][0]
     games = _load(input_path, variant)
     if game is None and len(games) > 1 and fmt in ("csa", "usi"):
         text = csa.dumps_all(games) if fmt == "csa" else usi.dumps_all(games)
-        if output:
-            Path(output).write_text(text, encoding="utf-8")
-        else:
-            click.echo(text, nl=False)
-        return
-    record = _pick(games, game, input_path)
-    if output:
-        write(record, output, fmt)  # type: ignore[arg-type]
     else:
-        click.echo(dumps(record, fmt), nl=False)  # type: ignore[arg-type]
+        text = dumps(_pick(games, game, input_path), fmt)
+    emit(text, target, output)
 
 
 def _frame(record: GameRecord, ply: int) -> str:

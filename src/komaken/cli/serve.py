@@ -8,6 +8,8 @@ from pathlib import Path
 
 import click
 
+from komaken.cli._common import VARIANT_HELP
+
 LOOPBACK_NAMES = ("127.0.0.1", "localhost", "::1")
 
 
@@ -24,8 +26,8 @@ def is_loopback(host: str) -> bool:
 @click.command()
 @click.option("--db", "dbs", multiple=True, type=click.Path(dir_okay=False, path_type=Path),
               help="An experiment database to show (repeat for several); opened read-only.")
-@click.option("--variant", "-v", "variants", multiple=True, metavar="FILE",
-              help="A variant TOML file to offer on the Play page (repeat for several).")
+@click.option("--variant", "-v", "variants", multiple=True, metavar="NAME|FILE",
+              help=VARIANT_HELP + " Offered on the Play page (repeat for several).")
 @click.option("--host", default="127.0.0.1", show_default=True, help="Address to listen on.")
 @click.option("--port", "-p", type=click.IntRange(0, 65535), default=8000, show_default=True)
 @click.option("--open", "open_browser", is_flag=True, help="Open the page in a web browser.")

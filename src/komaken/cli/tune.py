@@ -8,12 +8,15 @@ from pathlib import Path
 
 import click
 
+from komaken.cli._common import VARIANT_HELP, within
+from komaken.lab import limits
+
 FILE = click.Path(dir_okay=False, path_type=Path)
 
 
 @click.command("tune")
-@click.option("--variant", "-v", required=True, metavar="NAME|FILE", help="minishogi, judkins, shogi or a TOML.")
-@click.option("--games", type=click.IntRange(min=0), default=None,
+@click.option("--variant", "-v", required=True, metavar="NAME|FILE", help=VARIANT_HELP)
+@click.option("--games", type=within((0, limits.GAMES[1])), default=None,
               help="Self-play games to tune on: played into --db until it holds this many (0: use --db as it is).")
 @click.option("--db", type=FILE, default=None, help="Self-play database (a `komaken values selfplay` study).")
 @click.option("--records", "record_paths", type=click.Path(path_type=Path), multiple=True,
@@ -23,33 +26,33 @@ FILE = click.Path(dir_okay=False, path_type=Path)
 @click.option("--params", "start", type=FILE, default=None,
               help="Start from (and regularise towards) this parameter file (default: the variant's).")
 @click.option("--play-params", "play", type=FILE, default=None,
-              help="Play the self-play games with this parameter file (default: the earlier evaluation the "
+              help="Play the self-play games with this parameter file (default: the built-in evaluation the "
                    "piece-values study plays), e.g. the variant's tuned file for a second round.")
-@click.option("--nodes", type=click.IntRange(min=1), default=1000, show_default=True, help="Nodes per move.")
-@click.option("--random-plies", type=click.IntRange(min=0), default=2, show_default=True,
+@click.option("--nodes", type=within(limits.NODES), default=1000, show_default=True, help="Nodes per move.")
+@click.option("--random-plies", type=within(limits.RANDOM_PLIES), default=2, show_default=True,
               help="Random opening plies of each self-play game; with --records, the plies of each record "
                    "left out at its start.")
-@click.option("--workers", "-j", type=click.IntRange(min=1), default=1, show_default=True,
+@click.option("--workers", "-j", type=within(limits.WORKERS), default=1, show_default=True,
               help="Processes playing the self-play games, and engines labelling them (--label-engine).")
-@click.option("--seed", type=click.IntRange(min=0), default=0, show_default=True)
-@click.option("--noise", type=click.FloatRange(min=0), default=10.0, show_default=True,
+@click.option("--seed", type=within(limits.SEED), default=0, show_default=True)
+@click.option("--noise", type=within(limits.NOISE), default=10.0, show_default=True,
               help="Evaluation noise of the self-play games.")
 @click.option("--mobility/--no-mobility", default=True, show_default=True,
               help="Tune mobility too (it costs search speed).")
 @click.option("--fit", "groups", type=click.Choice(["material", "king_safety", "psq", "mobility", "tempo"]),
               multiple=True, help="Fit only these parameter groups (repeat; default all but tempo); the rest keeps "
               "its start values.")
-@click.option("--l2", "lambdas", type=click.FloatRange(min=0), multiple=True,
+@click.option("--l2", "lambdas", type=within(limits.L2), multiple=True,
               help="Ridge strength(s) to try (default 1e-2 .. 1e-6; the held-out games choose).")
 @click.option("--label-engine", default=None, metavar="COMMAND",
               help="Fit to this USI engine's search scores of the self-play positions instead of the games' "
                    "results, e.g. /usr/games/fairy-stockfish (scores kept in --labels).")
-@click.option("--label-nodes", type=click.IntRange(min=1), default=5000, show_default=True,
+@click.option("--label-nodes", type=within(limits.NODES), default=5000, show_default=True,
               help="Nodes of the labelling engine's search per position.")
 @click.option("--labels", type=FILE, default=None,
               help="Label file (SQLite) of the engine's scores: continued if it exists (default: the --db path "
                    "with .labels.sqlite); without --label-engine, tune on the scores it holds.")
-@click.option("--label-scale", type=click.FloatRange(min=1.0), default=600.0, show_default=True,
+@click.option("--label-scale", type=within(limits.LABEL_SCALE), default=600.0, show_default=True,
               help="A score s (centipawns, black's view) becomes the target sigma(s / scale).")
 @click.option("--quiet", "-q", is_flag=True, help="No progress lines.")
 def tune(variant: str, games: int | None, db: Path | None, record_paths: tuple[Path, ...], out: Path,

@@ -2,6 +2,9 @@
 
 from __future__ import annotations
 
+import os
+import sys
+
 import click
 
 from komaken.cli._common import load, variant_option
@@ -13,7 +16,10 @@ def usi(variant: str) -> None:
     """Speak USI on stdin/stdout until 'quit' (UCI_Variant picks the variant, as in Fairy-Stockfish)."""
     from komaken.usi.server import run
 
-    run(load(variant).name if not variant.endswith(".toml") else variant)
+    if not run(load(variant).name if not variant.endswith(".toml") else variant):
+        # a search that did not answer within the grace after quit: end now rather than wait for it
+        sys.stdout.flush()
+        os._exit(0)
 
 
 def register(main: click.Group) -> None:

@@ -7,6 +7,9 @@ from pathlib import Path
 
 import click
 
+from komaken.cli._common import VARIANT_HELP, within
+from komaken.lab import limits
+
 DB = click.Path(dir_okay=False, path_type=Path)
 
 
@@ -16,20 +19,20 @@ def values() -> None:
 
 @values.command("selfplay")
 @click.option("--variant", "-v", required=True, metavar="NAME|FILE",
-              help="minishogi, judkins, shogi, ctrl5..ctrl9, shogi7x7, or a variant TOML file.")
-@click.option("--games", type=click.IntRange(min=0), required=True, help="Target number of games.")
+              help=VARIANT_HELP)
+@click.option("--games", type=within((0, limits.GAMES[1])), required=True, help="Target number of games.")
 @click.option("--db", type=DB, required=True, help="Study database (created, or continued).")
-@click.option("--nodes", type=click.IntRange(min=1), default=None, help="Nodes per move (default 1000).")
-@click.option("--depth", type=click.IntRange(min=1), default=None, help="Fixed depth per move instead.")
-@click.option("--workers", "-j", type=click.IntRange(min=1), default=1, show_default=True)
+@click.option("--nodes", type=within(limits.NODES), default=None, help="Nodes per move (default 1000).")
+@click.option("--depth", type=within(limits.DEPTH), default=None, help="Fixed depth per move instead.")
+@click.option("--workers", "-j", type=within(limits.WORKERS), default=1, show_default=True)
 @click.option("--dask", metavar="ADDR", default=None, help="Dask scheduler, e.g. tcp://host:8786.")
-@click.option("--seed", type=click.IntRange(min=0), default=0, show_default=True)
-@click.option("--random-plies", type=click.IntRange(min=0), default=2, show_default=True)
-@click.option("--noise", type=click.FloatRange(min=0), default=10.0, show_default=True,
+@click.option("--seed", type=within(limits.SEED), default=0, show_default=True)
+@click.option("--random-plies", type=within(limits.RANDOM_PLIES), default=2, show_default=True)
+@click.option("--noise", type=within(limits.NOISE), default=10.0, show_default=True,
               help="Evaluation noise amplitude (gold = 1200).")
-@click.option("--max-plies", type=click.IntRange(min=1), default=None,
+@click.option("--max-plies", type=within(limits.PLIES), default=None,
               help="Draw after this many plies (default 300 up to 7x7, else 400).")
-@click.option("--imbalance", type=int, default=0, show_default=True,
+@click.option("--imbalance", type=within(limits.IMBALANCE), default=0, show_default=True,
               help="Start every game with this many random non-king pieces removed (0: the level start).")
 @click.option("--imbalance-mode", type=click.Choice(["remove", "transfer", "exchange"]), default="remove",
               show_default=True,
@@ -61,9 +64,9 @@ def selfplay(variant: str, games: int, db: Path, nodes: int | None, depth: int |
 @values.command("fit")
 @click.option("--db", type=DB, required=True, help="Study database.")
 @click.option("--out", type=DB, default=None, help="Write the fitted PieceValues TOML here.")
-@click.option("--bootstrap", type=click.IntRange(min=20), default=500, show_default=True)
-@click.option("--min-games", type=click.IntRange(min=1), default=200, show_default=True)
-@click.option("--seed", type=click.IntRange(min=0), default=0, show_default=True)
+@click.option("--bootstrap", type=within(limits.BOOTSTRAP), default=500, show_default=True)
+@click.option("--min-games", type=within(limits.GAMES), default=200, show_default=True)
+@click.option("--seed", type=within(limits.SEED), default=0, show_default=True)
 @click.option("--json", "as_json", is_flag=True, help="Print the fit as JSON.")
 def fit(db: Path, out: Path | None, bootstrap: int, min_games: int, seed: int,
         as_json: bool) -> None:
@@ -81,13 +84,13 @@ def fit(db: Path, out: Path | None, bootstrap: int, min_games: int, seed: int,
 @values.command("odds")
 @click.option("--variant", "-v", required=True, metavar="NAME|FILE")
 @click.option("--pieces", required=True, help="Comma-separated piece letters, e.g. B,R,G,S (G is the reference).")
-@click.option("--games", type=click.IntRange(min=1), required=True,
+@click.option("--games", type=within((1, limits.ODDS_GAMES[1])), required=True,
               help="Games per piece, a multiple of 4 (each start with the handicap on either colour, both sides).")
 @click.option("--db", type=DB, required=True, help="Results database (a lab experiment database).")
-@click.option("--nodes", type=click.IntRange(min=1), default=1000, show_default=True)
-@click.option("--workers", "-j", type=click.IntRange(min=1), default=1, show_default=True)
+@click.option("--nodes", type=within(limits.NODES), default=1000, show_default=True)
+@click.option("--workers", "-j", type=within(limits.WORKERS), default=1, show_default=True)
 @click.option("--dask", metavar="ADDR", default=None)
-@click.option("--seed", type=click.IntRange(min=0), default=0, show_default=True)
+@click.option("--seed", type=within(limits.SEED), default=0, show_default=True)
 def odds(variant: str, pieces: str, games: int, db: Path, nodes: int, workers: int, dask: str | None,
          seed: int) -> None:
     """Method B: material-odds games (one side without a piece) through the lab; values vs the gold."""
@@ -99,7 +102,7 @@ def odds(variant: str, pieces: str, games: int, db: Path, nodes: int, workers: i
 @values.command("report")
 @click.option("--db", "dbs", type=DB, required=True, multiple=True, help="Self-play and/or odds databases.")
 @click.option("--out", type=click.Path(file_okay=False, path_type=Path), required=True)
-@click.option("--bootstrap", type=click.IntRange(min=20), default=500, show_default=True)
+@click.option("--bootstrap", type=within(limits.BOOTSTRAP), default=500, show_default=True)
 def report(dbs: tuple[Path, ...], out: Path, bootstrap: int) -> None:
     """Tables and plots of value against board size (Markdown, HTML, PNG, SVG)."""
     from komaken.lab.valuestudy.report import write_report

@@ -20,17 +20,17 @@ from typing import Any
 
 from komaken.errors import KomakenError
 from komaken.games import GameSpec, find_game
+from komaken.lab import limits
 from komaken.lab.errors import ConfigError
 from komaken.lab.pentanomial import ELO_UNITS
 from komaken.lab.stats import SPRT, SPRT_MODELS
+from komaken.lab.tomlkeys import key_line
 from komaken.players.registry import PlayerSpec, PlayerSpecError, player_type
 
 COLORS = ("fixed", "alternate")
 
 _EXPERIMENT_KEYS = {"name", "game", "variant", "games", "seed", "repetition", "max_plies"}
 _TOP_KEYS = {"experiment", "players", "pairings", "openings", "report"}
-#: The lab's default variant when an experiment names none (its first studies were on 5×5).
-_LAB_DEFAULT_VARIANT = {"shogi": "minishogi"}
 _PAIRING_KEYS = {"name", "a", "b", "colors", "sprt", "games", "published"}
 _SPRT_KEYS = {"elo0", "elo1", "alpha", "beta", "model", "units"}
 _PUBLISHED_KEYS = {"wins", "losses", "draws", "rate", "note"}
@@ -109,8 +109,8 @@ class Experiment:
         """The shogi :class:`~komaken.shogi.Variant` with the experiment's overrides applied."""
         if not self.spec.has_variants:
             raise ConfigError(f"{self.source}: experiment.game: {self.game!r} has no variants")
-        return _load_variant(self.source, self.spec, self.variant or _LAB_DEFAULT_VARIANT.get(self.game, ""),
-                             self.repetition, self.max_plies)
+        return _load_variant(lambda key, problem: ConfigError(f"{self.source}: {key}: {problem}"), self.spec,
+                             self.variant or _lab_variant(self.spec), self.repetition, self.max_plies)
 
     @property
     def spec(self) -> GameSpec:
@@ -126,16 +126,26 @@ def load_experiment(path: str | Path, games: int | None = None) -> Experiment:
     """Read and validate an experiment file; ``games`` overrides every pairing's game count."""
     path = Path(path)
     try:
-        text = path.read_text(encoding="utf-8")
+        text = _utf8(path.read_bytes(), path)
     except FileNotFoundError:
         raise ConfigError(f"{path}: no such experiment file") from None
     except OSError as exc:
         raise ConfigError(f"{path}: cannot read: {exc.strerror}") from None
     try:
         raw = tomllib.loads(text)
-    except tomllib.TOMLDecodeError as exc:
+    except ValueError as exc:  # TOMLDecodeError, or an integer of more than 4300 digits
         raise ConfigError(f"{path}: not valid TOML: {exc}") from None
-    return experiment_from_dict(raw, source=str(path), base_dir=path.parent, games=games)
+    return experiment_from_dict(raw, source=str(path), base_dir=path.parent, games=games, text=text)
+
+
+def _utf8(data: bytes, path: Path) -> str:
+    """``data`` decoded, or a :class:`ConfigError` naming the line and byte that are not UTF-8."""
+    try:
+        return data.decode("utf-8")
+    except UnicodeDecodeError as exc:
+        line = data.count(b"\n", 0, exc.start) + 1
+        raise ConfigError(f"{path}:{line}: not UTF-8 (byte {exc.start + 1}: {exc.reason}); save the file as "
+                          "UTF-8") from None
 
 
 def experiment_from_dict(
@@ -143,13 +153,16 @@ def experiment_from_dict(
     source: str = "<experiment>",
     base_dir: Path | None = None,
     games: int | None = None,
+    text: str | None = None,
 ) -> Experiment:
-    """Validate a parsed experiment (as from TOML or a database) and normalize it."""
+    """Validate a parsed experiment (as from TOML or a database) and normalize it; ``text``, the
+    file's text, lets an error name the line of its key."""
     data: dict[str, Any] = copy.deepcopy(dict(raw))
     base_dir = base_dir or Path.cwd()
 
     def err(key: str, problem: str) -> ConfigError:
-        return ConfigError(f"{source}: {key}: {problem}")
+        line = key_line(text, key) if text is not None and not key.startswith("-") else None
+        return ConfigError(f"{source}:{line}: {key}: {problem}" if line else f"{source}: {key}: {problem}")
 
     for key in data:
         if key not in _TOP_KEYS:
@@ -208,30 +221,29 @@ def _experiment_table(raw: dict[str, Any], source: str, base_dir: Path, games: i
     except KomakenError as exc:
         raise err("experiment.game", f"{exc} (or 'module:factory')") from None
     if games is not None:
-        if games < 1:
-            raise err("--games", f"must be at least 1, not {games}")
+        _int(games, "--games", err, limits.GAMES)
         exp["games"] = games
         for p in raw.get("pairings", []) if isinstance(raw.get("pairings"), list) else []:
             if isinstance(p, dict):
                 p.pop("games", None)
-    default_games = _int(exp.get("games", 100), "experiment.games", err, minimum=1)
-    seed = _int(exp.get("seed", 0), "experiment.seed", err, minimum=0)
+    default_games = _int(exp.get("games", 100), "experiment.games", err, limits.GAMES)
+    seed = _int(exp.get("seed", 0), "experiment.seed", err, limits.SEED)
     repetition = exp.get("repetition")
     max_plies = exp.get("max_plies")
     if repetition is not None and repetition not in ("draw", "sente_loses"):
         raise err("experiment.repetition", f"must be 'draw' or 'sente_loses', not {repetition!r}")
     if max_plies is not None:
-        max_plies = _int(max_plies, "experiment.max_plies", err, minimum=1)
+        max_plies = _int(max_plies, "experiment.max_plies", err, limits.PLIES)
     variant_obj = None
     variant: str | None = None
     if game.has_variants:
-        variant = exp.get("variant", _LAB_DEFAULT_VARIANT.get(game.name, game.default_variant))
+        variant = exp.get("variant", _lab_variant(game))
         if not isinstance(variant, str) or not variant:
             raise err("experiment.variant", "must be a variant name or a variant file")
         if variant.endswith(".toml"):
             variant = str((base_dir / variant).resolve())
             exp["variant"] = variant
-        variant_obj = _load_variant(source, game, variant, repetition, max_plies)
+        variant_obj = _load_variant(err, game, variant, repetition, max_plies)
     elif "variant" in exp:
         raise err("experiment.variant", f"only shogi-family games have variants, not {game.name!r}")
     elif repetition is not None:
@@ -305,7 +317,7 @@ def _pairing(where: str, table: Any, players: Mapping[str, PlayerSpec], default_
     colors = table.get("colors", "alternate")
     if colors not in COLORS:
         raise err(f"{where}.colors", f"must be 'fixed' or 'alternate', not {colors!r}")
-    n = _int(table.get("games", default_games), f"{where}.games", err, minimum=1)
+    n = _int(table.get("games", default_games), f"{where}.games", err, limits.GAMES)
     sprt = _sprt(table["sprt"], f"{where}.sprt", err) if "sprt" in table else None
     if sprt is not None and sprt.model == "pentanomial" and colors != "alternate":
         raise err(f"{where}.sprt.model", "'pentanomial' counts game pairs: it needs colors = 'alternate'")
@@ -315,7 +327,7 @@ def _pairing(where: str, table: Any, players: Mapping[str, PlayerSpec], default_
             raise err(f"{where}.published", "must be a table {wins, losses, draws}")
         _unknown(published, _PUBLISHED_KEYS, f"{where}.published", err)
         for k in ("wins", "losses", "draws"):
-            _int(published.get(k), f"{where}.published.{k}", err, minimum=0)
+            _int(published.get(k), f"{where}.published.{k}", err, limits.PUBLISHED)
     return Pairing(pname, table["a"], table["b"], colors, n, sprt, published)
 
 
@@ -325,28 +337,36 @@ def _unknown(table: Mapping[str, Any], allowed: set[str], where: str, err: Any) 
             raise err(f"{where}.{key}", f"unknown key (allowed: {', '.join(sorted(allowed))})")
 
 
-def _int(value: Any, key: str, err: Any, minimum: int | None = None) -> int:
+def _int(value: Any, key: str, err: Any, bounds: tuple[int, int]) -> int:
     if isinstance(value, bool) or not isinstance(value, int):
-        raise err(key, f"must be an integer, not {value!r}")
-    if minimum is not None and value < minimum:
-        word = "negative" if value < 0 else "too small"
-        raise err(key, f"{word}: {value} (must be at least {minimum})")
+        raise err(key, f"must be an integer in {limits.span(bounds)}, not {value!r}")
+    problem = limits.out_of_range(value, bounds)
+    if problem is not None:
+        raise err(key, problem)
     return value
 
 
-def _number(value: Any, key: str, err: Any) -> float:
+def _number(value: Any, key: str, err: Any, bounds: tuple[float, float] | None = None) -> float:
     if isinstance(value, bool) or not isinstance(value, int | float) or not math.isfinite(value):
         raise err(key, f"must be a number, not {value!r}")
+    problem = None if bounds is None else limits.out_of_range(value, bounds)
+    if problem is not None:
+        raise err(key, problem)
     return float(value)
 
 
-def _load_variant(source: str, game: GameSpec, name: str, repetition: str | None, max_plies: int | None) -> Any:
+def _lab_variant(game: GameSpec) -> str:
+    """The variant an experiment plays when it names none."""
+    return game.lab_variant or game.default_variant or ""
+
+
+def _load_variant(err: Any, game: GameSpec, name: str, repetition: str | None, max_plies: int | None) -> Any:
     import dataclasses
 
     try:
         variant = game.variant(name)
     except KomakenError as exc:
-        raise ConfigError(f"{source}: experiment.variant: {exc}") from None
+        raise err("experiment.variant", str(exc)) from None
     changes: dict[str, Any] = {}
     if repetition is not None:
         changes["repetition"] = repetition
@@ -367,7 +387,7 @@ def _sprt(table: Any, where: str, err: Any) -> SPRT:
                 raise err(f"{where}.{k}", f"must be one of {', '.join(map(repr, words[k]))}, not {v!r}")
             values[k] = v
         else:
-            values[k] = _number(v, f"{where}.{k}", err)
+            values[k] = _number(v, f"{where}.{k}", err, limits.SPRT_ELO if k.startswith("elo") else None)
     test = SPRT(**values)
     if test.elo1 <= test.elo0:
         raise err(f"{where}.elo1", f"must be greater than elo0 ({test.elo0})")
@@ -388,13 +408,15 @@ def _openings(raw: dict[str, Any], game: GameSpec, variant: Any, base_dir: Path,
     if sum(k in table for k in _OPENING_KEYS) != 1:
         raise err("openings", "give exactly one of random_plies, file, sfens")
     if "random_plies" in table:
-        return Openings(random_plies=_int(table["random_plies"], "openings.random_plies", err, minimum=0))
+        return Openings(random_plies=_int(table["random_plies"], "openings.random_plies", err, limits.RANDOM_PLIES))
     if "file" in table:
         fpath = base_dir / str(table["file"])
         try:
-            lines = fpath.read_text(encoding="utf-8").splitlines()
+            lines = _utf8(fpath.read_bytes(), fpath).splitlines()
         except OSError as exc:
             raise err("openings.file", f"cannot read {fpath}: {exc.strerror}") from None
+        except ConfigError as exc:
+            raise err("openings.file", str(exc)) from None
         sfens = [s.strip() for s in lines if s.strip() and not s.lstrip().startswith("#")]
         where = "openings.file"
         del table["file"]

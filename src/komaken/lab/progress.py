@@ -22,6 +22,7 @@ from rich.progress import Progress as RichBar
 from rich.table import Table
 
 from komaken.lab.runner import PairingCounts
+from komaken.lab.stats import format_pct
 from komaken.lab.storage import GameRow
 
 MAX_ROWS = 20  # pairings shown live; the rest are summarized in one line
@@ -81,7 +82,7 @@ class RichProgress:
                 str(c.a_wins),
                 str(c.b_wins),
                 str(c.draws),
-                f"{score:.1%}" if c.games else "-",
+                format_pct(score) if c.games else "-",
                 c.sprt or "",
             )
         if len(self._counts) > MAX_ROWS:

@@ -18,13 +18,9 @@ from pathlib import Path
 from typing import Any
 
 from komaken.lab.config import Experiment
-from komaken.lab.stats import PairingStats, format_pct, pairing_stats
+from komaken.lab.stats import PairingStats, display, pairing_stats
 from komaken.lab.storage import ExperimentDB
-
-PIECE_NAMES = {
-    "P": "歩", "L": "香", "N": "桂", "S": "銀", "G": "金", "B": "角", "R": "飛", "K": "玉",
-    "+P": "と", "+L": "杏", "+N": "圭", "+S": "全", "+B": "馬", "+R": "龍",
-}  # fmt: skip
+from komaken.shogi._names import KANJI as PIECE_NAMES
 
 
 def collect(db: ExperimentDB) -> tuple[Experiment, list[PairingStats]]:
@@ -54,10 +50,6 @@ class Setting:
     published: tuple[int, int, int] | None  # summed published W, L, D when every pairing has them
 
 
-#: the old name of :class:`Setting`
-PooledSetting = Setting
-
-
 def settings(db: ExperimentDB, exp: Experiment) -> list[Setting]:
     """One entry per distinct setting, in the order of the experiment file."""
     groups: dict[str, list[Any]] = {}
@@ -82,12 +74,6 @@ def settings(db: ExperimentDB, exp: Experiment) -> list[Setting]:
             published=published,
         ))
     return out
-
-
-def pooled(db: ExperimentDB, exp: Experiment) -> list[Setting]:
-    """The settings, or ``[]`` when no setting was run more than once (nothing to pool)."""
-    found = settings(db, exp)
-    return found if any(len(s.pairings) > 1 for s in found) else []
 
 
 def title(exp: Experiment) -> str:
@@ -130,16 +116,51 @@ def row_labels(exp: Experiment) -> list[str]:
     return labels
 
 
-def same_distribution(ours: tuple[int, int, int], theirs: tuple[int, int, int]) -> float:
-    """p-value of the χ² test that two W/L/D counts come from the same distribution (a small p:
-    our replica and the published program disagree)."""
-    from scipy.stats import chi2_contingency
+#: the smaller side's games up to which "same as published" is tested exactly (above: χ²)
+EXACT_MAX_GAMES = 500
 
+
+def same_distribution(ours: tuple[int, int, int], theirs: tuple[int, int, int]) -> float:
+    """p-value of the test that two W/L/D counts come from the same distribution (a small p: our
+    replica and the published program disagree).
+
+    Exact while the smaller side has at most :data:`EXACT_MAX_GAMES` games: the Freeman–Halton
+    test (Fisher's exact test extended to a 2×3 table; G. H. Freeman and J. H. Halton, Biometrika
+    38 (1951) 141–149) sums the probability, with both sides' totals and the W/L/D totals fixed, of
+    every table no more likely than the one observed.  A χ² test needs expected counts of about
+    five in every cell, which a draw column of a hundred games seldom has.  Above that size the χ²
+    test, whose approximation is then good (and the exact sum too long).
+
+    >>> from math import comb
+    >>> round(same_distribution((10, 0, 0), (0, 10, 0)) * comb(20, 10), 9)  # the two extreme tables
+    2.0
+    """
     cols = [(a, b) for a, b in zip(ours, theirs, strict=True) if a + b > 0]
     if len(cols) < 2 or sum(a for a, _ in cols) == 0 or sum(b for _, b in cols) == 0:
         return 1.0
     table = [[a for a, _ in cols], [b for _, b in cols]]
-    return float(chi2_contingency(table, correction=False).pvalue)
+    small = min(table, key=sum)
+    if sum(small) > EXACT_MAX_GAMES:
+        from scipy.stats import chi2_contingency
+
+        return float(chi2_contingency(table, correction=False).pvalue)
+    return _freeman_halton(small, [a + b for a, b in cols])
+
+
+def _freeman_halton(row: list[int], totals: list[int]) -> float:
+    """Two-sided exact p of ``row`` as one row of a 2×k table with column ``totals``."""
+    import numpy as np
+    from scipy.stats import multivariate_hypergeom
+
+    n = sum(row)
+    grids = np.meshgrid(*[np.arange(min(c, n) + 1) for c in totals[:-1]], indexing="ij")
+    heads = np.stack([g.ravel() for g in grids], axis=1)
+    last = n - heads.sum(axis=1)
+    keep = (last >= 0) & (last <= totals[-1])
+    tables = np.column_stack([heads[keep], last[keep]])
+    probs = multivariate_hypergeom.pmf(tables, m=totals, n=n)
+    observed = multivariate_hypergeom.pmf(row, m=totals, n=n)
+    return float(min(1.0, probs[probs <= observed * (1 + 1e-7)].sum()))
 
 
 def status_json(db: ExperimentDB) -> dict[str, Any]:
@@ -148,6 +169,7 @@ def status_json(db: ExperimentDB) -> dict[str, Any]:
     pairings = []
     for p, s, label in zip(exp.pairings, stats, row_labels(exp), strict=True):
         d = s.to_json()
+        d["text"] = display(s)
         d["setting"] = label
         d["target"] = p.games
         d["colors"] = p.colors
@@ -196,20 +218,12 @@ def _value(exp: Experiment, player: str, letter: str) -> int | None:
     return piece_values(exp.players[player]).get(letter)
 
 
-# ---- per-pairing pieces, as ``komaken.web`` and earlier versions call them ----------------------
+# ---- per-pairing pieces, as ``komaken.web`` calls them ----------------------
 def table_rows(exp: Experiment, stats: list[PairingStats]) -> tuple[list[str], list[list[str]]]:
     """Header and rows of the results table (one row per pairing, named by its setting)."""
     from komaken.lab.report_text import results_table
 
     _, _, header, rows = results_table(exp, stats)
-    return header, rows
-
-
-def pooled_rows(exp: Experiment, found: list[Setting]) -> tuple[list[str], list[list[str]]]:
-    """Header and rows of the pooled table (every setting, its runs counted together)."""
-    from komaken.lab.report_text import pooled_table
-
-    _, _, header, rows = pooled_table(found)
     return header, rows
 
 
@@ -224,25 +238,6 @@ def _setup_line(exp: Experiment, done: int) -> str:
     from komaken.lab.report_text import setup_line
 
     return f"{setup_line(exp)} Games: {done} of {exp.total_games}."
-
-
-def _pct(x: float) -> str:
-    return format_pct(x)
-
-
-def plot(exp: Experiment, stats: list[PairingStats], out: Path) -> list[str]:
-    """Draw the figures of one row per pairing into ``out`` (PNG and SVG); return their base names."""
-    from komaken.lab.plots import score_figure, value_figures
-
-    letters = varied_letters(exp)
-    found = []
-    for p, s, label in zip(exp.pairings, stats, row_labels(exp), strict=True):
-        pub = p.published
-        published = (int(pub["wins"]), int(pub["losses"]), int(pub["draws"])) if pub else None
-        found.append(Setting(label, setting_label(exp, p.a, p.b, ascii=True), [p.name], p.a, p.b, p.colors,
-                             {x: _value(exp, p.a, x) for x in letters}, s, published))
-    figures = [score_figure(found, out)] + value_figures(found, letters, _FIGURE_NAMES, out)
-    return [f.name for f in figures if f is not None]
 
 
 _FIGURE_NAMES = {x: f"{PIECE_NAMES.get(x, x)} {x}" for x in PIECE_NAMES}
@@ -266,6 +261,6 @@ def write_report(db: ExperimentDB, out: str | Path) -> list[Path]:
     return files
 
 
-__all__ = ["PooledSetting", "Setting", "collect", "first_move_line", "plot", "pooled", "pooled_rows", "row_labels",
+__all__ = ["Setting", "collect", "first_move_line", "row_labels",
            "same_distribution", "setting_label", "settings", "status_json", "table_rows", "title", "varied_letters",
            "write_report"]

@@ -27,13 +27,14 @@ from komaken.lab.report import (
     varied_letters,
 )
 from komaken.lab.stats import (
+    ALPHA,
+    MIN_DECISIVE,
     PairingStats,
-    format_elo,
-    format_elo_interval,
+    display,
     format_interval,
     format_p,
     format_pct,
-    p_value_half,
+    p_value_even,
     wilson_interval,
 )
 
@@ -66,12 +67,16 @@ TABLE_NOTE = (
     "piece (馬, 龍…) is named only when its value differs from the unpromoted one."
 )
 METHODS = [
-    "The 95% interval of a score is Wilson's; p is the two-sided test of an even score (50%), so p < 0.05 "
-    "exactly when 50% lies outside the interval.",
+    "The 95% interval of a score is Wilson's score interval (a draw counts as half a win). p is the exact "
+    "two-sided sign test of an even score (50%): a's wins among the decisive games against a fair coin, draws "
+    "set aside. The two are different procedures and can disagree near the 5% line; the verdicts follow p.",
+    f"With fewer than {MIN_DECISIVE} decisive games no result can reach p < {ALPHA:g} (5–0 gives p = 0.0625): "
+    "such a setting is reported as too few games to tell.",
     "Elo is 400·log10(s / (1 − s)) for a score s; a score of 100% or 0% has no finite Elo and is written "
     "+∞ or −∞ (in `experiment status` too).",
     "Each setting is tested on its own: with many settings, about 1 in 20 will look significant by chance.",
-    "“p same as published” is the χ² test that our W/L/D and the published W/L/D come from one distribution.",
+    "“p same as published” tests that our W/L/D and the published W/L/D come from one distribution: exactly "
+    "(Freeman–Halton, Fisher's test for a 2×3 table) up to 500 games on the smaller side, by χ² above.",
 ]
 
 
@@ -105,15 +110,18 @@ def summary(exp: Experiment, stats: list[PairingStats], found: list[Setting],
     with_pub = [s for s in played if s.published]
     if with_pub:
         agree = sum(1 for s in with_pub if _same_as_published(s) >= 0.05)
-        numbers.append(f"Published counts: ours agree with them (χ² p ≥ 0.05) in **{agree} of {len(with_pub)}** "
+        numbers.append(f"Published counts: ours agree with them (p ≥ 0.05) in **{agree} of {len(with_pub)}** "
                        "settings.")
     return question, answer, numbers
 
 
 def _score_text(s: PairingStats) -> str:
-    lo, hi = s.a_score_ci95
-    return (f"**{format_pct(s.a_score)}** (95% CI {format_interval(lo, hi)}, Elo {format_elo(s.elo, s.a_score)}) "
-            f"over {s.games} games")
+    t = display(s)
+    return f"**{t['score']}** (95% CI {t['score_ci95']}, Elo {t['elo']}) over {s.games} games"
+
+
+TOO_FEW = (f"too few games to tell (fewer than {MIN_DECISIVE} decisive games, and below that no result can reach "
+           f"p < {ALPHA:g})")
 
 
 def _one_answer(s: Setting, exp: Experiment) -> str:
@@ -121,27 +129,34 @@ def _one_answer(s: Setting, exp: Experiment) -> str:
     if s.label != f"{a} vs {b}":
         a = f"Setting {s.label}"  # named by its piece values
     st = s.stats
-    if st.p_value < 0.05:
-        verdict = f"significantly {'stronger' if st.a_score > 0.5 else 'weaker'} (p = {format_p(st.p_value)})"
+    t = display(st)
+    if t["verdict"] == "too few":
+        verdict = TOO_FEW
+    elif t["verdict"] in ("above", "below"):
+        verdict = f"significantly {'stronger' if t['verdict'] == 'above' else 'weaker'} (p = {t['p']})"
     else:
-        verdict = f"not distinguishable from an even score at the 5% level (p = {format_p(st.p_value)})"
+        verdict = f"not distinguishable from an even score at the {100 * ALPHA:g}% level (p = {t['p']})"
     return f"{a} scored {_score_text(st)} against {b}: {verdict}."
 
 
 def _many_answer(played: list[Setting]) -> str:
     best = max(played, key=lambda s: s.stats.a_score)
     worst = min(played, key=lambda s: s.stats.a_score)
-    above = [s for s in played if s.stats.p_value < 0.05 and s.stats.a_score > 0.5]
-    below = [s for s in played if s.stats.p_value < 0.05 and s.stats.a_score < 0.5]
-    m = len(played)
+    verdicts = [display(s.stats)["verdict"] for s in played]
+    above, below, few = (verdicts.count(v) for v in ("above", "below", "too few"))
+    m = len(played) - few
     text = (f"Best setting **{best.label}**: {_score_text(best.stats)}. "
             f"Worst **{worst.label}**: {_score_text(worst.stats)}. ")
+    if few:
+        text += f"{few} of {len(played)} settings have {TOO_FEW}. "
+    if not m:
+        return text.rstrip()
     if above or below:
-        text += (f"{len(above)} of {m} settings score significantly above 50% and {len(below)} below (p < 0.05 "
-                 f"each; by chance alone about {0.05 * m:.1f} of {m} would).")
+        text += (f"{above} of {m} settings score significantly above 50% and {below} below (p < {ALPHA:g} "
+                 f"each; by chance alone about {ALPHA * m:.1f} of {m} would).")
     else:
-        text += (f"No setting differs significantly from an even score (p < 0.05): with these game counts the "
-                 f"{m} settings cannot be told apart from 50%.")
+        text += (f"No setting differs significantly from an even score (p < {ALPHA:g}): with these game counts "
+                 f"the {m} settings cannot be told apart from 50%.")
     return text
 
 
@@ -219,13 +234,9 @@ def results_table(exp: Experiment, stats: list[PairingStats]) -> Block:
     header.append("pairing")
     rows = []
     for p, s, label in zip(exp.pairings, stats, row_labels(exp), strict=True):
-        row = [label, str(s.games)]
-        if s.games:
-            row += [str(s.a_wins), str(s.b_wins), str(s.draws), format_pct(s.a_score),
-                    format_interval(*s.a_score_ci95), format_elo(s.elo, s.a_score),
-                    format_elo_interval(*s.elo_ci95), format_p(s.p_value)]
-        else:
-            row += ["0", "0", "0", "–", "–", "–", "–", "–"]
+        t = display(s)
+        row = [label, str(s.games), str(s.a_wins), str(s.b_wins), str(s.draws), t["score"], t["score_ci95"],
+               t["elo"], t["elo_ci95"], t["p"]]
         if published:
             pub = p.published or {}
             if pub:
@@ -245,15 +256,15 @@ def pooled_table(found: list[Setting]) -> Block:
     rows = []
     for setting in found:
         s = setting.stats
+        t = display(s)
         row = [setting.label, str(len(setting.pairings)), str(s.games), str(s.a_wins), str(s.b_wins), str(s.draws),
-               format_pct(s.a_score), format_interval(*s.a_score_ci95), format_elo(s.elo, s.a_score),
-               format_p(s.p_value)]
+               t["score"], t["score_ci95"], t["elo"], t["p"]]
         if with_published:
             if setting.published:
                 w, l, d = setting.published
                 n = max(1, w + l + d)
                 row += [f"{w}-{l}-{d}", format_pct((w + d / 2) / n), format_interval(*wilson_interval(w + d / 2, n)),
-                        format_p(p_value_half(w + d / 2, n)), format_p(_same_as_published(setting))]
+                        format_p(p_value_even(w, l)), format_p(_same_as_published(setting))]
             else:
                 row += ["", "", "", "", ""]
         rows.append(row)
@@ -274,7 +285,7 @@ def first_move_line(stats: list[PairingStats], exp: Experiment) -> str:
 
 
 def sente_table(exp: Experiment, stats: list[PairingStats]) -> Block:
-    rows = [[label, f"{s.a_sente_games}/{s.games}", format_pct(s.sente_score), format_interval(*s.sente_score_ci95)]
+    rows = [[label, f"{s.a_sente_games}/{s.games}", display(s)["sente_score"], display(s)["sente_score_ci95"]]
             for label, s in zip(row_labels(exp), stats, strict=True)]
     return ("table", "Sente's score in each setting.", ["setting", "a was sente", "sente score", "95% CI"], rows)
 

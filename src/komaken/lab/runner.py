@@ -23,12 +23,12 @@ import os
 import signal
 import threading
 import time
-from collections.abc import Callable, Iterable
+from collections.abc import Iterable, Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Protocol
 
-from komaken.lab import lifeline
+from komaken.lab import lifeline, limits
 from komaken.lab.config import Experiment, experiment_from_dict
 from komaken.lab.errors import RunError
 from komaken.lab.match import play_game, seat
@@ -309,6 +309,7 @@ def run_experiment(
     then continued).  A second run on the same database while this one runs is refused
     (:mod:`komaken.lab.runlock`).  ``workers`` defaults to all cores; ``dask`` is a scheduler address.
     """
+    check_workers(workers)
     with run_lock(Path(db_path), create=True), ExperimentDB.create(db_path, experiment) as db:
         return _execute(db, experiment, workers, dask, progress)
 
@@ -321,8 +322,16 @@ def resume_experiment(
     progress: Progress | None = None,
 ) -> RunSummary:
     """Continue the experiment stored in ``db_path``: play exactly the missing games."""
+    check_workers(workers)
     with run_lock(Path(db_path), create=False), ExperimentDB.open(db_path) as db:
         return _execute(db, db.experiment(), workers, dask, progress)
+
+
+def check_workers(workers: int | None) -> None:
+    """Refuse a worker count outside :data:`komaken.lab.limits.WORKERS` before anything is opened."""
+    problem = None if workers is None else limits.out_of_range(workers, limits.WORKERS)
+    if problem is not None:
+        raise RunError(f"workers: {problem}")
 
 
 def _execute(
@@ -338,18 +347,18 @@ def _execute(
     start_factory(exp, variant)
     check_players(exp, variant)
 
-    counts, queue, decided = _plan(db, exp)
+    counts, queue, jobs, decided = _plan(db, exp)
     summary = RunSummary(total=exp.total_games, counts=list(counts.values()))
     already = sum(c.games for c in counts.values())
     if progress is not None:
         progress.start(exp.total_games, already, summary.counts)
-    if not queue:
+    if not jobs:
         summary.stored = db.count()
         if progress is not None:
             progress.stop()
         return summary
 
-    backend = _backend(workers, dask, len(queue), _external(exp))
+    backend = _backend(workers, dask, jobs, _external(exp))
     try:
         _schedule(db, exp, backend, queue, counts, decided, summary, progress)
     finally:
@@ -360,17 +369,21 @@ def _execute(
     return summary
 
 
-def _plan(db: ExperimentDB, exp: Experiment) -> tuple[dict[str, PairingCounts], list[tuple[str, int]], set[str]]:
-    """The stored W/L/D per pairing, the missing games in play order, and the pairings an SPRT
-    has already decided."""
+def _plan(db: ExperimentDB, exp: Experiment) -> tuple[dict[str, PairingCounts], Iterator[tuple[str, int]], int,
+                                                      set[str]]:
+    """The stored W/L/D per pairing, the missing games in play order (made as they are taken: a
+    pairing of a hundred million games costs no memory before it is played), how many they are,
+    and the pairings an SPRT has already decided."""
     counts = {p.name: PairingCounts(p.name, p.a, p.b, p.games) for p in exp.pairings}
-    missing: dict[str, list[int]] = {}
+    missing: dict[str, Iterator[int]] = {}
+    left: dict[str, int] = {}
     for p in exp.pairings:
         results, indexes = db.indexed_results(p.name)
         for (result, _), index in zip(results, indexes, strict=True):
             counts[p.name].add(result, index)
         done = db.done_indexes(p.name)
-        missing[p.name] = [i for i in range(p.games) if i not in done]
+        missing[p.name] = _missing(p.games, done)
+        left[p.name] = p.games - sum(1 for i in done if 0 <= i < p.games)
     decided = set()
     for name, c in counts.items():
         stored = db.decision(name)
@@ -379,8 +392,12 @@ def _plan(db: ExperimentDB, exp: Experiment) -> tuple[dict[str, PairingCounts], 
             decided.add(name)
         elif _sprt_decided(exp, db, c):  # a database written before decisions were recorded
             decided.add(name)
-    queue = _round_robin([(n, missing[n]) for n in counts if n not in decided])
-    return counts, queue, decided
+    live = [n for n in counts if n not in decided]
+    return counts, _round_robin([(n, missing[n]) for n in live], decided), sum(left[n] for n in live), decided
+
+
+def _missing(games: int, done: set[int]) -> Iterator[int]:
+    return (i for i in range(games) if i not in done)
 
 
 def _backend(workers: int | None, dask: str | None, jobs: int, external: bool = False) -> _Backend:
@@ -400,22 +417,20 @@ def _external(exp: Experiment) -> bool:
     return any(exp.players[name].kind == "usi" for name in used)
 
 
-def _schedule(db: ExperimentDB, exp: Experiment, backend: _Backend, queue: list[tuple[str, int]],
+def _schedule(db: ExperimentDB, exp: Experiment, backend: _Backend, queue: Iterator[tuple[str, int]],
               counts: dict[str, PairingCounts], decided: set[str], summary: RunSummary,
               progress: Progress | None) -> None:
     """Keep the backend's window full, store each finished game in its own transaction."""
     config_json = exp.to_json()
     in_flight: dict[Any, tuple[str, int]] = {}
-    pos = 0
     cancel = True
     try:
-        while pos < len(queue) or in_flight:
-            while pos < len(queue) and len(in_flight) < backend.window:
-                name, idx = queue[pos]
-                pos += 1
-                if name in decided:
-                    continue
-                in_flight[backend.submit(config_json, name, idx)] = (name, idx)
+        while True:
+            while len(in_flight) < backend.window:
+                nxt = next(queue, None)
+                if nxt is None:
+                    break
+                in_flight[backend.submit(config_json, *nxt)] = nxt
             if not in_flight:
                 break
             for fut in backend.wait_first(in_flight):
@@ -452,15 +467,16 @@ def _sprt_decided(exp: Experiment, db: ExperimentDB, c: PairingCounts) -> bool:
     return True
 
 
-def _round_robin(lists: list[tuple[str, list[int]]]) -> list[tuple[str, int]]:
-    """Interleave the pairings' games so every pairing's W/L/D fills in from the start."""
-    out: list[tuple[str, int]] = []
-    longest = max((len(v) for _, v in lists), default=0)
-    for i in range(longest):
-        for name, idxs in lists:
-            if i < len(idxs):
-                out.append((name, idxs[i]))
-    return out
+def _round_robin(lists: list[tuple[str, Iterator[int]]], decided: set[str]) -> Iterator[tuple[str, int]]:
+    """Interleave the pairings' games so every pairing's W/L/D fills in from the start; a pairing
+    leaves the rotation once it is in ``decided`` (its SPRT stopped it while the run went on)."""
+    live = list(lists)
+    while live:
+        for entry in list(live):
+            name, idxs = entry
+            idx = None if name in decided else next(idxs, None)
+            if idx is None:
+                live.remove(entry)
+            else:
+                yield name, idx
 
-
-ProgressFactory = Callable[[], Progress]

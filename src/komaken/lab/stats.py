@@ -1,4 +1,4 @@
-"""Statistics of a pairing: score, Wilson interval, Elo, p-value, first-move advantage, GSPRT.
+"""Statistics of a pairing: score, Wilson interval, Elo, exact p-value, first-move advantage, GSPRT.
 
 A game scores 1 for a win, ½ for a draw and 0 for a loss.  With *n* games the **score** of
 player a is ``(wins + draws/2) / n``.
@@ -7,8 +7,14 @@ player a is ``(wins + draws/2) / n``.
   well near 0 and 1 and for small *n*, unlike the textbook ``p ± 1.96·sqrt(p(1-p)/n)``.  Counting a
   draw as half a success treats each game as a coin flip, which slightly *over*-states the spread
   when there are draws: the interval is conservative.
-* The **p-value** is the two-sided score test of "the true score is 50 %" — the same test the
-  Wilson interval inverts, so ``p < 0.05`` exactly when 50 % lies outside the 95 % interval.
+* The **p-value** is the two-sided **exact sign test** of "the true score is 50 %": the wins
+  among the decisive games against a fair coin (``scipy.stats.binomtest``), draws set aside.
+  The expected score is ``P(win) + P(draw)/2``, which is ½ exactly when ``P(win) = P(loss)``,
+  so conditioning on the decisive games tests that hypothesis exactly, at any sample size (a
+  normal approximation gives 0 wins in 4 games p = 0.046; the exact test 0.125).  With fewer
+  than :data:`MIN_DECISIVE` decisive games no result can reach ``p < 0.05``: the report then says
+  "too few games to tell" (:func:`verdict`).  The interval and the test are different procedures
+  and can disagree near the 5 % line; the verdict is the test's.
 * The **Elo difference** is ``400·log10(s / (1 - s))``; its interval maps the ends of the Wilson
   interval through the same curve (the map is increasing, so the coverage carries over).
   A score of 75 % is +190.85 Elo; a perfect score has no finite Elo: ``None`` in JSON, written
@@ -35,6 +41,10 @@ from komaken.lab.pentanomial import pentanomial_counts, pentanomial_llr
 
 SPRT_MODELS = ("trinomial", "pentanomial")
 Z95 = 1.959963984540054
+#: the level a verdict of "significantly stronger / weaker" needs
+ALPHA = 0.05
+#: fewer decisive games cannot reach ``p < ALPHA`` however they went: 5–0 gives p = 0.0625, 6–0 0.031
+MIN_DECISIVE = 6
 
 
 def score(wins: int, losses: int, draws: int) -> float:
@@ -60,16 +70,28 @@ def wilson_interval(successes: float, n: int, confidence: float = 0.95) -> tuple
     return (max(0.0, min(float(lo), p)), min(1.0, max(float(hi), p)))
 
 
-def p_value_half(successes: float, n: int) -> float:
-    """Two-sided p-value of the score test of "the proportion is 0.5" (1.0 when ``n == 0``)."""
-    if n <= 0:
-        return 1.0
-    if successes * 2 == n:
-        return 1.0
-    from statsmodels.stats.proportion import proportions_ztest
+def p_value_even(wins: int, losses: int) -> float:
+    """Two-sided exact p-value of "the expected score is 50 %" from ``wins`` and ``losses`` (draws
+    do not enter): the sign test, a binomial test of the wins among the decisive games.
 
-    _, p = proportions_ztest(successes, n, value=0.5, prop_var=0.5)
-    return float(p)
+    >>> p_value_even(0, 4), p_value_even(0, 6), p_value_even(3, 3), p_value_even(0, 0)
+    (0.125, 0.03125, 1.0, 1.0)
+    """
+    if wins + losses <= 0:
+        return 1.0
+    from scipy.stats import binomtest
+
+    return float(binomtest(wins, wins + losses, 0.5).pvalue)
+
+
+def verdict(wins: int, losses: int, p: float) -> str:
+    """``"too few"`` below :data:`MIN_DECISIVE` decisive games, else ``"above"`` / ``"below"`` 50 %
+    when ``p < ALPHA``, else ``"even"`` (not distinguishable from an even score)."""
+    if wins + losses < MIN_DECISIVE:
+        return "too few"
+    if p < ALPHA:
+        return "above" if wins > losses else "below"
+    return "even"
 
 
 def elo_from_score(s: float) -> float | None:
@@ -219,7 +241,7 @@ def pairing_stats(
         a_score_ci95=(lo, hi),
         elo=elo_from_score(s) if n else None,
         elo_ci95=(_elo_or_inf(lo), _elo_or_inf(hi)),
-        p_value=p_value_half(wins + draws / 2, n),
+        p_value=p_value_even(wins, losses),
         sente_games=n,
         sente_score=sente_points / n if n else 0.5,
         sente_score_ci95=wilson_interval(sente_points, n),
@@ -237,7 +259,25 @@ def _elo_or_inf(s: float) -> float | None:
     return elo_from_score(s)
 
 
-# ---- wording shared by ``experiment status`` and the report ------------------------------------
+# ---- wording shared by ``experiment status``, the report and the web pages ----------------------
+def display(s: PairingStats) -> dict[str, str]:
+    """Every figure of ``s`` as text — the one place that writes them, so ``experiment status``,
+    ``report.md``/``.html`` and the web pages print the same digits (``status --json`` carries
+    these strings as ``"text"``; they are made from the unrounded numbers)."""
+    played = s.games > 0
+    dash = "–"
+    return {
+        "score": format_pct(s.a_score) if played else dash,
+        "score_ci95": format_interval(*s.a_score_ci95) if played else dash,
+        "elo": format_elo(s.elo, s.a_score if played else None),
+        "elo_ci95": format_elo_interval(*s.elo_ci95) if played else dash,
+        "p": format_p(s.p_value) if played else dash,
+        "sente_score": format_pct(s.sente_score) if played else dash,
+        "sente_score_ci95": format_interval(*s.sente_score_ci95) if played else dash,
+        "verdict": verdict(s.a_wins, s.b_wins, s.p_value),
+    }
+
+
 def format_pct(x: float) -> str:
     """``0.58`` → ``58.0%``."""
     return f"{100 * x:.1f}%"
@@ -246,6 +286,11 @@ def format_pct(x: float) -> str:
 def format_interval(lo: float, hi: float) -> str:
     """A score interval: ``48.2–67.2%``."""
     return f"{100 * lo:.1f}–{100 * hi:.1f}%"
+
+
+def format_estimate(value: float, lo: float, hi: float) -> str:
+    """An estimate with its interval, as the piece-values study writes them: ``0.372 (0.301–0.447)``."""
+    return f"{value:.3f} ({lo:.3f}–{hi:.3f})"
 
 
 def format_elo(elo: float | None, score: float | None = None) -> str:

@@ -28,6 +28,7 @@ Times are always seconds: ``movetime=1`` is a second, ``movetime=250ms`` a quart
 from __future__ import annotations
 
 import math
+import re
 import warnings
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
@@ -52,7 +53,8 @@ class OptionError(ValueError):
         self.entry = entry
 
 
-#: Old player-type names: ``komaken`` was the engine's name in experiment files.
+#: Player-type names that stored experiment files and study databases still use: ``komaken`` is
+#: the engine's earlier name, whose ``movetime`` is in milliseconds.
 ALIASES = {"komaken": "engine"}
 
 
@@ -255,9 +257,19 @@ def player_type(kind: str, game: GameSpec, *, warn: bool = True) -> PlayerType:
                           stacklevel=3)
         kind = new
     if kind not in kinds:
-        raise PlayerSpecError(f"unknown player type {kind!r}: no {kind} player for {game.name} "
-                              f"(known: {', '.join(sorted(kinds))})")
+        raise PlayerSpecError(unknown_type(kind, game))
     return kinds[kind]
+
+
+def unknown_type(kind: str, game: GameSpec, *more: str) -> str:
+    """What is wrong with player type ``kind`` that ``game`` lacks, from the command line and from
+    an experiment file alike (``more``: the types only a file knows, such as ``boardgame``)."""
+    import difflib
+
+    known = sorted({*player_types(game), *more})
+    close = difflib.get_close_matches(kind, known, n=1)
+    return (f"unknown player type {kind!r}: no {kind} player for {game.name}"
+            + (f" (did you mean {close[0]!r}?)" if close else "") + f"; the player types: {', '.join(known)}")
 
 
 @dataclass(frozen=True)
@@ -295,7 +307,8 @@ class PlayerSpec:
             for item in filter(None, (part.strip() for part in rest.replace(";", ",").split(","))):
                 key, eq, value = item.partition("=")
                 if not eq:
-                    raise PlayerSpecError(f"{ptype.name}: player option {item!r} should be name=value")
+                    raise PlayerSpecError(f"{ptype.name}: player option {item!r} should be name=value; "
+                                          f"{_options_of(ptype)}")
                 raw[key.strip()] = value.strip()
         options = _validate(ptype, raw, variant, from_text=True, where=ptype.name, legacy=kind in ALIASES)
         return cls(ptype.name, options, name=text.strip(), label=text.strip(), settings=raw)
@@ -311,7 +324,7 @@ class PlayerSpec:
         label = table.get("label", name)
         if not isinstance(label, str):
             raise PlayerSpecError(f"{where}.label: must be a string")
-        if kind == "boardgame":  # the old way to embed a command-line spec
+        if kind == "boardgame":  # a command-line spec embedded in a table
             spec = table.get("spec")
             if not isinstance(spec, str) or set(table) - {"engine", "label", "spec"}:
                 raise PlayerSpecError(f"{where}.spec: must be a player spec string such as 'engine:depth=4'")
@@ -320,9 +333,8 @@ class PlayerSpec:
             except PlayerSpecError as exc:
                 raise PlayerSpecError(f"{where}.spec: {exc}") from None
             return cls(parsed.kind, parsed.options, name, label, table)
-        known = ", ".join(sorted({*player_types(game), "boardgame", *ALIASES}))
         if kind not in player_types(game) and kind not in ALIASES:
-            raise PlayerSpecError(f"{where}.engine: unknown engine {kind!r} for {game.name} (expected {known})")
+            raise PlayerSpecError(f"{where}.engine: {unknown_type(kind, game, 'boardgame')}")
         ptype = player_type(kind, game)
         raw = {k: v for k, v in table.items() if k not in ("engine", "label")}
         options = _validate(ptype, raw, variant, from_text=False, where=where, legacy=kind in ALIASES)
@@ -358,7 +370,8 @@ def settings_spec(table: Mapping[str, Any], game: GameSpec, variant: Any = None)
     """A :class:`PlayerSpec` from ``{"kind": TYPE, OPTION: value, ...}`` (JSON values)."""
     kind = table.get("kind", "human")
     if not isinstance(kind, str):
-        raise PlayerSpecError(f"kind must be a player type (known: {', '.join(sorted(player_types(game)))})")
+        known = ", ".join(sorted(player_types(game)))
+        raise PlayerSpecError(f"kind must name a player type; the player types: {known}")
     ptype = player_type(kind, game, warn=False)
     raw = {k: v for k, v in table.items() if k != "kind"}
     options = _validate(ptype, raw, variant, from_text=False, where=ptype.name, legacy=False, required=False)
@@ -370,18 +383,18 @@ def _validate(ptype: PlayerType, raw: Mapping[str, Any], variant: Any, *, from_t
     """Typed options from ``raw``; errors name the option (``where.key``) and what is allowed."""
     out: dict[str, Any] = {}
     sep = ": option " if from_text else "."
+    extra = ptype.option(ptype.extra) if ptype.extra else None
     for key, value in raw.items():
         opt = ptype.option(key)
-        if opt is None and from_text and ptype.extra is not None:
+        if opt is None and from_text and extra is not None and _is_extra_entry(extra, key, variant):
             try:
-                out.setdefault(ptype.extra, {})[key] = _number(value, "float", True)
+                out.setdefault(extra.name, {})[key] = _number(value, "float", True)
             except ValueError as exc:
                 raise PlayerSpecError(f"{where}{sep}{key} {exc}") from None
             continue
         if opt is None:
-            allowed = ", ".join(ptype.option_names) or "none"
-            what = "unknown option" if from_text else "unknown key"
-            raise PlayerSpecError(f"{where}{sep}{key}: {what} for {ptype.name} (allowed: {allowed})")
+            raise PlayerSpecError(f"{where}{'.' + key if not from_text else ''}: "
+                                  f"{unknown_option(ptype, key, variant)}")
         if legacy and opt.kind == "seconds" and isinstance(value, int | float) and not isinstance(value, bool):
             value = value / 1000.0  # the old name took milliseconds
             warnings.warn(f"{where}: 'komaken' players took movetime in milliseconds; write engine = \"engine\" "
@@ -394,7 +407,6 @@ def _validate(ptype: PlayerType, raw: Mapping[str, Any], variant: Any, *, from_t
             if isinstance(exc, OptionError):
                 key = f"{key}.{exc.entry}"
             raise PlayerSpecError(f"{where}{sep}{key} {exc}" if from_text else f"{where}.{key}: {exc}") from None
-    extra = ptype.option(ptype.extra) if ptype.extra else None
     if extra is not None and extra.check is not None and extra.name in out:
         try:
             out[extra.name] = extra.check(out[extra.name], variant)
@@ -407,5 +419,51 @@ def _validate(ptype: PlayerType, raw: Mapping[str, Any], variant: Any, *, from_t
     return out
 
 
+def _is_extra_entry(extra: Option, key: str, variant: Any) -> bool:
+    """Whether ``key`` names an entry of the table option ``extra`` (an evaluation term), as its
+    check tells (with a weight that is always valid, so only the name is judged)."""
+    if extra.check is None:
+        return True
+    try:
+        extra.check({key: 0.0}, variant)
+    except OptionError:
+        return False
+    except ValueError:
+        return True
+    return True
+
+
+def _options_of(ptype: PlayerType) -> str:
+    return f"the options of {ptype.name}: {', '.join(ptype.option_names) or 'none'}"
+
+
+def unknown_option(ptype: PlayerType, key: str, variant: Any = None) -> str:
+    """What is wrong with option ``key`` that ``ptype`` lacks — the same words from the command
+    line and from an experiment file: the closest name, every option, and for a type that takes
+    extra entries (the engine's evaluation terms) the entries it knows.
+
+    >>> from komaken.games import find_game
+    >>> unknown_option(player_type("random", find_game("shogi")), "sed")
+    "unknown option 'sed' (did you mean 'seed'?); the options of random: seed"
+    """
+    import difflib
+
+    entries: list[str] = []
+    extra = ptype.option(ptype.extra) if ptype.extra else None
+    if extra is not None and extra.check is not None:
+        try:
+            extra.check({key: 0.0}, variant)
+        except OptionError as exc:  # its message lists the known entries
+            known = re.search(r"\(known: ([^)]*)\)", str(exc))
+            entries = known.group(1).split(", ") if known else []
+        except ValueError:
+            pass
+    close = difflib.get_close_matches(key, [*ptype.option_names, *entries], n=1)
+    text = f"unknown option {key!r}" + (f" (did you mean {close[0]!r}?)" if close else "") + f"; {_options_of(ptype)}"
+    if extra is not None and entries:
+        text += f"; {extra.help}: {', '.join(entries)}"
+    return text
+
+
 __all__ = ["ALIASES", "GENERIC", "BuildContext", "Option", "OptionError", "PlayerSpec", "PlayerSpecError", "PlayerType",
-           "make_player", "player_type", "player_types", "settings_spec"]
+           "make_player", "player_type", "player_types", "settings_spec", "unknown_option", "unknown_type"]

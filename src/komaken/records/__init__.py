@@ -6,11 +6,11 @@
 ▲７六歩　　△３四歩　　▲２二角成
 
 * :func:`read` / :func:`write` pick the format from the file's extension (``.kif`` ``.kifu``
-  ``.ki2`` ``.ki2u`` ``.csa`` ``.usi``/``.sfen``) and the encoding from the extension too:
-  ``.kif``/``.ki2`` are read as Shift_JIS (cp932) unless they start with a BOM or say
-  ``#KIF version=2.0 encoding=UTF-8``, and written as Shift_JIS when every character fits;
-  ``.kifu``/``.ki2u``/``.csa``/``.usi`` are UTF-8.  KIF/KI2 text always starts with its
-  ``#KIF version=2.0 encoding=…`` line.
+  ``.ki2`` ``.ki2u`` ``.csa`` ``.usi``/``.sfen``) and the encoding from the extension too, as
+  other programs do: ``.kif``/``.ki2`` are written as Shift_JIS (cp932) when every character
+  fits, else UTF-8 with a :class:`RecordEncodingWarning`; ``.kifu``/``.ki2u``/``.csa``/``.usi``
+  are UTF-8.  Reading takes a BOM or an ``encoding=`` line first, then the extension's guess.
+  :func:`encode` / :func:`encode_text` give those bytes without writing a file.
 * :func:`parse` / :func:`dumps` work on text; ``format=None`` sniffs it.
 * Bad input raises :class:`RecordError` ("game.kif line 23: move ５五角 is illegal: no bishop
   can reach ５五"); ``strict=False`` returns the valid prefix with ``record.error`` set.
@@ -19,24 +19,28 @@
 from __future__ import annotations
 
 import re
+import warnings
 from pathlib import Path
-from typing import Literal
 
 from komaken.records import csa, ki2, kif, usi
-from komaken.records.record import GameRecord, RecordError, Variation
+from komaken.records._files import TARGETS, Encoded, Format, decode, encode_text, format_of, save_bytes, target_of
+from komaken.records.record import (
+    MAX_MOVE_SECONDS,
+    MAX_PLIES,
+    MAX_TOTAL_SECONDS,
+    GameRecord,
+    RecordError,
+    Variation,
+)
 from komaken.shogi.variant import Variant
 
-Format = Literal["kif", "ki2", "csa", "usi"]
 FORMATS: tuple[str, ...] = ("kif", "ki2", "csa", "usi")
-_EXTENSIONS = {".kif": "kif", ".kifu": "kif", ".ki2": "ki2", ".ki2u": "ki2", ".csa": "csa",
-               ".usi": "usi", ".sfen": "usi", ".txt": None}
-_UTF8_EXTENSIONS = (".kifu", ".ki2u", ".csa", ".usi", ".sfen", ".txt")
 _MODULES = {"kif": kif, "ki2": ki2, "csa": csa, "usi": usi}
 
 
-def format_of(path: str | Path) -> Format | None:
-    """The format an extension implies (``None`` if it does not say)."""
-    return _EXTENSIONS.get(Path(path).suffix.lower())  # type: ignore[return-value]
+class RecordEncodingWarning(UserWarning):
+    """A ``.kif``/``.ki2`` record written as UTF-8 (a character has no Shift_JIS form): most
+    programs read those extensions as Shift_JIS and will fail on it."""
 
 
 def detect_format(text: str) -> Format:
@@ -113,42 +117,6 @@ def split_games(text: str) -> list[str]:
     return ["\n" * b + "".join(lines[b:e]) for b, e in zip(begins, begins[1:] + [len(lines)], strict=True)]
 
 
-_ENCODINGS = {"utf-8": "utf-8", "utf8": "utf-8", "shift_jis": "cp932", "shift-jis": "cp932", "sjis": "cp932",
-              "cp932": "cp932", "windows-31j": "cp932", "ms932": "cp932", "euc-jp": "euc_jp", "euc_jp": "euc_jp",
-              "eucjp": "euc_jp", "iso-2022-jp": "iso2022_jp"}
-
-
-_HALFWIDTH_KANA = re.compile("[\uff61-\uff9f]")
-
-
-def decode(data: bytes, path: str | Path) -> str:
-    """Bytes of a record file as text: BOM, an encoding line (``#KIF … encoding=UTF-8``, CSA
-    ``'encoding=Shift_JIS``), then what the extension implies, then EUC-JP (old CSA files)."""
-    name = Path(path).name
-    if data.startswith(b"\xef\xbb\xbf"):
-        try:
-            return data[3:].decode("utf-8")
-        except UnicodeDecodeError as exc:
-            raise RecordError(f"not valid UTF-8 after the BOM (byte {exc.start + 3})", file=name) from None
-    head = data[:400].decode("ascii", errors="ignore").lower()
-    m = re.search(r"encoding\s*=\s*([\w-]+)", head)
-    declared = _ENCODINGS.get(m[1]) if m else None  # an unknown name is ignored: the bytes tell
-    candidates = [declared] if declared else []
-    candidates += ["utf-8", "cp932"] if Path(path).suffix.lower() in _UTF8_EXTENSIONS else ["cp932", "utf-8"]
-    for enc in [*candidates, "euc_jp"]:
-        try:
-            text = data.decode(enc)
-        except UnicodeError:
-            continue
-        if enc == "cp932" and not declared and _HALFWIDTH_KANA.search(text):
-            try:  # EUC-JP bytes read as Shift_JIS come out as half-width kana (old CSA files)
-                return data.decode("euc_jp")
-            except UnicodeError:
-                pass
-        return text
-    raise RecordError("cannot decode the file as UTF-8, Shift_JIS or EUC-JP", file=name)
-
-
 def read(path: str | Path, *, strict: bool = True, format: Format | None = None,
          variant: Variant | None = None) -> GameRecord:
     """Read the (first) game of a record file."""
@@ -169,34 +137,39 @@ def dumps(record: GameRecord, format: Format = "kif") -> str:
     return _MODULES[fmt].dumps(record)  # type: ignore[attr-defined, no-any-return]
 
 
+def encode(record: GameRecord, target: str | Path = "kif") -> bytes:
+    """The record as the bytes of a file of ``target`` — a ``--to`` name (``kif`` ``kifu`` ``ki2``
+    ``ki2u`` ``csa`` ``usi``), an extension or a file name, which gives both the format and the
+    encoding (:func:`encode_text`).  Warns :class:`RecordEncodingWarning` when a ``.kif``/``.ki2``
+    has to be UTF-8."""
+    name = target_of(target)
+    if name is None:
+        raise RecordError(f"{Path(target).name}: not a record format or file name "
+                          f"({', '.join('.' + t for t in TARGETS)})")
+    encoded = encode_text(dumps(record, TARGETS[name][0]), target)
+    if encoded.warning:
+        warnings.warn(encoded.warning, RecordEncodingWarning, stacklevel=2)
+    return encoded.data
+
+
 def write(record: GameRecord, path: str | Path, format: Format | None = None) -> None:
-    """Write a record; the extension gives the format.  ``.kif``/``.ki2`` are Shift_JIS when every
-    character fits (what Kifu for Windows and cshogi expect), else UTF-8 with the
-    ``#KIF version=2.0 encoding=UTF-8`` line; ``.kifu``/``.ki2u``/others are UTF-8."""
+    """Write a record; the extension gives the format and the encoding (``.kif``/``.ki2``
+    Shift_JIS when every character fits, as Kifu for Windows and cshogi expect, else UTF-8 with
+    a :class:`RecordEncodingWarning`; ``.kifu``/``.ki2u``/``.csa``/``.usi`` UTF-8).  ``format``
+    is for a file name that does not say (``game.txt``: UTF-8).  The file is replaced whole or
+    not at all (:func:`save_bytes`)."""
     p = Path(path)
     fmt = _check(format or format_of(p))
-    data = encode(record, fmt, shift_jis=p.suffix.lower() in (".kif", ".ki2"))  # type: ignore[arg-type]
-    p.write_bytes(data)
+    said = format_of(p)
+    if said is not None and said != fmt:
+        raise RecordError(f"{p.name} is a {said} file name: cannot write {fmt} into it")
+    encoded = encode_text(dumps(record, fmt), p if said else fmt)  # type: ignore[arg-type]
+    if encoded.warning:
+        warnings.warn(encoded.warning, RecordEncodingWarning, stacklevel=2)
+    save_bytes(p, encoded.data)
 
 
-def encode(record: GameRecord, format: Format, *, shift_jis: bool = False) -> bytes:
-    """The record as the bytes of a file: UTF-8, or Shift_JIS if asked and every character fits."""
-    fmt = _check(format)
-    if shift_jis and fmt in ("kif", "ki2"):
-        try:
-            return _text(record, fmt, "Shift_JIS").encode("cp932")
-        except UnicodeEncodeError:
-            pass
-    return _text(record, fmt, "UTF-8").encode("utf-8")
-
-
-def _text(record: GameRecord, fmt: str, encoding: str) -> str:
-    if fmt == "kif":
-        return kif.dumps(record, encoding=encoding)
-    if fmt == "ki2":
-        return ki2.dumps(record, encoding=encoding)
-    return dumps(record, fmt)  # type: ignore[arg-type]
-
-
-__all__ = ["FORMATS", "Format", "GameRecord", "RecordError", "Variation", "decode", "detect_format", "dumps", "encode",
-           "format_of", "parse", "parse_all", "read", "read_all", "split_games", "write"]
+__all__ = ["FORMATS", "MAX_MOVE_SECONDS", "MAX_PLIES", "MAX_TOTAL_SECONDS", "TARGETS", "Encoded", "Format",
+           "GameRecord", "RecordEncodingWarning", "RecordError", "Variation", "decode", "detect_format", "dumps",
+           "encode", "encode_text", "format_of", "parse", "parse_all", "read", "read_all", "save_bytes",
+           "split_games", "target_of", "write"]

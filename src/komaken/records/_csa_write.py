@@ -2,13 +2,12 @@
 
 from __future__ import annotations
 
-import math
 import re
 
 from komaken.errors import KomakenError
 from komaken.game import Color, Outcome, Termination
 from komaken.records._csa_tables import _JAPANESE_KEYS, CSA_NAME
-from komaken.records.record import GameRecord, RecordError
+from komaken.records.record import GameRecord, check_seconds
 from komaken.shogi.notation import parse_japanese
 from komaken.shogi.position import Move, Position
 from komaken.shogi.variant import SHOGI
@@ -110,8 +109,7 @@ def dumps(record: GameRecord) -> str:
     for i, (move, t, comment) in enumerate(zip(record.moves, record.times, record.comments, strict=True)):
         out.append(move_text(pos, move))
         if t is not None:
-            if not (isinstance(t, int | float) and math.isfinite(t) and t >= 0):
-                raise RecordError(f"move {i + 1}: time {t!r} is not a number of seconds >= 0")
+            t = check_seconds(t, f"move {i + 1}")
             out.append("T" + (f"{t:.3f}".rstrip("0").rstrip(".") or "0"))  # ms precision, never 1e-05
         pos.push(move)
         if comment:

@@ -8,7 +8,7 @@ from datetime import datetime
 
 from komaken.errors import KomakenError
 from komaken.game import Color, Outcome, Termination
-from komaken.records.record import GameRecord, RecordError, summary_line, variant_for_size
+from komaken.records.record import GameRecord, RecordError, bounded_int, shown, summary_line, variant_for_size
 from komaken.shogi.display import KANSUJI, hand_text, japanese_diagram
 from komaken.shogi.notation import KIND_OF_NAME
 from komaken.shogi.position import Position
@@ -63,8 +63,8 @@ def kansuji_value(text: str) -> int:
 _WIDE_DIGITS = str.maketrans("０１２３４５６７８９", "0123456789")
 
 
-def parse_hand(text: str, where: str) -> dict[str, int]:
-    """``角　歩二`` → ``{"B": 1, "P": 2}`` (``なし`` → ``{}``)."""
+def parse_hand(text: str, line: int | None = None) -> dict[str, int]:
+    """``角　歩二`` → ``{"B": 1, "P": 2}`` (``なし`` → ``{}``); a count is 1 to 99."""
     hand: dict[str, int] = {}
     text = text.strip()
     if text in ("", "なし"):
@@ -74,13 +74,17 @@ def parse_hand(text: str, where: str) -> dict[str, int]:
             continue
         kind = KIND_OF_NAME.get(item[0])
         if kind is None or kind in ("K",) or kind.startswith("+"):
-            raise RecordError(f"{where}: {item[0]!r} cannot be in hand")
-        try:
-            n = kansuji_value(item[1:]) if len(item) > 1 else 1
-        except ValueError:
-            raise RecordError(f"{where}: bad count in {item!r}") from None
+            raise RecordError(f"{item[0]!r} cannot be in hand", line=line)
+        count = item[1:].translate(_WIDE_DIGITS)
+        if count.isascii() and count.isdigit():
+            n = bounded_int(count, 1, 99, f"the count of {item[0]} in hand", line=line)
+        else:
+            try:
+                n = kansuji_value(count) if count else 1
+            except ValueError:
+                raise RecordError(f"bad count in {shown(item)!r}", line=line) from None
         if not 1 <= n <= 99:
-            raise RecordError(f"{where}: bad count in {item!r} (1 to 99)")
+            raise RecordError(f"the count of {item[0]} in hand {shown(item[1:])} is out of range (1 to 99)", line=line)
         hand[kind] = hand.get(kind, 0) + n
     return hand
 
@@ -256,7 +260,7 @@ def read_header(line: str, record: GameRecord, board: Board, lineno: int, where:
     key, value = m[1].strip(), m[2].strip()
     if key in ("先手の持駒", "下手の持駒", "後手の持駒", "上手の持駒", "先手の持ち駒", "後手の持ち駒"):
         color = Color.BLACK if key[0] in "先下" else Color.WHITE
-        board.hands[color] = parse_hand(value, f"{where} line {lineno}")
+        board.hands[color] = parse_hand(value, lineno)
         if not board.rows:
             board.first_line = lineno
     elif key in ("手番",):

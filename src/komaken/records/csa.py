@@ -29,14 +29,14 @@ from komaken.game import Color, Outcome, Termination
 from komaken.records._csa_tables import _HEADER_KEYS, _JAPANESE_KEYS, CSA_KIND, CSA_NAME  # noqa: F401
 from komaken.records._csa_write import dumps, dumps_all, move_text  # noqa: F401
 from komaken.records._japanese import parse_time, variant_for_size
-from komaken.records.record import GameRecord, RecordError, read_into
+from komaken.records.record import MAX_MOVE_SECONDS, GameRecord, RecordError, bounded_int, read_into, shown
 from komaken.shogi.kernel import piece_letter
 from komaken.shogi.notation import japanese, side_mark
 from komaken.shogi.position import Move, Position, Square
 from komaken.shogi.variant import SHOGI, Variant
 
 _MOVE_RE = re.compile(r"^([+-])([0-9])([0-9])([0-9])([0-9])([A-Z]{2})$")
-_TIME_RE = re.compile(r"^T\s*([0-9]{1,9}(?:\.[0-9]{1,9})?)\s*$")
+_TIME_RE = re.compile(r"^T\s*([0-9]+)(\.[0-9]+)?\s*$")
 _SQUARE_PIECE_RE = re.compile(r"^[0-9]{2}[A-Z]{2}$")
 
 # %WORD → (termination, does the side to move win?)  (None: a draw or no result)
@@ -98,6 +98,8 @@ class _Reader:
         self.comment: list[str] = []
         self.ended = False
         self.pending: RecordError | None = None
+        self.lineno = first_line
+        self.column = 1  # where the statement being read starts on its line
 
     def read(self, text: str) -> None:
         for i, raw in enumerate(text.splitlines()):
@@ -108,16 +110,19 @@ class _Reader:
             if line.startswith("'"):
                 self._comment(line[1:])
                 continue
+            self.column = 1
             if line.startswith(("$", "N", "V")):
                 self._statement(line)
                 continue
-            parts = line.split(",")
+            parts, start = line.split(","), 1
             for i, part in enumerate(parts):
                 if part.lstrip().startswith("'"):  # a comment ends the line: +7776FU,T3,'note
                     self._comment(",".join(parts[i:]).lstrip()[1:])
                     break
                 if part.strip():
+                    self.column = start + len(part) - len(part.lstrip())
                     self._statement(part.strip())
+                start += len(part) + 1
         if self.pos is None:
             self._start(Color.BLACK)
         if self.pending is not None:
@@ -126,8 +131,8 @@ class _Reader:
             self.record.comment = "\n".join(self.comment)
         self.record.pad()
 
-    def error(self, reason: str) -> RecordError:
-        return RecordError(reason, line=self.lineno)
+    def error(self, reason: str, column: int | None = None) -> RecordError:
+        return RecordError(reason, line=self.lineno, column=column)
 
     def _comment(self, text: str) -> None:
         if text.startswith("encoding="):
@@ -169,16 +174,25 @@ class _Reader:
         elif s[0] in "+-":
             self._move(s)
         elif s.startswith("T"):
-            m = _TIME_RE.match(s)
-            if not m:
-                raise self.error(f"bad time {s!r} (seconds, e.g. T12)")
+            t = self._time(s)
             if rec.moves and not self.ended and self.pending is None:
-                t = float(m[1])
                 rec.times[-1] = int(t) if t == int(t) else t
         elif s.startswith("%"):
             self._end(s[1:])
         else:
             raise self.error(f"not a CSA statement: {s!r}")
+
+    def _time(self, s: str) -> float:
+        """``T12`` / ``T12.345``: seconds, at most :data:`MAX_MOVE_SECONDS`."""
+        m = _TIME_RE.match(s)
+        if not m:
+            raise self.error(f"bad time {shown(s)!r} (seconds, e.g. T12)", column=self.column)
+        whole = bounded_int(m[1], 0, MAX_MOVE_SECONDS, "time T (seconds)", line=self.lineno, column=self.column)
+        t = whole + (float("0" + m[2]) if m[2] else 0.0)
+        if t > MAX_MOVE_SECONDS:
+            raise self.error(f"time T {shown(s[1:].strip())} is out of range (0 to {MAX_MOVE_SECONDS})",
+                             column=self.column)
+        return t
 
     def _pi(self, rest: str) -> None:
         self.pi = True

@@ -118,10 +118,10 @@ def _tokens(line: str) -> list[str]:
     return [parts[i] + parts[i + 1].strip() for i in range(1, len(parts) - 1, 2)]
 
 
-def dumps(record: GameRecord, *, encoding: str = "UTF-8") -> str:
-    """The record as KI2 text (it starts with ``#KI2 version=2.0 encoding=UTF-8`` or
-    ``encoding=Shift_JIS``, as Kifu for Windows writes)."""
-    out = [f"#KI2 version=2.0 encoding={encoding}", *J.header_lines(record), ""]
+def dumps(record: GameRecord) -> str:
+    """The record as KI2 text (it starts with ``#KI2 version=2.0 encoding=UTF-8``, as Kifu for
+    Windows writes; ``encoding=Shift_JIS`` where :func:`komaken.records.encode` writes Shift_JIS)."""
+    out = ["#KI2 version=2.0 encoding=UTF-8", *J.header_lines(record), ""]
     pos = record.initial_position()
     row: list[str] = []
     for move, comment in zip(record.moves, record.comments, strict=True):

@@ -23,19 +23,32 @@ written: the board size says the variant).  Variations (``変化：N手``) are r
 
 from __future__ import annotations
 
-import math
 import re
 import unicodedata
 
 from komaken.errors import IllegalMoveError, KomakenError
 from komaken.game import Outcome, Termination
 from komaken.records import _japanese as J
-from komaken.records.record import KIF_ENDINGS, GameRecord, RecordError, Variation, kif_ending, outcome_for, read_into
+from komaken.records.record import (
+    KIF_ENDINGS,
+    MAX_MOVE_SECONDS,
+    MAX_PLIES,
+    MAX_TOTAL_SECONDS,
+    GameRecord,
+    RecordError,
+    Variation,
+    bounded_int,
+    check_seconds,
+    kif_ending,
+    outcome_for,
+    read_into,
+    shown,
+)
 from komaken.shogi.notation import japanese, parse_japanese
 from komaken.shogi.position import Move, Position
 from komaken.shogi.variant import Variant
 
-_TIME = r"\(\s*([0-9]+):([0-9]+)(?:\.[0-9]+)?\s*/\s*(?:[0-9]+:[0-9]+(?::[0-9]+)?(?:\.[0-9]+)?)?\s*\)"
+_TIME = r"\(\s*([0-9]+):([0-9]+)(?:\.[0-9]+)?\s*/\s*(?:([0-9]+):([0-9]+)(?::([0-9]+))?(?:\.[0-9]+)?)?\s*\)"
 #: a move line: number, move text, then the time field(s) ``( 0:01/00:00:01)`` — 81Dojo writes
 #: ``( 0:7/)`` and some writers put the field twice (the first one counts)
 _MOVE_LINE_RE = re.compile(rf"^\s*([0-9]+)\s+(.+?)\s*(?:{_TIME}\s*)*\+?\s*$")
@@ -112,7 +125,8 @@ class _Reader:
             if current is None:
                 raise RecordError(f"変化 before any move: {stripped}", line=lineno)
             self._close_main()
-            self.current = _branch(self.lines, int(m[1]), record, lineno)
+            ply = bounded_int(m[1], 1, MAX_PLIES, "変化 move number", line=lineno, column=m.start(1) + 1)
+            self.current = _branch(self.lines, ply, record, lineno)
         elif _NUMBERED_RE.match(line):
             if current is None:
                 current = self.current = self.start(lineno)
@@ -134,11 +148,11 @@ class _Reader:
         elif current is None:
             found = J.read_header(line, record, self.board, lineno, "")
             if found is None:
-                raise RecordError(f"not a KIF header, diagram or move line: {stripped!r}", line=lineno)
+                raise RecordError(f"not a KIF header, diagram or move line: {shown(stripped, 60)!r}", line=lineno)
             if found:
                 self.handicap = found
         else:
-            raise RecordError(f"not a KIF move line: {stripped!r}", line=lineno)
+            raise RecordError(f"not a KIF move line: {shown(stripped, 60)!r}", line=lineno)
 
     def _comment(self, note: str) -> None:
         record, current = self.record, self.current
@@ -162,11 +176,12 @@ class _Reader:
         record = self.record
         m = _MOVE_LINE_RE.match(text)
         if not m:
-            raise RecordError(f"malformed move line: {text.strip()!r}", line=lineno)
-        number, body = int(m[1]), m[2].strip()
+            raise RecordError(f"malformed move line: {shown(text.strip(), 60)!r}", line=lineno)
+        number = bounded_int(m[1], 1, MAX_PLIES, "move number", line=lineno, column=m.start(1) + 1)
+        body = m[2].strip()
         word = body.split()[0] if body else body
-        t = _FIRST_TIME_RE.search(text[m.end(2):])
-        seconds = None if t is None else int(t[1]) * 60 + int(t[2])
+        t = _FIRST_TIME_RE.search(text, m.end(2))
+        seconds = None if t is None else _time(t, lineno)
         if self.pending is not None and line.variation is None:
             if word not in KIF_ENDINGS:
                 raise self.pending  # moves after the illegal one: the record is wrong
@@ -212,6 +227,32 @@ class _Reader:
         record.result = outcome_for(termination, mover_wins, line.position.turn)
 
 
+def _time(t: re.Match[str], lineno: int) -> int:
+    """The seconds of a time field ``( m:ss/hh:mm:ss)`` (the move's time; the player's total is
+    checked, not kept): minutes and seconds in range, at most :data:`MAX_MOVE_SECONDS` a move
+    and :data:`MAX_TOTAL_SECONDS` in all."""
+    column = t.start() + 1
+    field = f"time field {shown(t[0], 40)}:"
+
+    def number(i: int, high: int, what: str) -> int:
+        return bounded_int(t[i], 0, high, f"{field} {what}", line=lineno, column=column)
+
+    seconds = number(1, MAX_MOVE_SECONDS // 60, "minutes") * 60 + number(2, 59, "seconds")
+    if seconds > MAX_MOVE_SECONDS:
+        raise RecordError(f"{field} the move's time is over {MAX_MOVE_SECONDS // 60}:00 "
+                          f"({MAX_MOVE_SECONDS // 86400} days)", line=lineno, column=column)
+    if t[3] is not None:
+        if t[5] is None:  # m:ss
+            total = number(3, MAX_TOTAL_SECONDS // 60, "total minutes") * 60 + number(4, 59, "total seconds")
+        else:
+            total = (number(3, MAX_TOTAL_SECONDS // 3600, "total hours") * 3600
+                     + number(4, 59, "total minutes") * 60 + number(5, 59, "total seconds"))
+        if total > MAX_TOTAL_SECONDS:
+            raise RecordError(f"{field} the total is over {MAX_TOTAL_SECONDS // 3600}:00:00 "
+                              f"({MAX_TOTAL_SECONDS // 86400} days)", line=lineno, column=column)
+    return seconds
+
+
 def _branch(lines: list[_Line], ply: int, record: GameRecord, lineno: int) -> _Line:
     """Open the variation ``変化：{ply}手``: it branches off the latest line that has move ``ply``."""
     while lines and not lines[-1].contains(ply):
@@ -236,18 +277,21 @@ def _width(text: str) -> int:
     return sum(2 if unicodedata.east_asian_width(c) in "WF" else 1 for c in text)
 
 
-def _time_field(t: float, total: float) -> str:
-    """``( 0:01/00:00:01)``: this move's minutes:seconds / the player's hours:minutes:seconds."""
-    t, total = int(round(t)), int(round(total))
-    return f"({t // 60:>2}:{t % 60:02}/{total // 3600:02}:{total // 60 % 60:02}:{total % 60:02})"
+def _number(n: int) -> str:
+    """A move line's number, as the reader accepts it (up to :data:`MAX_PLIES`)."""
+    if n > MAX_PLIES:
+        raise RecordError(f"move {n}: KIF move numbers go up to {MAX_PLIES}")
+    return f"{n:>4}"
 
 
-def _check_time(t: float | None, where: str) -> float:
-    if t is None:
-        return 0.0
-    if not (isinstance(t, int | float) and math.isfinite(t) and t >= 0):
-        raise RecordError(f"{where}: time {t!r} is not a number of seconds >= 0")
-    return float(t)
+def _time_field(t: float | None, where: str, totals: list[float], turn: int) -> str:
+    """``( 0:01/00:00:01)``: this move's minutes:seconds / the player's hours:minutes:seconds, both
+    checked against the bounds the reader applies."""
+    t = check_seconds(t, where)
+    totals[turn] += t
+    total = check_seconds(totals[turn], f"{where}: the player's total", MAX_TOTAL_SECONDS)
+    s, tot = int(round(t)), int(round(total))
+    return f"({s // 60:>2}:{s % 60:02}/{tot // 3600:02}:{tot // 60 % 60:02}:{tot % 60:02})"
 
 
 def _move_lines(start_pos: Position, first_ply: int, moves: list[Move], times: list[float | None],
@@ -258,11 +302,9 @@ def _move_lines(start_pos: Position, first_ply: int, moves: list[Move], times: l
     for i, move in enumerate(moves):
         # the origin square already tells a declined promotion: the common writers put no 不成
         text = japanese(pos, move, style="kif").replace("不成", "")  # the position's history gives 同
-        line = f"{first_ply + i:>4} {text}"
+        line = f"{_number(first_ply + i)} {text}"
         if with_times:
-            t = _check_time(times[i], f"move {first_ply + i}")
-            totals[pos.turn] += t
-            line += " " * max(1, 14 - _width(text)) + _time_field(t, totals[pos.turn])
+            line += " " * max(1, 14 - _width(text)) + _time_field(times[i], f"move {first_ply + i}", totals, pos.turn)
         out.append(line)
         if comments[i]:
             out += ["*" + c for c in str(comments[i]).split("\n")]
@@ -278,16 +320,14 @@ def _end_lines(record: GameRecord, pos: Position, with_times: bool, totals: list
     out, number = [], plies + 1
     illegal = J.illegal_move_text(pos, record.illegal_move, origin=True) if record.illegal_move else None
     if illegal:
-        out.append(f"{number:>4} {illegal}")
+        out.append(f"{_number(number)} {illegal}")
         number += 1
     elif record.illegal_move:
         out.append(f"*反則手：{record.illegal_move.strip()}")
     word = kif_ending(record.result, pos.turn.other if illegal else pos.turn, record.ending)
-    line = f"{number:>4} {word}"
+    line = f"{_number(number)} {word}"
     if with_times or record.end_time is not None:
-        t = _check_time(record.end_time, f"move {number}")
-        totals[pos.turn] += t
-        line += " " * max(1, 14 - _width(word)) + _time_field(t, totals[pos.turn])
+        line += " " * max(1, 14 - _width(word)) + _time_field(record.end_time, f"move {number}", totals, pos.turn)
     out.append(line)
     if record.end_comment:
         out += ["*" + c for c in record.end_comment.split("\n")]
@@ -295,10 +335,11 @@ def _end_lines(record: GameRecord, pos: Position, with_times: bool, totals: list
     return out
 
 
-def dumps(record: GameRecord, *, encoding: str = "UTF-8") -> str:
+def dumps(record: GameRecord) -> str:
     """The record as KIF text.  It starts with ``#KIF version=2.0 encoding=UTF-8`` (what Kifu for
-    Windows writes), or ``encoding=Shift_JIS`` for text that will be written as Shift_JIS."""
-    out = [f"#KIF version=2.0 encoding={encoding}", "# KIF形式棋譜ファイル", *J.header_lines(record),
+    Windows writes); :func:`komaken.records.encode` makes it ``encoding=Shift_JIS`` where the
+    bytes are Shift_JIS."""
+    out = ["#KIF version=2.0 encoding=UTF-8", "# KIF形式棋譜ファイル", *J.header_lines(record),
            "手数----指手---------消費時間--"]
     with_times = any(t is not None for t in record.times)
     pos = record.initial_position()

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import math
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
 from datetime import datetime
@@ -13,21 +14,63 @@ from komaken.shogi.variant import BUILTIN, SHOGI, Variant
 
 
 class RecordError(KomakenError):
-    """A record that cannot be read: the message names the file, the line and the reason.
+    """A record that cannot be read or written: the message names the file, the line (and the
+    column where it is known) and the reason.
 
-    ``file``, ``line`` and ``reason`` are kept as attributes too.
+    ``file``, ``line``, ``column`` and ``reason`` are kept as attributes too.
     """
 
-    def __init__(self, reason: str, *, file: str | None = None, line: int | None = None) -> None:
+    def __init__(self, reason: str, *, file: str | None = None, line: int | None = None,
+                 column: int | None = None) -> None:
         self.reason = reason
         self.file = file
         self.line = line
-        where = " ".join(p for p in (file or "", f"line {line}" if line else "") if p)
+        self.column = column if line else None
+        at = f"line {line}" + (f" column {self.column}" if self.column else "") if line else ""
+        where = " ".join(p for p in (file or "", at) if p)
         super().__init__(f"{where}: {reason}" if where else reason)
 
     def located(self, file: str | None) -> RecordError:
         """The same error naming ``file``."""
-        return RecordError(self.reason, file=file, line=self.line)
+        return RecordError(self.reason, file=file, line=self.line, column=self.column)
+
+
+# ---- the numbers a record holds: readers refuse what is out of range, writers never write it ----------
+#: the longest time one move may take (KIF ``( m:ss/…)``, CSA ``T``): 7 days, for correspondence games
+MAX_MOVE_SECONDS = 7 * 24 * 3600
+#: the longest total a player may use (KIF ``(…/hh:mm:ss)``): 366 days
+MAX_TOTAL_SECONDS = 366 * 24 * 3600
+#: the highest KIF move number (moves, the final illegal move and the end line all count)
+MAX_PLIES = 10_000
+
+
+def shown(text: str, limit: int = 24) -> str:
+    """``text`` short enough for a one-line message (a hostile number may have 10⁵ digits)."""
+    return text if len(text) <= limit else f"{text[:limit]}… ({len(text)} characters)"
+
+
+def bounded_int(text: str, low: int, high: int, field: str, *, line: int | None = None,
+                column: int | None = None) -> int:
+    """The ASCII digits ``text`` as an int in ``low..high``; else a :class:`RecordError` naming the
+    field, its value and the range (never ``int()`` of a number too long to convert)."""
+    if text.isascii() and text.isdigit() and len(text.lstrip("0")) <= 18:
+        value = int(text)
+        if low <= value <= high:
+            return value
+    raise RecordError(f"{field} {shown(text)} is out of range ({low} to {high})", line=line, column=column)
+
+
+def check_seconds(t: object, where: str, high: int = MAX_MOVE_SECONDS) -> float:
+    """A time a writer is about to write: a number of seconds in ``0..high`` (``None`` is 0)."""
+    if t is None:
+        return 0.0
+    if not (isinstance(t, int | float) and math.isfinite(t) and 0 <= t <= high):
+        raise RecordError(f"{where}: time {t!r} is not a number of seconds from 0 to {high} ({_days(high)})")
+    return float(t)
+
+
+def _days(seconds: int) -> str:
+    return f"{seconds // 86400} days"
 
 
 @dataclass
@@ -220,7 +263,8 @@ def variant_for_size(width: int, height: int, given: Variant | None, where: str)
     except KeyError:
         raise RecordError(f"{where}: no built-in variant has a {width}x{height} board (pass variant=)") from None
 
-__all__ = ["GameRecord", "KIF_ENDINGS", "RecordError", "Variation", "kif_ending", "outcome_for", "summary_line"]
+__all__ = ["GameRecord", "KIF_ENDINGS", "MAX_MOVE_SECONDS", "MAX_PLIES", "MAX_TOTAL_SECONDS", "RecordError",
+           "Variation", "bounded_int", "check_seconds", "kif_ending", "outcome_for", "summary_line"]
 
 
 def read_into(fill: Callable[[GameRecord], None], *, strict: bool, file: str | None) -> GameRecord:

@@ -5,17 +5,11 @@ from __future__ import annotations
 from typing import TYPE_CHECKING
 
 from komaken.game import Color
+from komaken.shogi._names import KANJI
 
 if TYPE_CHECKING:
     from komaken.shogi.position import Move, Position
 
-#: one-character Japanese names used in diagrams
-KANJI = {
-    "P": "歩", "L": "香", "N": "桂", "S": "銀", "G": "金", "B": "角", "R": "飛", "K": "玉",
-    "+P": "と", "+L": "杏", "+N": "圭", "+S": "全", "+B": "馬", "+R": "龍",
-}
-#: names used in move text (成香 rather than 杏)
-KANJI_MOVE = {**KANJI, "+L": "成香", "+N": "成桂", "+S": "成銀"}
 ZENKAKU = "０１２３４５６７８９"
 KANSUJI = ["", "一", "二", "三", "四", "五", "六", "七", "八", "九", "十",
            "十一", "十二", "十三", "十四", "十五", "十六", "十七", "十八"]

@@ -20,7 +20,7 @@ from komaken.players.base import Player
 from komaken.players.registry import SEED, BuildContext, Option, OptionError, PlayerType
 from komaken.shogi.position import Move, Position
 from komaken.shogi.presentation import PRESENTATION, read_record, write_record
-from komaken.shogi.variant import BUILTIN, Variant, load_variant
+from komaken.shogi.variant import Variant, load_variant, shipped_variants
 
 
 def parse_move(position: Position, text: str) -> Move:
@@ -206,7 +206,8 @@ GAME = GameSpec(
     describe_move=describe_move,
     load_variant=load_variant,
     default_variant="shogi",
-    variants=tuple(BUILTIN),
+    lab_variant="minishogi",  # the lab's first studies were on 5×5, and its quick runs still are
+    variants=tuple(shipped_variants()),
     players=PLAYERS,
     default_opponent="engine:movetime=1",
     side_names=("sente (▲)", "gote (△)"),

@@ -45,26 +45,18 @@ from typing import TYPE_CHECKING, Literal
 
 from komaken.errors import IllegalMoveError
 from komaken.game import Color
+from komaken.shogi._names import ENGLISH
+from komaken.shogi._names import KANJI_MOVE as NAMES
 
 if TYPE_CHECKING:
     from komaken.shogi.position import Move, Position
 
 Style = Literal["ki2", "kif", "origin"]
 
-#: Japanese names used in move text, by kind letter
-NAMES = {
-    "P": "歩", "L": "香", "N": "桂", "S": "銀", "G": "金", "B": "角", "R": "飛", "K": "玉",
-    "+P": "と", "+L": "成香", "+N": "成桂", "+S": "成銀", "+B": "馬", "+R": "龍",
-}
 #: every spelling a reader meets, to the kind letter
 KIND_OF_NAME = {
     **{v: k for k, v in NAMES.items()},
     "王": "K", "竜": "+R", "杏": "+L", "圭": "+N", "全": "+S", "成歩": "+P", "成角": "+B", "成飛": "+R",
-}
-ENGLISH = {
-    "P": "pawn", "L": "lance", "N": "knight", "S": "silver", "G": "gold", "B": "bishop", "R": "rook",
-    "K": "king", "+P": "tokin", "+L": "promoted lance", "+N": "promoted knight", "+S": "promoted silver",
-    "+B": "horse", "+R": "dragon",
 }
 _ZEN = "０１２３４５６７８９"
 _KAN = "〇一二三四五六七八九"

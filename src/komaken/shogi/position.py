@@ -273,7 +273,7 @@ class Position:
     def legal_moves(self) -> LegalMoves[Move]:
         """The legal moves, in generation order: a live sequence (``len(pos.legal_moves)``,
         ``"7g7f" in pos.legal_moves``, ``for m in pos.legal_moves``) that can also be called —
-        ``pos.legal_moves()`` returns a new ``list`` as it always has.  See :mod:`komaken.legal`."""
+        ``pos.legal_moves()`` returns a new ``list``.  See :mod:`komaken.legal`."""
         return LegalMoves(self._legal_list, Move.from_usi)
 
     def _legal_list(self) -> list[Move]:

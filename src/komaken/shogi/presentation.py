@@ -20,7 +20,8 @@ from typing import Any
 from komaken.errors import KomakenError
 from komaken.game import Color, Game, Outcome
 from komaken.presentation import Look, Presentation, grid_cells
-from komaken.shogi.display import KANJI, KANSUJI
+from komaken.shogi._names import KANJI
+from komaken.shogi.display import KANSUJI
 from komaken.shogi.notation import japanese_marked
 from komaken.shogi.position import Move, Position, Square
 

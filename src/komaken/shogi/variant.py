@@ -1,8 +1,11 @@
 """Shogi variants as data: board size, promotion zone, start position, piece set and rules.
 
-Three variants are built in — ``shogi`` (9×9), ``minishogi`` (5五将棋, 5×5) and ``judkins``
-(6×6) — and any other can be described in a TOML file (see ``examples/shogi7x7.toml``)::
+Every shipped variant is a TOML file in :mod:`komaken.variants` — ``shogi`` (9×9),
+``minishogi`` (5五将棋, 5×5), ``judkins`` (6×6), ``shogi7x7`` and the controlled family
+``ctrl5`` … ``ctrl9`` — and :func:`load_variant` is the one resolver every surface uses: a
+shipped id (or alias), or the path of any other TOML file::
 
+    inherits = "shogi"          # optional: a shipped id or a .toml file; then only what differs
     name = "goro7"
     width = 7
     height = 7
@@ -19,6 +22,8 @@ Three variants are built in — ``shogi`` (9×9), ``minishogi`` (5五将棋, 5×
     impasse_points = 24
     max_plies = 0               # 0: no limit; else a draw after that many plies
 
+Finding files and resolving ``inherits`` is :mod:`komaken.shogi._variant_files`'s work.
+
 The piece set is whatever the start position holds; a piece kind may appear at most as often
 as it does there (board and hands together).  A variant must fit the kernels' fixed buffers:
 boards from 3×3 to 9×9, at most :data:`~komaken.shogi._board.MAX_HAND` (81) pieces of one kind,
@@ -31,7 +36,7 @@ from __future__ import annotations
 import dataclasses
 import tomllib
 from dataclasses import dataclass
-from functools import cached_property
+from functools import cache, cached_property
 from pathlib import Path
 from typing import Any, Literal
 
@@ -39,6 +44,7 @@ import numpy as np
 
 from komaken.errors import VariantError
 from komaken.shogi import _kernels as K
+from komaken.shogi import _variant_files as _files
 from komaken.shogi._board import (
     BISHOP,
     BOARD_SIZE,
@@ -268,37 +274,6 @@ def _toml_str(text: str) -> str:
     return '"' + "".join(out) + '"'
 
 
-SHOGI = Variant(
-    name="shogi",
-    width=9,
-    height=9,
-    promotion_zone=3,
-    start_sfen="lnsgkgsnl/1r5b1/ppppppppp/9/9/9/PPPPPPPPP/1B5R1/LNSGKGSNL b - 1",
-    impasse="24",
-    description="本将棋: 9x9 shogi",
-)
-MINISHOGI = Variant(
-    name="minishogi",
-    width=5,
-    height=5,
-    promotion_zone=1,
-    start_sfen="rbsgk/4p/5/P4/KGSBR b - 1",
-    repetition="sente_loses",
-    description="5五将棋: 5x5 shogi (UEC rules: 千日手 is a loss for sente)",
-)
-JUDKINS = Variant(
-    name="judkins",
-    width=6,
-    height=6,
-    promotion_zone=2,
-    start_sfen="rbnsgk/5p/6/6/P5/KGSNBR b - 1",
-    description="Judkins shogi: 6x6",
-)
-
-BUILTIN: dict[str, Variant] = {v.name: v for v in (SHOGI, MINISHOGI, JUDKINS)}
-
-_ALIASES = {"standard": "shogi", "9x9": "shogi", "5x5": "minishogi", "gogo": "minishogi", "6x6": "judkins"}
-
 _TOP_KEYS = {"name", "width", "height", "promotion_zone", "start", "description", "rules"}
 _RULE_KEYS = {f.name for f in dataclasses.fields(Variant)} - {
     "name", "width", "height", "promotion_zone", "start_sfen", "description",
@@ -352,38 +327,61 @@ def variant_from_toml(text: str | bytes, source: str = "<toml>") -> Variant:
         data = tomllib.loads(text)
     except ValueError as exc:  # TOMLDecodeError, or an integer of more than 4300 digits
         raise VariantError(f"{source}: invalid TOML: {exc}") from None
+    if "inherits" in data or "aliases" in data:
+        data = _files.resolve_inherits(data, source, variant_from_dict, Path.cwd())
     return variant_from_dict(data, source)
 
 
-def _is_file(path: Path) -> bool:
-    try:
-        return path.is_file()
-    except (OSError, ValueError):  # a name too long for the file system, ...
-        return False
-
-
 def load_variant(spec: str | Path | Variant) -> Variant:
-    """A built-in variant by name (``shogi``, ``minishogi``, ``judkins``) or one read from a
-    TOML file path."""
+    """The one resolver: a shipped variant by id or alias (``shogi``, ``5x5``, ``ctrl7``; see
+    :func:`shipped_variants`), or one read from a TOML file path, its ``inherits`` resolved."""
     if isinstance(spec, Variant):
         return spec
     text = str(spec)
-    key = _ALIASES.get(text.lower(), text.lower())
-    if key in BUILTIN:
-        return BUILTIN[key]
-    names = ", ".join(BUILTIN)
-    path = Path(text)
-    if not text.strip() or "\0" in text or (path.suffix.lower() != ".toml" and not _is_file(path)):
-        raise VariantError(f"unknown variant {text!r} (built in: {names}; or a .toml file)")
-    try:
-        data = path.read_bytes()
-    except FileNotFoundError:
-        raise VariantError(f"variant file not found: {text}") from None
-    except OSError as exc:
-        raise VariantError(f"{text}: cannot read the variant file: {exc.strerror or exc}") from None
-    return variant_from_toml(data, text)
+    vid = _files.shipped_id(text)
+    if vid is not None:
+        return _shipped(vid)
+    path = _files.user_path(text)
+    return variant_from_dict(_files.read_variant_data(path, text, variant_from_dict), text)
+
+
+@cache
+def _shipped(vid: str) -> Variant:
+    path = _files.shipped_path(vid)
+    return variant_from_dict(_files.read_variant_data(path, path.name, variant_from_dict, shipped=True), path.name)
+
+
+def shipped_variants() -> dict[str, Variant]:
+    """Every shipped variant by id, the standard games first (what ``UCI_Variant`` offers)."""
+    return {vid: _shipped(vid) for vid in _files.shipped_ids()}
+
+
+def shipped_id(spec: str | Path | Variant) -> str | None:
+    """The id of the shipped variant ``spec`` names (an id or an alias; a :class:`Variant` equal
+    to a shipped one in everything but its name and description), else ``None``."""
+    if not isinstance(spec, Variant):
+        return _files.shipped_id(str(spec))
+    same = [vid for vid, v in shipped_variants().items() if same_game(v, spec)]
+    return same[0] if same else None
+
+
+def same_game(a: Variant, b: Variant) -> bool:
+    """Whether ``a`` and ``b`` are the same game: equal in every field but name and description."""
+    return _game_fields(a) == _game_fields(b)
+
+
+def _game_fields(v: Variant) -> tuple[Any, ...]:
+    return tuple(getattr(v, f.name) for f in dataclasses.fields(v) if f.name not in ("name", "description"))
+
+
+#: the standard games (``shogi``, ``minishogi``, ``judkins``) by id, read from their shipped files
+BUILTIN: dict[str, Variant] = {vid: _shipped(vid) for vid in _files.STANDARD}
+SHOGI = BUILTIN["shogi"]
+MINISHOGI = BUILTIN["minishogi"]
+JUDKINS = BUILTIN["judkins"]
 
 
 __all__ = [
-    "BUILTIN", "JUDKINS", "MINISHOGI", "SHOGI", "Variant", "load_variant", "variant_from_dict", "variant_from_toml",
+    "BUILTIN", "JUDKINS", "MINISHOGI", "SHOGI", "Variant", "load_variant", "same_game", "shipped_id",
+    "shipped_variants", "variant_from_dict", "variant_from_toml",
 ]

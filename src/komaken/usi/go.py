@@ -8,8 +8,8 @@ Traceback (most recent call last):
 ...
 komaken.errors.KomakenError: go depth: 'inf' is not an integer
 
-Times are milliseconds (as USI writes them), integers from 0 to 2³¹-1; a negative time, which
-some GUIs send once a clock has run out, counts as 0.  ``depth`` is 1..100, ``nodes``
+Times are milliseconds (as USI writes them), integers from -2³¹ to 2³¹-1; a negative time,
+which some GUIs send once a clock has run out, counts as 0.  ``depth`` is 1..100, ``nodes``
 1..10¹⁵.  ``mate`` takes a time in milliseconds or ``infinite`` (no number: the solver's own
 node limit).  A line with any bad parameter is refused as a whole.
 """
@@ -23,6 +23,7 @@ from komaken.errors import KomakenError
 from komaken.shogi.engine.search import Limits
 
 MAX_MS = 2**31 - 1
+MIN_MS = -(2**31)
 MAX_DEPTH = 100
 MAX_NODES = 10**15
 _TIMES = ("btime", "wtime", "byoyomi", "binc", "winc", "movetime")
@@ -58,14 +59,12 @@ class Go:
                       winc=f(self.winc), infinite=self.infinite if infinite is None else infinite)
 
 
-def _int(key: str, text: str | None, low: int, high: int, clamp_negative: bool = False) -> int:
+def _int(key: str, text: str | None, low: int, high: int) -> int:
     if text is None:
         raise KomakenError(f"go {key}: a number must follow")
     if not _INT.fullmatch(text):
         raise KomakenError(f"go {key}: {text!r} is not an integer")
     v = int(text)
-    if clamp_negative and v < 0:
-        v = 0
     if not low <= v <= high:
         raise KomakenError(f"go {key}: {v} is out of range {low}..{high}")
     return v
@@ -89,7 +88,7 @@ def parse_go(args: list[str]) -> Go:
             else:
                 kv["mate"], i = 0, i + 1
         elif a in _TIMES:
-            kv[a] = _int(a, nxt, 0, MAX_MS, clamp_negative=True)
+            kv[a] = max(0, _int(a, nxt, MIN_MS, MAX_MS))
             i += 2
         elif a == "depth":
             kv[a] = _int(a, nxt, 1, MAX_DEPTH)
@@ -105,4 +104,4 @@ def parse_go(args: list[str]) -> Go:
     return Go(**kv)  # type: ignore[arg-type]
 
 
-__all__ = ["Go", "MAX_DEPTH", "MAX_MS", "MAX_NODES", "parse_go"]
+__all__ = ["Go", "MAX_DEPTH", "MAX_MS", "MAX_NODES", "MIN_MS", "parse_go"]

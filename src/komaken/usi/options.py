@@ -21,15 +21,17 @@ from komaken.errors import KomakenError
 from komaken.shogi.engine.search import MAX_MULTIPV
 from komaken.shogi.engine.skill import ELO_MAX, ELO_MIN, MAX_LEVEL, Skill
 from komaken.shogi.engine.values import HAND_LETTERS, SEED_TABLE
-from komaken.shogi.variant import BUILTIN
+from komaken.shogi.variant import shipped_id, shipped_variants
 
-#: names GUIs and Fairy-Stockfish use for the built-in variants
-VARIANT_ALIASES = {"shogi": "shogi", "minishogi": "minishogi", "5x5": "minishogi", "judkins": "judkins",
-                   "6x6": "judkins"}
 #: evaluation-term options (percent) and the term each sets
 TERM_OPTIONS = {"EvalMobility": "mobility", "EvalKingSafety": "king_safety", "EvalPsq": "psq"}
 #: options GUIs send that change nothing here
-IGNORED = ("USI_Ponder", "USI_OwnBook", "USI_ShowCurrLine", "USI_AnalyseMode", "UCI_AnalyseMode")
+IGNORED = ("USI_OwnBook", "USI_ShowCurrLine", "USI_AnalyseMode", "UCI_AnalyseMode")
+#: options read when a ``go`` starts, not by the engine: setting them rebuilds nothing
+AT_GO = ("USI_Ponder", "MultiPV")
+#: what ``usi`` says is not supported (one ``info string``)
+UNSUPPORTED = ("go searchmoves; go movestogo is read and not used; Threads 1 only; no opening book "
+               "(USI_OwnBook), USI_ShowCurrLine and USI_AnalyseMode are accepted and change nothing")
 
 _INT = re.compile(r"[+-]?[0-9]{1,40}")
 VALUE_RANGE = 100_000
@@ -72,22 +74,24 @@ class Option:
 
 
 def _variant_value(text: str) -> str:
+    """A shipped variant's id (an alias such as ``5x5`` names it too), or a ``.toml`` file."""
+    known = ", ".join(shipped_variants())
     if not text:
-        raise KomakenError(f"option UCI_Variant needs a value ({', '.join(BUILTIN)} or a .toml variant file)")
-    key = VARIANT_ALIASES.get(text.lower())
-    if key is not None:
-        return key
+        raise KomakenError(f"option UCI_Variant needs a value ({known} or a .toml variant file)")
+    vid = shipped_id(text)
+    if vid is not None:
+        return vid
     if text.lower().endswith(".toml"):
         return text
-    raise KomakenError(f"option UCI_Variant: unknown variant {text!r} (known: {', '.join(BUILTIN)}, "
-                       "or a .toml variant file)")
+    raise KomakenError(f"option UCI_Variant: unknown variant {text[:200]!r} (known: {known}, or a .toml variant file)")
 
 
 def _build() -> dict[str, Option]:
     opts = [
-        Option("UCI_Variant", "combo", "shogi", choices=tuple(BUILTIN)),
+        Option("UCI_Variant", "combo", "shogi", choices=tuple(shipped_variants())),
         Option("USI_Hash", "spin", "16", 1, 1024),
         Option("Threads", "spin", "1", 1, 1),
+        Option("USI_Ponder", "check", "false"),
         Option("Thesis", "check", "false"),
         Option("HandQuirk", "check", "false"),
         Option("Depth", "spin", "0", 0, 100),
@@ -141,5 +145,5 @@ def piece_values(options: dict[str, str], explicit: set[str]) -> dict[str, objec
     return {**board, **({"hand": hand} if hand else {})}
 
 
-__all__ = ["IGNORED", "OPTIONS", "Option", "TERM_OPTIONS", "VARIANT_ALIASES", "default_options", "lookup",
-           "piece_values", "skill"]
+__all__ = ["AT_GO", "IGNORED", "OPTIONS", "Option", "TERM_OPTIONS", "UNSUPPORTED", "default_options",
+           "lookup", "piece_values", "skill"]

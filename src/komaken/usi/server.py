@@ -2,19 +2,23 @@
 
 Commands: ``usi``, ``isready``, ``setoption name N [value V]``, ``usinewgame``,
 ``position startpos|sfen S [moves ...]``, ``go [btime wtime byoyomi binc winc movetime depth
-nodes infinite ponder mate]``, ``stop``, ``ponderhit``, ``gameover``, ``quit``.  The options
-are listed in :mod:`komaken.usi.options`, the ``go`` parameters in :mod:`komaken.usi.go`.
+nodes movestogo infinite ponder mate]``, ``stop``, ``ponderhit``, ``gameover``, ``quit``.  The
+options are listed in :mod:`komaken.usi.options`, the ``go`` parameters in :mod:`komaken.usi.go`;
+docs/usi.md has the states and what each command does in each.
 
-Each search runs in its own thread, so ``stop`` is heard while thinking.  One search at a time:
-a ``go`` first ends the previous search — normally it has already sent ``bestmove`` and is only
-winding down; if not, it is stopped and sends its ``bestmove`` — and then starts.  So every
-``go`` is answered, in order, however fast the next one follows.  Bad input never ends the
-process and never changes state half-way: the line is answered with ``info string error: ...``
-and the engine stays as it was.
+The thread that reads the commands never waits on a search: each search runs in its own thread
+(:mod:`komaken.usi.thinking`), which waits for the one before it to answer, so every ``go`` is
+answered, in order, however fast the next one follows, and ``isready``, ``stop``,
+``ponderhit`` and ``quit`` are heard whatever is thinking.  Bad input never ends the process and
+never changes state half-way: the line is answered with ``info string error: ...`` and the
+engine stays as it was — except a ``UCI_Variant`` that cannot be set up, after which the engine
+refuses ``position`` and ``go`` until a variant that loads is set (it never plays a move on a
+board the GUI did not ask for).
 """
 
 from __future__ import annotations
 
+import enum
 import io
 import sys
 import threading
@@ -23,50 +27,44 @@ from collections.abc import Callable
 from typing import TextIO
 
 from komaken.errors import KomakenError
-from komaken.players.base import RESIGN
 from komaken.players.thesis import ThesisPlayer
-from komaken.shogi.engine.search import Alarm, Engine, Limits, SearchResult
+from komaken.shogi.engine.evalparams import defaults_notice
+from komaken.shogi.engine.search import Engine, Limits
 from komaken.shogi.position import Position
 from komaken.shogi.variant import Variant, load_variant
 from komaken.usi.go import Go, parse_go
-from komaken.usi.options import IGNORED, OPTIONS, TERM_OPTIONS, default_options, lookup, piece_values, skill
+from komaken.usi.options import (
+    AT_GO,
+    IGNORED,
+    OPTIONS,
+    TERM_OPTIONS,
+    UNSUPPORTED,
+    default_options,
+    lookup,
+    piece_values,
+    skill,
+)
+from komaken.usi.thinking import Search, mate, think, think_thesis
 
 NAME = "komaken"
 AUTHOR = "the komaken developers"
+#: how long ``quit`` (or the end of input) waits for a stopped search to send its answer
+QUIT_GRACE = 2.0
 
 
-class _Search:
-    """One search in its own thread.  :meth:`halt` may come from any thread at any time: once the
-    search has returned (:meth:`finish`) it no longer touches the engine, so a late timer never
-    stops the next search."""
+class State(enum.Enum):
+    """Where the USI conversation stands (docs/usi.md: what each command does in each)."""
 
-    def __init__(self, halt_engine: Callable[[], None], wait: bool, pending: Go | None = None) -> None:
-        self.halted = threading.Event()
-        self.released = threading.Event()  # infinite/ponder: bestmove only once this is set
-        if not wait:
-            self.released.set()
-        self.pending = pending  # go ponder: the real limits, applied at ponderhit
-        self.side = 0  # who is to move in the searched position (for the ponderhit budget)
-        self.thread: threading.Thread | None = None
-        self.timer: Alarm | None = None
-        self._halt_engine = halt_engine
-        self._lock = threading.Lock()
-        self._done = False
-
-    def halt(self) -> None:
-        self.halted.set()
-        self.released.set()
-        with self._lock:
-            if not self._done:
-                self._halt_engine()
-
-    def finish(self) -> None:
-        with self._lock:
-            self._done = True
+    IDLE = "idle"
+    SEARCHING = "searching"
+    PONDERING = "pondering"
+    STOPPING = "stopping"
+    GAMEOVER = "after gameover"
 
 
 class UsiServer:
-    """Reads commands with :meth:`handle` (one line each); writes answers through ``out``."""
+    """Reads commands with :meth:`handle` (one line each); writes answers through ``out``
+    (default: stdout), from the calling thread and from the search threads, one line at a time."""
 
     def __init__(self, variant: str | Variant = "shogi", out: Callable[[str], None] | None = None) -> None:
         self._write = out or _stdout
@@ -77,8 +75,21 @@ class UsiServer:
         self.explicit: set[str] = set()
         self.engine, self._thesis = self._build(self.variant, self.options, self.explicit)
         self.position = Position.start(self.variant)
-        self._search: _Search | None = None
+        self.unset: str | None = None  # why no variant is set up (a UCI_Variant that failed)
+        self._search: Search | None = None
+        self._gameover = False
+        self._fresh = False  # usinewgame came while a search ran: clear the tables before the next
         self._warm: set[tuple[str, bool]] = set()
+        self._warm_engine: Engine | None = None
+
+    @property
+    def state(self) -> State:
+        s = self._search
+        if s is not None and not s.answered.is_set():
+            if s.stopping:
+                return State.STOPPING
+            return State.PONDERING if s.pondering else State.SEARCHING
+        return State.GAMEOVER if self._gameover else State.IDLE
 
     # ---- output ----------------------------------------------------------------------------
     def send(self, line: str) -> None:
@@ -93,15 +104,16 @@ class UsiServer:
 
     # ---- dispatch --------------------------------------------------------------------------
     def handle(self, line: str) -> bool:
-        """Handle one command line; ``False`` after ``quit``."""
+        """Handle one command line; ``False`` after ``quit`` (then call :meth:`shutdown`) or
+        once nobody reads the output."""
         words = line.strip().split()
         if not words:
             return True
         cmd, args = words[0], words[1:]
+        if cmd == "quit":
+            self._halt()
+            return False
         try:
-            if cmd == "quit":
-                self._stop_and_wait()
-                return False
             handler = getattr(self, "_cmd_" + cmd, None) if cmd.isidentifier() else None
             if handler is None:
                 self.error(f"unknown command {cmd[:40]!r}")
@@ -113,14 +125,40 @@ class UsiServer:
             self.error(f"{cmd[:40]!r} failed: {type(exc).__name__}: {exc}")
         return not self.closed
 
+    def shutdown(self, grace: float = QUIT_GRACE) -> bool:
+        """Stop any search and wait up to ``grace`` seconds for its answer; whether every
+        search thread has ended."""
+        self._halt()
+        s = self._search
+        return s is None or s.join(grace)
+
+    def _halt(self) -> None:
+        if self._search is not None:
+            self._search.halt()
+
+    def _busy(self) -> bool:
+        s = self._search
+        return s is not None and not s.answered.is_set()
+
     def _cmd_usi(self, args: list[str]) -> None:
         self.send(f"id name {NAME}")
         self.send(f"id author {AUTHOR}")
         for name, opt in OPTIONS.items():
             self.send(opt.usi(self.options[name] if name == "UCI_Variant" else None))
+        self.send(f"info string not supported: {UNSUPPORTED}")
         self.send("usiok")
 
     def _cmd_isready(self, args: list[str]) -> None:
+        """``readyok`` at once while a search runs (the engine is loaded); when idle, first load
+        the kernels and touch the tables the next search will use."""
+        if not self._busy() and self.unset is None:
+            try:
+                self._warm_up()
+            except Exception as exc:  # noqa: BLE001 - readyok is owed whatever happens
+                self.error(f"isready: warming up failed: {type(exc).__name__}: {exc}")
+        self.send("readyok")
+
+    def _warm_up(self) -> None:
         key = (self.variant.name, self._thesis is not None)
         if key not in self._warm:  # load the compiled kernels now, not during the first move
             start = Position.start(self.variant)
@@ -128,6 +166,9 @@ class UsiServer:
             if self._thesis is not None:
                 ThesisPlayer(self.variant, depth=1).choose(start)
             self._warm.add(key)
+        if self._warm_engine is self.engine:
+            return  # a second warm-up would clear the tables the game has filled
+        self._warm_engine = self.engine
         # one tiny search with the engine that will play: the first touches of its tables' pages
         # would otherwise cost the first move some 40 ms; then the first move read from a
         # `position ... moves` line (9 ms of kernel loading, before `go` starts the clock) and
@@ -136,7 +177,6 @@ class UsiServer:
         self.engine.search(start, Limits(depth=1))
         start.push_usi(start.legal_moves()[0].usi())
         self.engine.search(start, Limits(depth=1), keep_tables=True)
-        self.send("readyok")
 
     # ---- options ---------------------------------------------------------------------------
     def _cmd_setoption(self, args: list[str]) -> None:
@@ -144,7 +184,12 @@ class UsiServer:
             raise KomakenError("expected 'setoption name <id> [value <x>]'")
         rest = args[1:]
         i = rest.index("value") if "value" in rest else len(rest)
-        self._set_option(" ".join(rest[:i]), " ".join(rest[i + 1:]))
+        name, value = " ".join(rest[:i]), " ".join(rest[i + 1:])
+        opt = lookup(name)
+        if opt is not None and opt.name == "UCI_Variant":
+            self._set_variant(value)
+        else:
+            self._set_option(name, value)
 
     def _set_option(self, name: str, value: str) -> None:
         """Check, build, then store: a rejected value leaves every setting as it was."""
@@ -153,18 +198,33 @@ class UsiServer:
             if name.lower() in (n.lower() for n in IGNORED):
                 return  # standard GUI options that change nothing here
             raise KomakenError(f"unknown option {name[:60]!r}")
-        text = opt.parse(value)
-        options = {**self.options, opt.name: text}
-        if opt.name == "UCI_Variant":  # a parameter file belongs to one variant: back to the new one's
-            options["EvalFile"] = ""
+        options = {**self.options, opt.name: opt.parse(value)}
         explicit = self.explicit | {opt.name}
-        variant = load_variant(text) if opt.name == "UCI_Variant" else self.variant
-        engine, thesis = self._build(variant, options, explicit)
-        self.options, self.explicit, self.engine, self._thesis = options, explicit, engine, thesis
-        if variant is not self.variant:
-            self.variant = variant
-            self.options["UCI_Variant"] = variant.name
-            self.position = Position.start(variant)
+        # with no variant there is nothing to build: checked, kept for the next one
+        if self.unset is None and opt.name not in AT_GO:
+            self.engine, self._thesis = self._build(self.variant, options, explicit)
+        self.options, self.explicit = options, explicit
+
+    def _set_variant(self, value: str) -> None:
+        """A variant that cannot be set up, whatever the reason (an unknown name, a bad variant
+        file, parameters that do not load), leaves no variant: ``position`` and ``go`` are
+        refused until one that loads is set."""
+        try:
+            text = OPTIONS["UCI_Variant"].parse(value)
+            variant = load_variant(text)
+            options = {**self.options, "UCI_Variant": variant.name, "EvalFile": ""}  # a parameter file is per variant
+            engine, thesis = self._build(variant, options, self.explicit | {"UCI_Variant"})
+        except Exception as exc:  # noqa: BLE001 - any failure: the GUI's board is not the one set up here
+            reason = exc if isinstance(exc, KomakenError) else f"{type(exc).__name__}: {exc}"
+            self.unset = f"UCI_Variant {value.strip()[:80]!r} could not be set up ({reason})"
+            raise KomakenError(f"option {self.unset}; no variant is set: position and go are refused until "
+                               "UCI_Variant is set to one that loads") from None
+        self.options, self.explicit = options, self.explicit | {"UCI_Variant"}
+        self.engine, self._thesis, self.variant, self.unset = engine, thesis, variant, None
+        self.position = Position.start(variant)
+        note = defaults_notice(variant)
+        if note is not None:
+            self.send(f"info string {note}")
 
     @staticmethod
     def _build(variant: Variant, o: dict[str, str], explicit: set[str]) -> tuple[Engine, ThesisPlayer | None]:
@@ -182,12 +242,22 @@ class UsiServer:
 
     # ---- game ------------------------------------------------------------------------------
     def _cmd_usinewgame(self, args: list[str]) -> None:
-        self._stop_and_wait()
-        self.engine.clear()
-        if self._thesis is not None:
-            self._thesis.new_game()
+        self._halt()
+        self._gameover = False
+        if self._busy():  # the tables are the search's until it has answered
+            self._fresh = True
+        else:
+            self._new_game(self.engine, self._thesis)
+
+    @staticmethod
+    def _new_game(engine: Engine, thesis: ThesisPlayer | None) -> None:
+        engine.clear()
+        if thesis is not None:
+            thesis.new_game()
 
     def _cmd_position(self, args: list[str]) -> None:
+        if self.unset is not None:
+            raise KomakenError(f"position: refused: no variant is set ({self.unset})")
         if not args:
             raise KomakenError("expected 'position startpos|sfen <sfen> [moves ...]'")
         i = args.index("moves") if "moves" in args else len(args)
@@ -207,135 +277,57 @@ class UsiServer:
         self.position = pos
 
     def _cmd_gameover(self, args: list[str]) -> None:
-        self._stop_and_wait()
+        self._halt()
+        self._gameover = True
 
     # ---- searching -------------------------------------------------------------------------
     def _cmd_go(self, args: list[str]) -> None:
         t_go = time.perf_counter()  # the clock runs from here, not from when the search thread starts
         go = parse_go(args)  # a bad line is refused before anything else happens
-        self._stop_and_wait()
-        pos = self.position.copy()
-        wait = go.infinite or go.ponder
-        if go.mate is not None:
-            s = _Search(lambda: None, wait=False)
-            self._start(s, lambda: self._mate(s, pos, go))
-        elif self._thesis is not None:
-            thesis = self._thesis
-            s = _Search(thesis.stop, wait, go if go.ponder else None)
-            self._start(s, lambda: self._think_thesis(s, thesis, pos, go, t_go))
-        else:
-            engine = self.engine
-            default_depth = int(self.options["Depth"]) or None
-            limits = go.limits(default_depth, infinite=True if go.ponder else None)
-            s = _Search(engine.stop, wait, go if go.ponder else None)
-            multipv = int(self.options["MultiPV"])
-            self._start(s, lambda: self._think(s, engine, pos, limits, t_go, multipv))
-
-    def _start(self, s: _Search, target: Callable[[], None]) -> None:
-        s.side = int(self.position.turn)
-        s.thread = threading.Thread(target=target, name="usi-search", daemon=True)
+        if self.unset is not None:
+            raise KomakenError(f"go: refused: no variant is set ({self.unset})")
+        before = self._search
+        if before is not None:
+            before.halt()  # it answers first; this search waits for that
+        s, job = self._job(go, self.position.copy(), t_go)
+        self._gameover = False
         self._search = s
-        s.thread.start()
+        s.start(job, self.send, before)
 
-    def _think(self, s: _Search, engine: Engine, pos: Position, limits: Limits, t_go: float,
-               multipv: int = 1) -> None:
-        def info(r: SearchResult) -> None:
-            if r.rank <= multipv:  # a skill level searches more lines than were asked for
-                self.send(r.usi_info())
-            if s.halted.is_set():  # a stop that came before the search began: say it again
-                engine.stop()
+    def _job(self, go: Go, pos: Position, t_go: float) -> tuple[Search, Callable[[], str]]:
+        """The :class:`Search` for ``go`` and the work its thread does."""
+        overhead = float(self.options["MoveOverhead"]) / 1000.0
+        side, wait, pending = int(pos.turn), go.infinite or go.ponder, go if go.ponder else None
+        engine, thesis = self.engine, self._thesis
+        fresh, self._fresh = self._fresh, False
+        if go.mate is not None:
+            s = Search(lambda: None, wait=False, side=side, overhead=overhead)
+            return s, lambda: mate(s, pos, go, self.send)
+        if thesis is not None:
+            s = Search(thesis.stop, wait=wait, pending=pending, side=side, overhead=overhead)
 
-        overhead = engine.overhead
-        engine.overhead = overhead + _since(t_go)  # time lost before the search began
-        try:
-            result = engine.search(pos, limits, info=info, multipv=multipv)
-            answer = _bestmove(result)
-        except Exception as exc:  # noqa: BLE001 - the engine must keep answering
-            self.error(f"search failed: {type(exc).__name__}: {exc}")
-            answer = _fallback(pos)
-        finally:
-            engine.overhead = overhead
-        s.finish()
-        s.released.wait()  # USI: after infinite/ponder, answer only once told to
-        self.send(answer)
+            def job() -> str:
+                if fresh:
+                    self._new_game(engine, thesis)
+                return think_thesis(s, thesis, pos, go, t_go, self.send)
+            return s, job
+        limits = go.limits(int(self.options["Depth"]) or None, infinite=True if go.ponder else None)
+        multipv, ponder_move = int(self.options["MultiPV"]), self.options["USI_Ponder"] == "true"
+        s = Search(engine.stop, wait=wait, pending=pending, side=side, overhead=overhead)
 
-    def _think_thesis(self, s: _Search, thesis: ThesisPlayer, pos: Position, go: Go, t_go: float) -> None:
-        side = int(pos.turn)
-        overhead = self.engine.overhead + _since(t_go)
-        budget = None if go.ponder or go.infinite else go.limits().budget(side, overhead)
-        try:
-            mv = thesis.choose(pos, movetime=None if budget is None else budget[1])
-            self.send(f"info depth {thesis.depth} score cp {thesis.last_score} nodes {thesis.last_nodes}")
-            answer = "bestmove resign" if mv is RESIGN else f"bestmove {mv.usi()}"  # type: ignore[union-attr]
-        except Exception as exc:  # noqa: BLE001
-            self.error(f"search failed: {type(exc).__name__}: {exc}")
-            answer = _fallback(pos)
-        s.finish()
-        s.released.wait()
-        self.send(answer)
-
-    def _mate(self, s: _Search, pos: Position, go: Go) -> None:
-        from komaken.shogi.engine.mate import solve
-
-        assert go.mate is not None
-        limit = None if go.mate <= 0 else max(0.001, go.mate / 1000.0 - self.engine.overhead)
-        try:
-            r = solve(pos, nodes=2_000_000 if go.mate == 0 else 10**12, time_limit=limit, stop=s.halted)
-            status = r.status
-        except Exception as exc:  # noqa: BLE001
-            self.error(f"mate search failed: {type(exc).__name__}: {exc}")
-            status = "unknown"
-        s.finish()
-        if status == "mate":
-            self.send("checkmate " + " ".join(m.usi() for m in r.pv))
-        else:
-            self.send("checkmate nomate" if status == "nomate" else "checkmate timeout")
+        def search() -> str:
+            if fresh:
+                self._new_game(engine, None)
+            return think(s, engine, pos, limits, t_go, self.send, multipv, ponder_move)
+        return s, search
 
     def _cmd_stop(self, args: list[str]) -> None:
-        self._stop_and_wait()
+        self._halt()
 
     def _cmd_ponderhit(self, args: list[str]) -> None:
         s = self._search
-        if s is None or s.pending is None or s.thread is None or not s.thread.is_alive():
-            return
-        go, s.pending = s.pending, None
-        budget = go.limits().budget(s.side, self.engine.overhead)
-        s.released.set()  # from now on the search answers as soon as it ends
-        if budget is not None:
-            s.timer = Alarm(time.perf_counter() + budget[1], s.halt)
-
-    def _stop_and_wait(self) -> None:
-        """Stop the search (if any) and wait until it has sent its answer."""
-        s, self._search = self._search, None
-        if s is None or s.thread is None:
-            return
-        while s.thread.is_alive():
-            s.halt()  # again and again: a stop may land before the search has begun
-            s.thread.join(0.005)
-        if s.timer is not None:
-            s.timer.cancel()
-
-
-def _bestmove(result: SearchResult) -> str:
-    if result.declare:
-        return "bestmove win"
-    if result.move is None:
-        return "bestmove resign"
-    return f"bestmove {result.move.usi()}"
-
-
-def _fallback(pos: Position) -> str:
-    """After an internal failure: any legal move beats none."""
-    try:
-        moves = pos.legal_moves()
-    except Exception:  # noqa: BLE001
-        return "bestmove resign"
-    return f"bestmove {moves[0].usi()}" if moves else "bestmove resign"
-
-
-def _since(t: float) -> float:
-    """Seconds since ``t`` (a ``time.perf_counter()`` reading)."""
-    return time.perf_counter() - t
+        if s is not None and s.pondering:
+            s.ponderhit()
 
 
 def _stdout(line: str) -> None:
@@ -343,14 +335,17 @@ def _stdout(line: str) -> None:
     sys.stdout.flush()
 
 
-def run(variant: str | Variant = "shogi", stdin: TextIO | None = None) -> None:
-    """Serve USI on stdin/stdout until ``quit`` or end of input (bytes that are not UTF-8 are
-    read as U+FFFD and answered like any other junk)."""
+def run(variant: str | Variant = "shogi", stdin: TextIO | None = None,
+        out: Callable[[str], None] | None = None) -> bool:
+    """Serve USI on ``stdin`` (default: the process's, bytes that are not UTF-8 read as U+FFFD
+    and answered like any other junk) until ``quit`` or the end of input; answers go to ``out``
+    (default: stdout).  Returns whether every search thread has ended (a search that does not
+    answer within :data:`QUIT_GRACE` of ``quit`` is left behind: the caller may exit anyway)."""
     if stdin is None:
         stdin = io.TextIOWrapper(sys.stdin.buffer, encoding="utf-8", errors="replace")
         sys.stdout.reconfigure(encoding="utf-8", errors="replace")  # type: ignore[union-attr]
-    server = UsiServer(variant)
+    server = UsiServer(variant, out)
     for line in stdin:
         if not server.handle(line):
-            return
-    server._stop_and_wait()
+            break
+    return server.shutdown()

@@ -1,28 +1,11 @@
-"""Variant files shipped with komaken (TOML, read with :func:`komaken.shogi.load_variant`).
+"""The shipped variant files (TOML); :func:`komaken.shogi.load_variant` reads them by id.
 
+* ``shogi`` (9×9, aliases ``standard``, ``9x9``), ``minishogi`` (5×5, ``5x5``, ``gogo``),
+  ``judkins`` (6×6, ``6x6``) — the standard games;
+* ``shogi7x7`` — 7×7 shogi for board-size research (inherits ``shogi``);
 * ``ctrl5`` … ``ctrl9`` — the controlled family of the piece-values study: minishogi's army on
-  5×5 … 9×9 (see docs/piece-values-by-board-size.md §1.4);
-* ``shogi7x7`` — the 7×7 shogi of ``examples/shogi7x7.toml``.
+  5×5 … 9×9 (``ctrl5`` inherits ``minishogi``, the others ``ctrl5``; see
+  docs/piece-values-by-board-size.md §1.4).
 
->>> from komaken.variants import variant_path
->>> variant_path("ctrl7").name
-'ctrl7.toml'
+The schema, inheritance and the resolver are described in docs/rules.md ('Variant files').
 """
-
-from __future__ import annotations
-
-from pathlib import Path
-
-HERE = Path(__file__).resolve().parent
-#: names of the variant files in this package
-NAMES = tuple(sorted(p.stem for p in HERE.glob("*.toml")))
-
-
-def variant_path(name: str) -> Path:
-    """The path of the shipped variant file ``name`` (``KeyError`` if there is none)."""
-    if name not in NAMES:
-        raise KeyError(name)
-    return HERE / f"{name}.toml"
-
-
-__all__ = ["NAMES", "variant_path"]

@@ -57,7 +57,7 @@ class GameInfo:
 
 def catalog(variant_files: list[str] | tuple[str, ...] = ()) -> dict[str, GameInfo]:
     """The games to offer: each registered game the page can draw; a game with variants as
-    its built-in variants and the variant files (loaded by the first game that reads them)."""
+    its shipped variants and the variant files (loaded by the first game that reads them)."""
     games: dict[str, GameInfo] = {}
     specs = [find_game(name) for name in game_names()]
     shown = [s for s in specs if s.presentation is not None]
@@ -71,6 +71,8 @@ def catalog(variant_files: list[str] | tuple[str, ...] = ()) -> dict[str, GameIn
             loaded += [spec.load_variant(f) for f in files]
             files = []
         for variant in loaded:
+            if any(g.variant == variant for g in games.values()):
+                continue  # a file naming a shipped variant: offered once
             key, n = variant.name, 2
             while key in games:
                 key, n = f"{variant.name}-{n}", n + 1

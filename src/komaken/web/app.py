@@ -190,7 +190,10 @@ class Api:
 
 
 def _download(text: str, name: str) -> Response:
-    return Response(text.encode("utf-8"), media_type="text/plain; charset=utf-8",
+    from komaken.records import encode_text
+
+    encoded = encode_text(text, name)  # game.kif: Shift_JIS, as every .kif reader expects
+    return Response(encoded.data, media_type=f"text/plain; charset={encoded.charset}",
                     headers={"Content-Disposition": f'attachment; filename="{name}"'})
 
 

@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import numpy as np
 
+from komaken.lab.stats import format_estimate
 from komaken.lab.valuestudy.fit import FitResult
 from komaken.lab.valuestudy.report import fsf_factor, linear_law, primary, series
 
@@ -35,7 +36,7 @@ def h1(fits: list[FitResult]) -> list[str]:
             inside = lo <= fsf_factor(n) <= hi
             tested += 1
             rejected |= not inside
-            out.append(f"- {letter}: v(ctrl{n})/v(ctrl9) = {est:.3f} ({lo:.3f}–{hi:.3f}); law {fsf_factor(n):.3f} "
+            out.append(f"- {letter}: v(ctrl{n})/v(ctrl9) = {format_estimate(est, lo, hi)}; law {fsf_factor(n):.3f} "
                        f"{'inside' if inside else '**outside**'}")
     if not tested:
         return out + ["not tested: no smaller controlled member"]
@@ -76,7 +77,7 @@ def h3(fits: list[FitResult]) -> list[str]:
         diff = mini.samples("R") - mini.samples("B")
         dlo, dhi = np.nanquantile(diff, [0.025, 0.975])
         verdict_a = b[1] > 1.3 or r[1] > 1.3 or dhi < 0
-        out.append(f"- (a) B {b[0]:.3f} ({b[1]:.3f}–{b[2]:.3f}), R {r[0]:.3f} ({r[1]:.3f}–{r[2]:.3f}), "
+        out.append(f"- (a) B {format_estimate(*b)}, R {format_estimate(*r)}, "
                    f"R−B {r[0] - b[0]:+.3f} ({dlo:+.3f}…{dhi:+.3f}) → "
                    f"{'**rejected**' if verdict_a else 'not rejected'}")
     else:
@@ -90,7 +91,7 @@ def h3(fits: list[FitResult]) -> list[str]:
         law = linear_law(series(fits, "controlled", "R"))
         slope_hi = law["b"] + 1.96 * law["se_b"] if law else float("nan")
         verdict_b = lo > 1.5 or slope_hi <= 0
-        out.append(f"- (b) v_R(ctrl9)/v_R(ctrl5) = {c9.value('R')[0] / c5.value('R')[0]:.3f} ({lo:.3f}–{hi:.3f}); "
+        out.append(f"- (b) v_R(ctrl9)/v_R(ctrl5) = {format_estimate(c9.value('R')[0] / c5.value('R')[0], lo, hi)}; "
                    f"R slope upper bound {slope_hi:+.4f} → {'**rejected**' if verdict_b else 'not rejected'}")
     else:
         out.append("- (b) not tested: ctrl5 and ctrl9 studies needed")

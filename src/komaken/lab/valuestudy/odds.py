@@ -27,13 +27,14 @@ from typing import Any
 import numpy as np
 
 from komaken.errors import KomakenError
+from komaken.lab import limits
 from komaken.lab.openings import derive_seed
-from komaken.lab.stats import wilson_interval
-from komaken.lab.valuestudy.selfplay import default_max_plies, resolve_variant
+from komaken.lab.stats import format_estimate, wilson_interval
+from komaken.lab.valuestudy.selfplay import default_max_plies
 from komaken.shogi import Position
 from komaken.shogi.kernel import COLOR_BIT, KING_KIND, piece_kind
 from komaken.shogi.sfen import format_sfen, parse_sfen
-from komaken.shogi.variant import BUILTIN, Variant
+from komaken.shogi.variant import Variant, load_variant, shipped_id
 
 NAME_PREFIX = "values-odds"
 SATURATED = 0.02  # a score interval reaching this close to 0 or 1 cannot be turned into a value
@@ -132,15 +133,15 @@ def write_odds_experiment(variant_spec: str, pieces: str, *, games: int, db: str
 
     Everything is checked before a file is written — the pieces, every odds start, and that an
     existing ``db`` holds this very odds study — so a refused run leaves the disk as it was."""
-    variant = resolve_variant(variant_spec)
+    variant = load_variant(variant_spec)
     letters = parse_pieces(pieces, variant)
-    if games < 4 or games % 4:
+    if games % 4 or limits.out_of_range(games, limits.ODDS_GAMES):
         # games 4r .. 4r+3 of a piece: its start with the handicap on black and on white, each played
         # from both sides; any other count would leave some pieces with fewer games than asked, or none
-        raise OddsError(f"--games must be a positive multiple of 4 per piece (the handicap on either colour, "
-                        f"each start from both sides), got {games}")
+        raise OddsError(f"--games must be a multiple of 4 in {limits.span(limits.ODDS_GAMES)} per piece (the "
+                        f"handicap on either colour, each start from both sides), got {games}")
     sfens = odds_openings(variant, letters, games, seed)
-    vspec = variant.name if variant.name in BUILTIN else str(_variant_file(variant_spec, variant))
+    vspec = shipped_id(variant_spec) or str(Path(variant_spec).resolve())
     text = _experiment_text(variant, vspec, letters, games=games, seed=seed, nodes=nodes, noise=noise)
     text = _refuse_another_db(Path(db), text, sfens)
     folder = Path(str(db) + ".odds")
@@ -179,7 +180,7 @@ file = "odds.sfen"
 """
 
 
-#: how releases before the player type was called ``engine`` wrote the odds player (nodes only, so
+#: the odds player under its other type name, as stored studies may hold it (nodes only, so
 #: the same player); a study stored that way continues that way
 _OLD_PLAYER = ('engine = "engine"', 'engine = "komaken"')
 
@@ -212,14 +213,6 @@ def _refuse_another_db(db: Path, text: str, sfens: list[str]) -> str:
                 return candidate
     other = "other settings of this study" if stored.name == new.name else f"experiment {stored.name!r}"
     raise OddsError(f"{db}: holds {other}; refusing to mix results (use another --db)")
-
-
-def _variant_file(spec: str, variant: Variant) -> Path:
-    from komaken.variants import NAMES, variant_path
-
-    if spec in NAMES:
-        return variant_path(spec)
-    return Path(spec).resolve()
 
 
 def run_odds(variant: str, pieces: str, *, games: int, db: str | Path, nodes: int = 1000, workers: int = 1,
@@ -336,7 +329,6 @@ def format_odds(r: OddsResult) -> str:
              "value in gold units (deficit / gold's deficit)",
              f"{'piece':>5} {'games':>6} {'score (95% CI)':>22} {'Elo':>7} {'gold units (95% CI)':>26}"]
     for p in r.pieces:
-        val = p.note if p.saturated else f"{p.value:7.3f} ({p.value_ci[0]:6.3f} … {p.value_ci[1]:6.3f})"
-        lines.append(f"{p.letter:>5} {p.games:6d} {p.score:7.3f} ({p.score_ci[0]:5.3f} … {p.score_ci[1]:5.3f}) "
-                     f"{p.elo:7.0f} {val:>26}")
+        val = p.note if p.saturated else format_estimate(p.value, *p.value_ci)
+        lines.append(f"{p.letter:>5} {p.games:6d} {format_estimate(p.score, *p.score_ci):>22} {p.elo:7.0f} {val:>26}")
     return "\n".join(lines)

@@ -21,6 +21,7 @@ from typing import Any
 import numpy as np
 
 from komaken.errors import KomakenError
+from komaken.lab.stats import format_estimate
 from komaken.lab.valuestudy.fit import FitResult, fit_study
 from komaken.lab.valuestudy.odds import OddsResult, analyse_odds
 from komaken.lab.valuestudy.storage import StudyDB, StudyDBError
@@ -67,14 +68,14 @@ def budget(f: FitResult) -> str:
 
 def primary(fits: list[FitResult], variant: str, nodes: int = 1000) -> FitResult | None:
     """The study the laws and hypotheses use for ``variant`` at ``nodes``: an imbalance-start
-    study when there is one (the more precise design, docs/piece-values-by-board-size.md §7),
+    study when there is one (the more precise design, docs/piece-values-by-board-size.md §3),
     else the level-start one; among several, the one with the most games."""
     cands = [f for f in fits if f.variant == variant and f.config.get("nodes") == nodes]
     return max(cands, key=lambda f: (f.imbalance > 0, f.games), default=None)
 
 
 def _cell(t: tuple[float, float, float]) -> str:
-    return "—" if np.isnan(t[0]) else f"{t[0]:.3f} ({t[1]:.3f}–{t[2]:.3f})"
+    return "—" if np.isnan(t[0]) else format_estimate(*t)
 
 
 def fit_table(fits: list[FitResult], unit: str = "G") -> list[str]:
@@ -92,9 +93,9 @@ def odds_table(odds: list[OddsResult]) -> list[str]:
             "|---|---|---|---|---|---|---|---|"]
     for r in sorted(odds, key=lambda r: r.width):
         for p in r.pieces:
-            val = p.note if p.saturated else f"{p.value:.3f} ({p.value_ci[0]:.3f}–{p.value_ci[1]:.3f})"
-            rows.append(f"| {r.variant} | {r.width} | {r.nodes} | {p.letter} | {p.games} | {p.score:.3f} "
-                        f"({p.score_ci[0]:.3f}–{p.score_ci[1]:.3f}) | {p.elo:.0f} | {val} |")
+            val = p.note if p.saturated else format_estimate(p.value, *p.value_ci)
+            rows.append(f"| {r.variant} | {r.width} | {r.nodes} | {p.letter} | {p.games} | "
+                        f"{format_estimate(p.score, *p.score_ci)} | {p.elo:.0f} | {val} |")
     return rows
 
 

@@ -15,11 +15,12 @@ stays small.
 from __future__ import annotations
 
 import hashlib
+import itertools
 import json
 import threading
 import time
 import tomllib
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
 from dataclasses import asdict, dataclass
 from pathlib import Path
 from typing import Any
@@ -27,6 +28,7 @@ from typing import Any
 import numpy as np
 
 from komaken.errors import KomakenError
+from komaken.lab import limits
 from komaken.lab import runner as _lab_runner
 from komaken.lab.errors import RunError
 from komaken.lab.openings import derive_seed
@@ -36,24 +38,11 @@ from komaken.shogi import Position
 from komaken.shogi.engine.evalparams import O_RANK, O_UNDEFENDED, EvalParams, pad_tables, search_defaults
 from komaken.shogi.engine.selfplay import NF, SelfPlay
 from komaken.shogi.engine.values import PieceValues
-from komaken.shogi.variant import BUILTIN, Variant, load_variant, variant_from_dict
+from komaken.shogi.variant import Variant, load_variant, variant_from_dict
 
 TERMINATIONS = ("none", "checkmate", "no legal moves", "repetition", "perpetual check", "impasse", "max plies",
                 "declaration")
 DEFAULT_TERMS = {"mobility": 0.0, "king_safety": 1.0, "psq": 1.0, "noise": 10.0}
-
-
-def resolve_variant(spec: str | Path | Variant) -> Variant:
-    """A built-in variant, a variant shipped in :mod:`komaken.variants` (``ctrl5`` … ``ctrl9``,
-    ``shogi7x7``) or a TOML file."""
-    from komaken.variants import NAMES, variant_path
-
-    if isinstance(spec, Variant):
-        return spec
-    text = str(spec)
-    if text.lower() not in BUILTIN and text in NAMES:
-        return load_variant(variant_path(text))
-    return load_variant(text)
 
 
 def default_max_plies(variant: Variant) -> int:
@@ -74,19 +63,19 @@ def study_config(variant: str | Path | Variant, *, games: int, nodes: int | None
 
     ``params`` plays the games with that evaluation (its piece values, term weights and tables,
     e.g. a tuned file, so that tuning can iterate on the tuned engine's own games) instead of the
-    study's earlier evaluation; the tables are stored in the configuration (key ``tables``, left
+    built-in evaluation (:meth:`EvalParams.legacy`); the tables are stored in the configuration (key ``tables``, left
     out without ``params``, so the study's own configurations do not change)."""
-    v = resolve_variant(variant)
+    v = load_variant(variant)
     check_imbalance(v, imbalance, imbalance_mode)
-    if games < 0:
-        raise KomakenError(f"games must be >= 0, got {games}")
     if (nodes is None) == (depth is None):
         raise KomakenError("give exactly one of nodes and depth")
-    for key, val in (("nodes", nodes), ("depth", depth)):
-        if val is not None and val <= 0:
-            raise KomakenError(f"{key} must be positive, got {val}")
-    if random_plies < 0 or seed < 0:
-        raise KomakenError("random_plies and seed must be >= 0")
+    for key, val, bounds in (("games", games, (0, limits.GAMES[1])), ("nodes", nodes, limits.NODES),
+                             ("depth", depth, limits.DEPTH), ("seed", seed, limits.SEED),
+                             ("random_plies", random_plies, limits.RANDOM_PLIES), ("noise", noise, limits.NOISE),
+                             ("max_plies", max_plies, limits.PLIES)):
+        problem = None if val is None else limits.out_of_range(val, bounds)
+        if problem is not None:
+            raise KomakenError(f"{key}: {problem}")
     terms = {**DEFAULT_TERMS, "noise": float(noise)}
     if params is not None:
         if values:
@@ -114,7 +103,7 @@ def study_config(variant: str | Path | Variant, *, games: int, nodes: int | None
     }
     if params is not None:
         config["tables"] = stored_tables(params.tables)
-        if params.search != search_defaults():  # only then: earlier studies' configs stay as they were
+        if params.search != search_defaults():  # only then: a study with the default search keeps its identity
             config["search"] = dict(params.search)
     if imbalance:
         config["imbalance"] = int(imbalance)
@@ -245,38 +234,43 @@ def run_selfplay(config: dict[str, Any], db_path: str | Path, *, workers: int = 
                  on_game: Callable[[SelfPlayGame], None] | None = None) -> SelfPlaySummary:
     """Play every missing game ``0 .. config["games"] - 1`` of the study into ``db_path``."""
     t0 = time.perf_counter()
+    _lab_runner.check_workers(workers)
     with StudyDB.create(db_path, config) as db:
         if db.config().get("games") != config["games"]:
             db.set_games_target(config["games"])
         done = db.done_indexes()
-        queue = [i for i in range(config["games"]) if i not in done]
+        left = config["games"] - sum(1 for i in done if 0 <= i < config["games"])
         summary = SelfPlaySummary(0, len(done), config["games"], 0, 0.0)
-        if queue:
-            _schedule(db, config, queue, workers, dask, summary, on_game)
+        if left:  # the indexes are made as they are taken: a huge target costs nothing up front
+            queue = (i for i in range(config["games"]) if i not in done)
+            _schedule(db, config, queue, left, workers, dask, summary, on_game)
         summary.stored = db.count()
     summary.wall_seconds = time.perf_counter() - t0
     return summary
 
 
-def _schedule(db: StudyDB, config: dict[str, Any], queue: list[int], workers: int, dask: str | None,
+def _schedule(db: StudyDB, config: dict[str, Any], queue: Iterator[int], left: int, workers: int, dask: str | None,
               summary: SelfPlaySummary, on_game: Callable[[SelfPlayGame], None] | None) -> None:
     config_json = json.dumps(config, sort_keys=True)
     backend: Any
     if dask is not None:
         backend = _Dask(dask)
-    elif workers <= 1 or len(queue) == 1:
+    elif workers <= 1 or left == 1:
         backend = _Inline()
     else:
-        backend = _Pool(min(workers, len(queue)))
+        backend = _Pool(min(workers, left))
     in_flight: dict[Any, list[int]] = {}
-    pos, played, seconds = 0, 0, 0.0
+    played, seconds = 0, 0.0
     cancel = True
     try:
-        while pos < len(queue) or in_flight:
-            while pos < len(queue) and len(in_flight) < backend.window:
-                chunk = queue[pos:pos + batch_size(backend, seconds / played if played else 0.0)]
+        while True:
+            while len(in_flight) < backend.window:
+                chunk = list(itertools.islice(queue, batch_size(backend, seconds / played if played else 0.0)))
+                if not chunk:
+                    break
                 in_flight[backend.submit_games(config_json, chunk)] = chunk
-                pos += len(chunk)
+            if not in_flight:
+                break
             for fut in backend.wait_first(in_flight):
                 chunk = in_flight.pop(fut)
                 try:

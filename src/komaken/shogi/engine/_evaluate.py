@@ -22,9 +22,10 @@ units of the piece values (a pawn is 100) for the owner of the piece or king:
                  consistent and reproducible)
 
 Each term is the sum of its table entries times the term's weight; the sum of the weighted terms
-is truncated to an integer and added to the material.  The legacy tables (4 a move; 30 a gold or
-silver-like defender, -20 an attacked square; 6/3/4/4/1 a rank for P/L/N/S/G) reproduce the
-evaluation of earlier releases exactly.
+is truncated to an integer and added to the material.  The built-in tables (:func:`legacy_tables`:
+4 a move; 30 a gold or silver-like defender, -20 an attacked square; 6/3/4/4/1 a rank for
+P/L/N/S/G) are what a variant without a parameter file plays, and the piece-value study's fixed
+evaluation.
 """
 
 from __future__ import annotations
@@ -84,14 +85,14 @@ W_SIZE = O_UNDEFENDED + N_ATTACKED * N_HAND
 WEIGHT_RANGES = {"mobility": (-1000.0, 1000.0), "king_safety": (-1000.0, 1000.0), "psq": (-1000.0, 1000.0),
                  "noise": (0.0, 100_000.0)}
 
-# earlier releases' constants: advance bonus per rank (P L N S G) and the gold-like defenders
+# the built-in constants: advance bonus per rank (P L N S G) and the gold-like defenders
 _ADV = {1: 6, 2: 3, 3: 4, 4: 4, 5: 1}
 _DEFENDERS = (4, 5, 9, 10, 11, 12)  # S G +P +L +N +S
 
 
 def legacy_tables() -> np.ndarray:
-    """``w[O_RANK:]``: the tables of earlier releases (4 a move, 30 a defender, -20 an attacked
-    square next to the king, 6/3/4/4/1 per rank advanced for P/L/N/S/G)."""
+    """``w[O_RANK:]``: the built-in tables (4 a move, 30 a defender, -20 an attacked square next
+    to the king, 6/3/4/4/1 per rank advanced for P/L/N/S/G)."""
     t = np.zeros(W_SIZE, dtype=np.float64)
     for kind, a in _ADV.items():
         for r in range(N_RANKS):
@@ -105,8 +106,8 @@ def legacy_tables() -> np.ndarray:
 
 
 def pad_tables(tables: np.ndarray) -> np.ndarray:
-    """``w[O_RANK:]`` from a table list of an earlier layout, which lacked the slots at its end
-    (the undefended-square table): those read 0, as the earlier evaluation had it."""
+    """``w[O_RANK:]`` from a shorter table list, without the slots at its end (the undefended-square
+    table, which parameter files and stored studies may leave out): those read 0."""
     tables = np.asarray(tables, dtype=np.float64)
     full = W_SIZE - O_RANK
     if len(tables) >= full:

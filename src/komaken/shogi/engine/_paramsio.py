@@ -19,6 +19,7 @@ from komaken.shogi.engine._evaluate import (
     O_UNDEFENDED,
 )
 from komaken.shogi.engine.values import HAND_LETTERS
+from komaken.shogi.variant import _toml_str
 
 if TYPE_CHECKING:
     from komaken.shogi.engine.evalparams import EvalParams
@@ -45,7 +46,7 @@ def to_toml(p: EvalParams, comment: str = "") -> str:
 
     lines = [f"# {line}".rstrip() for line in comment.splitlines()] if comment else []
     lines += ["# komaken evaluation parameters (docs/engine.md, 'Evaluation parameters')",
-              f'variant = "{p.variant}"', f"board = [{p.width}, {p.height}]  # width, height", "",
+              f"variant = {_toml_str(p.variant)}", f"board = [{p.width}, {p.height}]  # width, height", "",
               "[terms]  # weight of each positional term; 0 switches it off"]
     lines += [f"{name} = {_num(p.terms[name])}" for name in ("mobility", "king_safety", "psq")]
     lines += ["", "[values]  # on the board"]

@@ -355,7 +355,7 @@ def negamax(bd: np.ndarray, hd: np.ndarray, st: np.ndarray, hh: np.ndarray, hist
     # the pruning of moves below needs a static score, a move already searched and no mate in sight
     may_prune = ply > 0 and not checked and not pv_node
     lmp_count = sp[SP_LMP_BASE] + depth * depth
-    # the list can shrink once every quiet non-check is pruned (not where the legacy reductions
+    # the list can shrink once every quiet non-check is pruned (not where the fixed reductions of lmr = 0
     # read a move's place in it, nor where the history malus reads the quiets before a cut-off)
     may_cull = may_prune and sp[SP_LMR] != 0 and sp[SP_HISTORY] == 0
     i = -1

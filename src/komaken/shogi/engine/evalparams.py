@@ -1,8 +1,10 @@
 """Evaluation parameters as data: a variant's piece values, term weights and term tables in TOML.
 
-Every built-in variant ships a file (``komaken/shogi/engine/params/<variant>.toml``) that the
-engine reads by default; another file overrides it (``Engine(params=PATH)``, the player spec
-``engine:params=PATH``, USI ``setoption name EvalFile value PATH``).  A file only has to name what
+The engine reads a shipped file by default (``komaken/shogi/engine/params/<id>.toml``, ``<id>``
+one of the shipped variants': see :func:`params_id`); a variant with none plays the defaults
+(:meth:`EvalParams.legacy`) and says so once (:func:`defaults_notice`).  Another file overrides
+it (``Engine(params=PATH)``, the player spec ``engine:params=PATH``, USI ``setoption name
+EvalFile value PATH``).  A file only has to name what
 it changes: everything else keeps the variant's default.  ``komaken tune`` writes complete files.
 
 >>> p = EvalParams.default("minishogi")
@@ -20,10 +22,12 @@ the file and the key, and the engine keeps (or never gets) its previous paramete
 
 from __future__ import annotations
 
+import logging
 import math
 import tomllib
 from collections.abc import Mapping
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, fields
+from functools import cache
 from importlib import resources
 from pathlib import Path
 from typing import Any, NoReturn
@@ -53,11 +57,11 @@ from komaken.shogi.engine._evaluate import (
 )
 from komaken.shogi.engine._searchparams import SEARCH_PARAMS, search_array, search_defaults
 from komaken.shogi.engine.values import PieceValues
-from komaken.shogi.variant import Variant, load_variant
+from komaken.shogi.variant import Variant, load_variant, shipped_id, shipped_variants
 
 #: terms a file may weight (``noise`` is an engine setting, not a parameter)
 FILE_TERMS = ("mobility", "king_safety", "psq")
-#: default weights of the terms (earlier releases' defaults)
+#: the built-in term weights (what a variant without a parameter file plays)
 LEGACY_TERMS = {"mobility": 0.0, "king_safety": 1.0, "psq": 1.0}
 #: a table entry must lie within ±TABLE_RANGE (a pawn is about 100)
 TABLE_RANGE = 10_000.0
@@ -65,6 +69,12 @@ _LETTERS = ("P", "L", "N", "S", "G", "B", "R", "K", "+P", "+L", "+N", "+S", "+B"
 _TOP = ("variant", "board", "terms", "values", "hand", "mobility", "king_safety", "psq", "search")
 #: the search's settings a file may give (``[search]``): name → (default, lowest, highest, meaning)
 SEARCH_KEYS = {name: (default, lo, hi, doc) for name, default, lo, hi, doc in SEARCH_PARAMS}
+#: rules that end or adjudicate a game without changing its positions or moves: a variant that
+#: differs from a shipped one only in these plays that one's parameters
+GAME_END_RULES = frozenset({"repetition", "perpetual_check_loses", "impasse", "impasse_points", "max_plies"})
+_PARAMS = resources.files("komaken.shogi.engine").joinpath("params")
+_log = logging.getLogger("komaken.engine")
+_noted: set[tuple[object, ...]] = set()
 
 
 class ParamsError(KomakenError):
@@ -91,24 +101,32 @@ class EvalParams:
     tables: np.ndarray = field(repr=False)
     source: str = "built-in"
     search: dict[str, int] = field(default_factory=search_defaults)
+    #: the variant's piece letters, king included (what :meth:`letters` orders)
+    pieces: tuple[str, ...] = ()
 
     # ---- construction ----------------------------------------------------------------------
     @classmethod
     def legacy(cls, variant: Variant | str) -> EvalParams:
-        """Earlier releases' evaluation: the seed's piece values and fixed tables."""
+        """The built-in evaluation: the seed's piece values and fixed tables (the piece-value study's)."""
         v = load_variant(variant)
-        return cls(v.name, v.width, v.height, PieceValues.default(v), dict(LEGACY_TERMS), legacy_tables())
+        return cls(v.name, v.width, v.height, PieceValues.default(v), dict(LEGACY_TERMS), legacy_tables(),
+                   pieces=_pieces(v))
 
     @classmethod
     def default(cls, variant: Variant | str) -> EvalParams:
-        """The variant's shipped parameters (``params/<name>.toml``), else :meth:`legacy`."""
+        """The shipped parameters of the variant's game (:func:`params_id`), else :meth:`legacy`
+        (and :func:`defaults_notice` is logged, once per game)."""
         v = load_variant(variant)
-        res = resources.files("komaken.shogi.engine").joinpath("params", f"{v.name}.toml")
-        if not res.is_file():
+        vid = params_id(v)
+        if vid is None:
+            note = defaults_notice(v)
+            if note is not None and _game_key(v) not in _noted:
+                _noted.add(_game_key(v))
+                _log.warning("%s", note)
             return cls.legacy(v)
-        text = res.read_text(encoding="utf-8")
-        return cls.from_mapping(_parse(text, f"params/{v.name}.toml"), v, base=cls.legacy(v),
-                                source=f"params/{v.name}.toml")
+        text = _PARAMS.joinpath(f"{vid}.toml").read_text(encoding="utf-8")
+        return cls.from_mapping(_parse(text, f"params/{vid}.toml"), v, base=cls.legacy(v),
+                                source=f"params/{vid}.toml")
 
     @classmethod
     def load(cls, path: str | Path, variant: Variant | str, base: EvalParams | None = None) -> EvalParams:
@@ -142,7 +160,7 @@ class EvalParams:
         search = dict(base.search)
         for name, value in reader.table(data, "search").items():
             search[name] = reader.search_setting(name, value)
-        return cls(v.name, v.width, v.height, values, terms, tables, source, search)
+        return cls(v.name, v.width, v.height, values, terms, tables, source, search, _pieces(v))
 
     # ---- use -------------------------------------------------------------------------------
     def arrays(self) -> tuple[np.ndarray, np.ndarray]:
@@ -160,7 +178,7 @@ class EvalParams:
             raise KomakenError(f"tables must have {W_SIZE - O_RANK} entries, not {tables.shape}")
         return EvalParams(self.variant, self.width, self.height, values or self.values,
                           {**self.terms, **(terms or {})}, np.asarray(tables, dtype=np.float64).copy(), source,
-                          dict(self.search))
+                          dict(self.search), self.pieces)
 
     def search_array(self) -> np.ndarray:
         """The search kernel's ``sp`` (int64, in :data:`SEARCH_KEYS` order)."""
@@ -168,8 +186,7 @@ class EvalParams:
 
     def letters(self) -> tuple[str, ...]:
         """The piece letters of this variant (king included), in table order."""
-        present = set(load_variant(self.variant).piece_letters) | {"K"}
-        return tuple(k for k in _LETTERS if k in present)
+        return tuple(k for k in _LETTERS if k in self.pieces)
 
     def to_toml(self, comment: str = "") -> str:
         """The complete file (loads back to equal parameters)."""
@@ -179,6 +196,43 @@ class EvalParams:
 
     def write(self, path: str | Path, comment: str = "") -> None:
         Path(path).write_text(self.to_toml(comment), encoding="utf-8")
+
+
+def _pieces(v: Variant) -> tuple[str, ...]:
+    present = set(v.piece_letters) | {"K"}
+    return tuple(k for k in _LETTERS if k in present)
+
+
+def _game_key(v: Variant) -> tuple[object, ...]:
+    """What the evaluation depends on: every field but the name, the description and
+    :data:`GAME_END_RULES`."""
+    skip = GAME_END_RULES | {"name", "description"}
+    return tuple((f.name, getattr(v, f.name)) for f in fields(v) if f.name not in skip)
+
+
+@cache
+def _shipped_params() -> dict[tuple[object, ...], str]:
+    """Game key → id of the shipped variant whose parameter file serves that game."""
+    variants = shipped_variants()
+    ids = sorted(p.name.removesuffix(".toml") for p in _PARAMS.iterdir() if p.name.endswith(".toml"))
+    return {_game_key(variants[vid]): vid for vid in ids if vid in variants}
+
+
+def params_id(variant: Variant | str) -> str | None:
+    """The shipped variant whose parameter file (``params/<id>.toml``) the engine plays ``variant``
+    with: the one that is the same game in everything but its name, description and
+    :data:`GAME_END_RULES`; ``None`` when there is none.  The variant's name never picks a file."""
+    return _shipped_params().get(_game_key(load_variant(variant)))
+
+
+def defaults_notice(variant: Variant | str) -> str | None:
+    """What to tell a user whose variant plays the default evaluation for want of shipped
+    parameters; ``None`` when it has some, or is itself shipped (``ctrl7``) and documented so."""
+    v = load_variant(variant)
+    if params_id(v) is not None or shipped_id(v) is not None:
+        return None
+    return (f"variant {v.name[:80]!r} ({v.width}x{v.height}) has no shipped evaluation parameters: "
+            "the engine plays the defaults (seed piece values, untuned tables); EvalFile sets a parameter file")
 
 
 def _parse(text: str, source: str) -> dict[str, Any]:
@@ -204,8 +258,8 @@ class _Reader:
             if key not in _TOP:
                 self.fail(str(key), f"unknown key (known: {', '.join(_TOP)})")
         name = data.get("variant", self.v.name)
-        if name != self.v.name:
-            self.fail("variant", f"the file is for {name!r}, the engine plays {self.v.name!r}")
+        if name not in (self.v.name, params_id(self.v), shipped_id(self.v)):
+            self.fail("variant", f"the file is for {str(name)[:80]!r}, the engine plays {self.v.name[:80]!r}")
         board = data.get("board", [self.v.width, self.v.height])
         if board != [self.v.width, self.v.height]:
             self.fail("board", f"the file is for a {_size(board)} board, {self.v.name} is "
@@ -363,6 +417,6 @@ def resolve(params: EvalParams | str | Path | None, variant: Variant | str) -> E
     return EvalParams.load(params, v)
 
 
-__all__ = ["EvalParams", "FILE_TERMS", "LEGACY_TERMS", "N_FILES", "N_RANKS", "O_RANK", "O_UNDEFENDED", "ParamsError",
-           "SEARCH_KEYS",
-           "TABLE_RANGE", "kind_code", "override_values", "pad_tables", "resolve", "search_defaults"]
+__all__ = ["FILE_TERMS", "GAME_END_RULES", "LEGACY_TERMS", "N_FILES", "N_RANKS", "O_RANK", "O_UNDEFENDED",
+           "SEARCH_KEYS", "TABLE_RANGE", "EvalParams", "ParamsError", "defaults_notice", "kind_code",
+           "override_values", "pad_tables", "params_id", "resolve", "search_defaults"]

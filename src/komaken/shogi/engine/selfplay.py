@@ -38,9 +38,9 @@ from komaken.shogi.variant import Variant, load_variant
 
 class SelfPlay:
     """Self-play games of the engine from ``variant``'s start with one value table and term set;
-    ``tables`` (``EvalParams.tables``) replaces the earlier evaluation's term tables and ``search``
-    (``EvalParams.search``) the earlier search's settings (the default, which the piece-value
-    study plays)."""
+    ``tables`` (``EvalParams.tables``) replaces the built-in evaluation's term tables and ``search``
+    (``EvalParams.search``) the default search settings (both of which the piece-value study
+    plays)."""
 
     def __init__(self, variant: Variant | str, values: Mapping[str, Any] | PieceValues | None = None,
                  terms: Mapping[str, float] | None = None, *, max_plies: int = 256,

@@ -28,6 +28,7 @@ import numpy as np
 
 from komaken.errors import KomakenError
 from komaken.shogi._board import BLACK_BIT, KIND_OF_LETTER, WHITE_BIT
+from komaken.shogi._names import KANJI_MOVE as _NAMES
 from komaken.shogi.variant import Variant, load_variant
 
 #: the seed's table (thesis table 5)
@@ -41,10 +42,6 @@ MAX_PIECE_VALUE = 100_000
 #: hand letters, in SFEN order
 HAND_LETTERS = ("R", "B", "G", "S", "N", "L", "P")
 _ALL_LETTERS = tuple(SEED_TABLE)
-_NAMES = {
-    "P": "歩", "L": "香", "N": "桂", "S": "銀", "G": "金", "B": "角", "R": "飛",
-    "+P": "と", "+L": "成香", "+N": "成桂", "+S": "成銀", "+B": "馬", "+R": "龍",
-}
 
 
 def _code(letter: str) -> int:

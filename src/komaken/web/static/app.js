@@ -29,10 +29,6 @@ function flash(msg) {
   if (msg) flash.t = setTimeout(() => { f.hidden = true; }, 6000);
 }
 
-const pct = (x) => (100 * x).toFixed(1) + "%";
-// Elo: null means infinite; its sign follows the side of 50 % it lies on
-const elo = (x, up) => (x === null || x === undefined) ? (up ? "+∞" : "−∞") : (x > 0 ? "+" : "") + x.toFixed(0);
-
 // ---------------------------------------------------------------------------------------- routing
 const pages = {};
 let current = null;
@@ -295,11 +291,10 @@ function renderExperiment(id, doc) {
   const rows = doc.pairings.map(p => el("tr", {"data-pairing": p.name},
     el("td", {}, p.name), el("td", {}, `${p.a} vs ${p.b}`), el("td", {class: "n"}, `${p.games}/${p.target}`),
     el("td", {class: "n"}, String(p.a_wins)), el("td", {class: "n"}, String(p.b_wins)), el("td", {class: "n"}, String(p.draws)),
-    el("td", {class: "n"}, `${pct(p.a_score)} [${pct(p.a_score_ci95[0])}, ${pct(p.a_score_ci95[1])}]`),
-    el("td", {class: "n"}, p.games ? `${elo(p.elo, p.a_score > 0.5)} [${elo(p.elo_ci95[0], false)}, ` +
-                                   `${elo(p.elo_ci95[1], true)}]` : "–"),
+    el("td", {class: "n"}, `${p.text.score} (${p.text.score_ci95})`),  // komaken.lab.stats.display
+    el("td", {class: "n"}, `${p.text.elo} (${p.text.elo_ci95})`), el("td", {class: "n"}, p.text.p),
     el("td", {}, p.sprt ? `${p.sprt.state} (LLR ${p.sprt.llr.toFixed(2)} in [${p.sprt.lower.toFixed(2)}, ${p.sprt.upper.toFixed(2)}])` : "–")));
-  const head = ["pairing", "players", "games", "W", "L", "D", "score of a (95% CI)", "Elo (95% CI)", "SPRT"];
+  const head = ["pairing", "players", "games", "W", "L", "D", "score of a (95% CI)", "Elo (95% CI)", "p", "SPRT"];
   body.replaceChildren(
     el("p", {}, `${doc.experiment} · game ${doc.game} · `, el("span", {class: "games-count"}, String(doc.games)),
        ` of ${doc.target} games · `, el("a", {href: `#games/${id}`}, "browse games"), " · ",
