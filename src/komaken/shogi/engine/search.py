@@ -188,8 +188,11 @@ class Engine:
 
     def clear(self) -> None:
         """Forget everything learnt (hash table, killers, history)."""
-        self._tt_key[:] = 0
-        self._tt_data[:] = 0
+        # fresh zeroed tables rather than zeros written: the allocator maps untouched zero pages,
+        # so a player cleared for a game it has not searched yet (each web session's engine,
+        # cleared when the game loop starts) costs no memory until it thinks
+        self._tt_key = np.zeros(self._tt_key.size, dtype=np.uint64)
+        self._tt_data = np.zeros(self._tt_data.size, dtype=np.int64)
         self._killers[:] = 0
         self._history[:] = 0
 
