@@ -110,7 +110,9 @@ def test_full_tictactoe_game_against_the_engine_by_clicking(page) -> None:  # ty
             break
         target = page.evaluate("play.state.legal[0].id")
         page.click(f"#board [data-sq='{target}']")
-        page.wait_for_function(f"play.state.ply >= {ply + 2} || !!play.state.outcome", timeout=T)
+        # the reply is shown before the loop asks the person again (legal moves then): wait for both
+        page.wait_for_function(f"(play.state.ply >= {ply + 2} && play.state.legal.length > 0) || !!play.state.outcome",
+                               timeout=T)
     page.wait_for_function("!!play.state.outcome", timeout=T)
     status = page.inner_text("#status")
     assert "終局" in status and ("draw" in status or "O wins" in status)
