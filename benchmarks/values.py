@@ -4,7 +4,7 @@
 
 For each board size: games/s and positions/s (plies/s) of :func:`komaken.shogi.engine._selfplay.play_game`
 (one process; it also computes every position's features and quiet flag), and, as the peer in
-the same run, the lab's Python game loop — :func:`komaken.lab.match.play_game` with two
+the same run, the lab's Python game loop — :func:`komaken.match.play_game` with two
 ``EnginePlayer`` objects at the same node budget, the same transposition-table size and noise —
 on the first ``--peer-games`` of the same games (same openings and seeds, so the same moves),
 and again with the players' default 16 MB table (as ``komaken experiment`` runs them; the moves
@@ -20,8 +20,8 @@ from __future__ import annotations
 import argparse
 import time
 
-from komaken.lab.match import play_game as python_play_game
 from komaken.lab.valuestudy.selfplay import default_max_plies
+from komaken.match import play_game as python_play_game
 from komaken.players.engine import EnginePlayer
 from komaken.shogi import Position
 from komaken.shogi.engine.selfplay import SelfPlay
@@ -60,7 +60,7 @@ def python_games(variant_name: str, nodes: int, kernel_moves: list[list[int]], h
             pos.push_usi(m)
         a = EnginePlayer(v, nodes=nodes, hash_mb=hash_mb, seed=seed, noise=NOISE)
         b = EnginePlayer(v, nodes=nodes, hash_mb=hash_mb, seed=seed, noise=NOISE)
-        res = python_play_game(pos, a, b, max_plies=default_max_plies(v), moves_before=opening)
+        res = python_play_game(pos, (a, b), max_plies=default_max_plies(v), moves_before=opening)
         plies += res.plies
         same += res.moves == [Move(m).usi() for m in km]
     dt = time.process_time() - t0

@@ -59,8 +59,10 @@ IMPORT_CIRCLES = [
     {"komaken.records.record", "komaken.records.usi"},
     {"komaken.shogi.engine._paramsio", "komaken.shogi.engine.evalparams"},
     {"komaken.shogi.move", "komaken.shogi.notation", "komaken.shogi.position"},
-    {"komaken.web._chess", "komaken.web._games"},
 ]
+#: What the web page may import from a game's packages, with the reason (it shows every game from
+#: its GameSpec and imports no game package otherwise).
+WEB_IMPORTS = {"komaken.records.encode_text": "a download's bytes by its file name (.kif: Shift_JIS; else UTF-8)"}
 
 
 @dataclass(frozen=True, eq=False)  # one object per text (see _module): hashed by identity
@@ -346,9 +348,46 @@ def new_import_circles(root: Path = SRC) -> list[str]:
     return out
 
 
+def _imported_names(module: Module) -> Iterator[str]:
+    """``package.name`` of every ``from package import name`` and every ``import module``."""
+    for node in ast.walk(module.tree):
+        if isinstance(node, ast.Import):
+            yield from (a.name for a in node.names)
+        elif isinstance(node, ast.ImportFrom) and node.module and not node.level:
+            yield from (f"{node.module}.{a.name}" for a in node.names)
+
+
+def _is_kind(node: ast.expr) -> bool:
+    return (isinstance(node, ast.Attribute) and node.attr == "kind") or (
+        isinstance(node, ast.Name) and node.id == "kind")
+
+
+def web_game_knowledge(root: Path = SRC) -> list[str]:
+    """The web page branches on no game's kind and imports no game package (inside functions
+    too): it shows every game from its GameSpec.  The game loop does not import the USI client
+    (the registry builds USI players)."""
+    games = frozenset(_game_names(root))
+    packages = tuple(f"komaken.{p}" for p in (*GAME_PACKAGES, "records"))
+    out = []
+    for name, module in modules(root).items():
+        if not name.startswith("web/"):
+            continue
+        for node in ast.walk(module.tree):
+            sides = [node.left, *node.comparators] if isinstance(node, ast.Compare) else []
+            if any(_is_kind(s) for s in sides) and any(_strings(s) & games for s in sides):
+                out.append(f"{_owner(module, node.lineno)}: a game-kind branch: {ast.unparse(node)}")
+        out += [f"{name} imports {imp} (a game's part: ask its GameSpec)" for imp in _imported_names(module)
+                if imp.startswith(packages) and imp not in WEB_IMPORTS]
+    loop = modules(root).get("match.py")
+    if loop is not None:
+        out += [f"match.py imports {imp}" for imp in _imports(loop)[0] if imp.startswith("komaken.usi")]
+    return out
+
+
 CHECKS: dict[str, Callable[[Path], list[str]]] = {
     "name_checks": name_checks, "duck_types": duck_types, "kernel_state_leaks": kernel_state_leaks,
     "big_modules": big_modules, "long_functions": long_functions, "new_import_circles": new_import_circles,
+    "web_game_knowledge": web_game_knowledge,
 }
 
 
@@ -372,6 +411,10 @@ def test_functions_are_small() -> None:
     assert not long_functions(), "\n".join(long_functions())
 
 
+def test_the_web_page_knows_no_game() -> None:
+    assert not web_game_knowledge(), "\n".join(web_game_knowledge())
+
+
 def test_no_new_import_circles() -> None:
     _, inside = import_graph()
     print(f"{len(import_circles())} import circles allowed, held apart by {inside} imports inside functions")
@@ -390,6 +433,8 @@ BREAKS = {
                                       "    return play_game\n"),
     "long_functions": ("players/_fence.py", f"def long():\n{_LONG_BODY}    return 0\n"),
     "big_modules": ("records/_fence.py", _BIG_MODULE),
+    "web_game_knowledge": ("web/_fence.py", "def board(info):\n    if info.kind == 'shogi':\n"
+                                            "        from komaken.shogi import Position\n        return Position\n"),
 }
 
 

@@ -137,7 +137,7 @@ def test_random_game_through_the_loop(game: GameSpec) -> None:
 
     pos = _start(game)
     players = (RandomPlayer(seed=1), RandomPlayer(seed=2))
-    result = play_game(pos, players, Count(), max_plies=300, move_text=game.move_text, can_declare=game.can_declare)
+    result = play_game(pos, players, Count(), game=game, max_plies=300)
     assert isinstance(result.outcome, Outcome) and seen[-1] == "end"
     assert len(result.moves) == len(result.times) == pos.ply == len(seen) - 1
     replay = _start(game)

@@ -4,14 +4,17 @@ from __future__ import annotations
 
 import random
 from dataclasses import dataclass
+from typing import Any
 
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from komaken.game import Color, Game, Outcome, Termination
+from komaken.games import find_game
 from komaken.players.base import Player
-from komaken.players.boardgames import RandomPlayer, make_player
+from komaken.players.boardgames import RandomPlayer
+from komaken.players.registry import make_player as registry_player
 from komaken.search import best_move, negamax
 from komaken.search.generic import WIN, is_loss, is_win
 from komaken.tictactoe import TicTacToe
@@ -145,6 +148,10 @@ def test_random_player_works_for_any_game() -> None:
     assert player.choose(game) in game.legal_moves()
 
 
+def make_player(game: str, spec: str) -> Any:
+    return registry_player(spec, find_game(game))
+
+
 @pytest.mark.parametrize(
     ("game", "spec", "name"),
     [
@@ -170,7 +177,6 @@ def test_make_player(game: str, spec: str, name: str) -> None:
         ("reversi", "engine:depth=x", "needs an integer"),
         ("reversi", "engine:width=3", "unknown option"),
         ("reversi", "engine:depth", "name=value"),
-        ("tictactoe", "human", "unknown player"),
     ],
 )
 def test_make_player_rejects_bad_specs(game: str, spec: str, match: str) -> None:

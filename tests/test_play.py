@@ -2,18 +2,29 @@
 
 from __future__ import annotations
 
+from typing import Any
+
 import pytest
 from click.testing import CliRunner
 
 from komaken.cli import main
-from komaken.cli.play import make_player, play_game
+from komaken.cli.play import PrintObserver
 from komaken.errors import KomakenError
-from komaken.game import Termination
+from komaken.game import Color, Outcome, Termination
 from komaken.games import find_game
+from komaken.match import play_game as loop
+from komaken.players.base import Player
 from komaken.players.human import HumanPlayer
+from komaken.players.registry import make_player
 from komaken.shogi import Position, load_variant
 
 SHOGI = find_game("shogi")
+
+
+def play_game(pos: Position, players: list[Player], echo: Any, show: bool) -> Outcome:
+    """The one game loop with the terminal's observer, as ``komaken play`` runs it."""
+    humans = [Color(c) for c, p in enumerate(players) if isinstance(p, HumanPlayer)]
+    return loop(pos, players, PrintObserver(SHOGI, echo, show, humans), game=SHOGI).outcome
 
 
 def scripted(*lines: str) -> tuple[HumanPlayer, list[str]]:

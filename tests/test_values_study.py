@@ -17,11 +17,11 @@ from click.testing import CliRunner
 
 from komaken.cli import main
 from komaken.errors import KomakenError
-from komaken.lab.match import play_game as python_play_game
 from komaken.lab.valuestudy.fit import FitError, Positions, fit_positions, fit_study, write_values_toml
 from komaken.lab.valuestudy.odds import OddsError, odds_openings, odds_start, parse_pieces
 from komaken.lab.valuestudy.selfplay import _Context, run_selfplay, study_config
 from komaken.lab.valuestudy.storage import SelfPlayGame, StudyDB, StudyDBError
+from komaken.match import play_game as python_play_game
 from komaken.players.engine import EnginePlayer
 from komaken.shogi import Position
 from komaken.shogi.engine import PieceValues
@@ -56,7 +56,7 @@ def _count(db: Path) -> int:
 # --- the kernel -------------------------------------------------------------------------------
 @pytest.mark.parametrize("variant", ["minishogi", "ctrl6"])
 def test_kernel_games_equal_the_python_game_loop(variant: str) -> None:
-    """The kernel plays, move for move, what lab.match.play_game plays with two EnginePlayers."""
+    """The kernel plays, move for move, what komaken.match.play_game plays with two EnginePlayers."""
     config = study_config(variant, games=2, nodes=300, noise=10)
     ctx = _Context(config)
     v = load_variant(variant)
@@ -71,7 +71,7 @@ def test_kernel_games_equal_the_python_game_loop(variant: str) -> None:
         # parameter file the variant ships
         legacy = EvalParams.legacy(v)
         players = [EnginePlayer(v, nodes=300, hash_mb=1, seed=seed, noise=10, params=legacy) for _ in range(2)]
-        res = python_play_game(pos, players[0], players[1], max_plies=config["max_plies"], moves_before=moves[:2])
+        res = python_play_game(pos, (players[0], players[1]), max_plies=config["max_plies"], moves_before=moves[:2])
         assert res.moves == moves
         expected = 0.5 if res.winner is None else 1.0 - int(res.winner)
         assert game.score == expected
@@ -100,7 +100,7 @@ def test_kernel_games_with_a_parameter_file_equal_the_python_game_loop(variant: 
             pos.push_usi(m)
         seed = game.seed & 0x7FFFFFFFFFFFFFFF
         players = [EnginePlayer(v, nodes=300, hash_mb=1, seed=seed, noise=10, params=tuned) for _ in range(2)]
-        res = python_play_game(pos, players[0], players[1], max_plies=config["max_plies"], moves_before=moves[:2])
+        res = python_play_game(pos, (players[0], players[1]), max_plies=config["max_plies"], moves_before=moves[:2])
         assert res.moves == moves
     assert differ  # the tuned evaluation plays other games than the built-in one
     with pytest.raises(KomakenError, match="not both"):
@@ -352,9 +352,9 @@ def test_cli_bad_variant_is_one_line_exit_2(tmp_path: Path) -> None:
 def test_fitted_table_is_accepted_by_play_specs_experiments_and_usi(tmp_path: Path) -> None:
     import tomllib
 
-    from komaken.cli.play import make_player
     from komaken.games import find_game
     from komaken.lab import experiment_from_dict
+    from komaken.players.registry import make_player
 
     db = tmp_path / "s.db"
     _synthetic_db(db, 300, np.random.default_rng(5))

@@ -277,3 +277,32 @@ def test_fuzzed_moves_positions_and_records_never_500(client, move, start, recor
             assert r.status_code in (200, 400), (game, move, r.text)
             if r.status_code == 400:
                 assert client.get(f"/api/play/{sid}").json()["position"] == before
+
+
+@pytest.mark.parametrize("game", ["minishogi", "tictactoe"])
+def test_engine_against_engine_plays_to_the_end(client, game) -> None:  # type: ignore[no-untyped-def]
+    side = {"kind": "engine", "depth": 1}
+    st = new(client, game, black=side, white=side)
+    end = wait_until(lambda: (s := state(client, st["id"]))["outcome"] and s, 60, "the end of the game")
+    assert end["ply"] == len(end["moves"]) >= 5 and end["thinking"] is None and end["legal"] == []
+    assert client.post(f"/api/play/{st['id']}/undo", json={}).status_code == 400  # over: nothing to take back
+
+
+def test_resign_while_the_engine_thinks_stops_it(client) -> None:  # type: ignore[no-untyped-def]
+    st = new(client, "minishogi", black={"kind": "engine", "movetime": 600}, white={"kind": "human"})
+    assert st["thinking"] is not None and st["thinking"]["side"] == 0
+    st = client.post(f"/api/play/{st['id']}/resign", json={}).json()  # the person (white) resigns at once
+    assert st["outcome"]["reason"] == "resignation" and st["outcome"]["winner"] == "black" and st["ply"] == 0
+
+
+def test_page_only_offers_players_and_settings_it_may_build(client) -> None:  # type: ignore[no-untyped-def]
+    games = {g["id"]: g for g in client.get("/api/games").json()["games"]}
+    kinds = [p["kind"] for p in games["shogi"]["players"]]
+    assert kinds[:2] == ["human", "engine"] and "usi" not in kinds and "python" not in kinds
+    engine = next(p for p in games["shogi"]["players"] if p["kind"] == "engine")
+    assert {"depth", "nodes", "movetime"} <= {s["name"] for s in engine["settings"]}
+    assert all(s["kind"] in ("int", "float", "seconds", "bool") for s in engine["settings"])
+    for side in ({"kind": "usi", "command": "/bin/sh"}, {"kind": "engine", "params": "/etc/passwd"},
+                 {"kind": "python", "factory": "os:system"}):
+        r = client.post("/api/play", json={"game": "shogi", "black": side})
+        assert r.status_code == 400 and r.json()["error"], side

@@ -110,7 +110,9 @@ def test_full_tictactoe_game_against_the_engine_by_clicking(page) -> None:  # ty
             break
         target = page.evaluate("play.state.legal[0].id")
         page.click(f"#board [data-sq='{target}']")
-        page.wait_for_function(f"play.state.ply >= {ply + 2} || !!play.state.outcome", timeout=T)
+        # the reply is shown before the loop asks the person again (legal moves then): wait for both
+        page.wait_for_function(f"(play.state.ply >= {ply + 2} && play.state.legal.length > 0) || !!play.state.outcome",
+                               timeout=T)
     page.wait_for_function("!!play.state.outcome", timeout=T)
     status = page.inner_text("#status")
     assert "終局" in status and ("draw" in status or "O wins" in status)
@@ -247,7 +249,8 @@ def test_reversi_by_clicking_against_the_engine(page) -> None:  # type: ignore[n
     got = wait_moves(page, 2)
     assert got[0] == "●f5" and got[1].startswith("○")
     assert "discs" in page.inner_text("#status")
-    assert page.evaluate("play.state.board.score.reduce((a, b) => a + b)") == 6
+    black, white = page.evaluate("play.state.board.note").split()[1].split("–")
+    assert int(black) + int(white) == 6
 
 
 def test_chess_by_clicking_and_dragging_with_a_promotion_choice(page, folder) -> None:  # type: ignore[no-untyped-def]
@@ -255,8 +258,8 @@ def test_chess_by_clicking_and_dragging_with_a_promotion_choice(page, folder) ->
     page.wait_for_selector("#game-select option[value='chess']", state="attached")
     page.select_option("#game-select", "chess")
     assert page.input_value("#white-kind") == "human" and page.input_value("#black-kind") == "engine"
-    # the depth box offers what the server takes for chess (1..6), not another game's range
-    assert page.eval_on_selector("#black-depth", "e => [e.min, e.max, e.step]") == ["1", "6", "1"]
+    # the depth box offers what the server takes for a chess engine (the registry's 1..8), not another game's range
+    assert page.eval_on_selector("#black-depth", "e => [e.min, e.max, e.step]") == ["1", "8", "1"]
     page.fill("#black-depth", "1")
     page.click("#start-btn")
     page.wait_for_selector("#board [data-sq='e7'] rect")  # the chess board, not the page's previous one
@@ -354,3 +357,24 @@ def test_another_site_cannot_play_a_move(page, server) -> None:  # type: ignore[
         evil.server_close()
     after = httpx.get(f"{server.url}/api/play/{st['id']}", timeout=10).json()
     assert after["ply"] == 0 and after["moves"] == []
+
+
+@pytest.mark.parametrize("game", ["minishogi", "shogi", "chess", "reversi", "tictactoe"])
+def test_every_game_engine_against_engine_to_the_end(page, game) -> None:  # type: ignore[no-untyped-def]
+    """Both sides engines (depth 1): the one game loop plays on by itself to the game's end and the
+    page shows every move, the final position and the result."""
+    page.goto(page.base + "/#play")
+    page.wait_for_selector(f"#game-select option[value='{game}']", state="attached")
+    page.select_option("#game-select", game)
+    for side in ("black", "white"):
+        page.select_option(f"#{side}-kind", "engine")
+        page.fill(f"#{side}-depth", "1")
+    page.click("#start-btn")
+    page.wait_for_function(f"!!(play.state && play.state.id && play.state.game.id === '{game}')")
+    page.wait_for_function("!!play.state.outcome", timeout=30_000)
+    st = page.evaluate("play.state")
+    assert st["ply"] >= 5 and len(moves(page)) == st["ply"] and st["legal"] == []
+    assert st["outcome"]["reason"] in page.inner_text("#status")
+    server = page.evaluate("fetch(`/api/play/${play.state.id}`).then(r => r.json())")
+    assert server["position"] == page.inner_text("#position-text") and server["outcome"] == st["outcome"]
+    assert page.locator("#resign-btn").is_disabled() and page.locator("#undo-btn").is_disabled()

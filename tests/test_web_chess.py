@@ -40,7 +40,7 @@ def play(client, st, *moves: str):  # type: ignore[no-untyped-def]
 
 def test_chess_is_offered_with_white_first_at_the_bottom(client) -> None:  # type: ignore[no-untyped-def]
     g = next(g for g in client.get("/api/games").json()["games"] if g["id"] == "chess")
-    assert (g["kind"], g["width"], g["height"], g["first"], g["bottom"]) == ("chess", 8, 8, 1, 1)
+    assert (g["game"], g["width"], g["height"], g["first"], g["bottom"]) == ("chess", 8, 8, 1, 1)
     assert g["formats"] == ["pgn", "uci"] and [p["kind"] for p in g["players"]] == ["human", "engine", "random"]
     st = new(client)
     cells = st["board"]["cells"]
@@ -67,7 +67,9 @@ def test_san_labels_castling_and_en_passant(client) -> None:  # type: ignore[no-
 def test_promotion_offers_four_choices_and_plays_the_one_chosen(client) -> None:  # type: ignore[no-untyped-def]
     st = new(client, start="8/P6k/8/8/8/8/8/K7 w - - 0 1")
     cands = [m for m in st["legal"] if m["from"] == "a7" and m["to"] == "a8"]
-    assert sorted(m["choice"] for m in cands) == ["B", "N", "Q", "R"] and all(m["promo"] for m in cands)
+    assert sorted(m["choice"] for m in cands) == ["B", "N", "Q", "R"]
+    assert {m["choice"]: w.split()[1] for m in cands for w in [st["game"]["choices"][m["choice"]]]} == {
+        "Q": "queen", "R": "rook", "B": "bishop", "N": "knight"}
     st = play(client, st, "a7a8n")
     assert st["moves"][0]["label"] == "1. a8=N"
     assert next(c for c in st["board"]["cells"] if c["id"] == "a8")["piece"]["kind"] == "N"

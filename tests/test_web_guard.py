@@ -68,16 +68,16 @@ def stored(app, sids: list[str] | None = None) -> tuple[int, dict[str, tuple[Any
 # ---- the reproducers -----------------------------------------------------------------------------
 @pytest.mark.parametrize(("body", "status", "field", "words"), [
     (b"[" * 100_000, 400, None, "nests deeper than 32"),
-    (b'{"game": "chess", "black": {"kind": "engine", "depth": 1e400}}', 400, "black.depth", "1..6"),
-    (b'{"game": "chess", "black": {"kind": "engine", "depth": NaN}}', 400, "black.depth", "1..6"),
+    (b'{"game": "chess", "black": {"kind": "engine", "depth": 1e400}}', 400, "black.depth", "1..8"),
+    (b'{"game": "chess", "black": {"kind": "engine", "depth": NaN}}', 400, "black.depth", "1..8"),
     (b'{"game": "shogi", "white": {"kind": "engine", "nodes": ' + b"9" * 5000 + b"}}", 400, "white.nodes",
-     "1..1000000000"),
-    (b'{"game": "shogi", "white": {"kind": "engine", "movetime": -Infinity}}', 400, "white.movetime", "0.01..60 s"),
-    (b'{"game": "shogi", "white": {"kind": "engine", "depth": true}}', 400, "white.depth", "1..30"),
-    (b'{"game": "shogi", "white": {"kind": "thesis", "depth": 7}}', 400, "white.depth", "1..6"),
-    (b'{"game": "reversi", "white": {"kind": "engine", "depth": 2.5}}', 400, "white.depth", "1..12"),
-    (b'{"game": "tictactoe", "white": {"kind": "engine", "depth": 3}}', 400, "white.depth", "known: kind, seed"),
-    (b'{"game": "shogi", "white": {"kind": "random", "seed": -1}}', 400, "white.seed", "0..2147483648"),
+     "1..1000000000000"),
+    (b'{"game": "shogi", "white": {"kind": "engine", "movetime": -Infinity}}', 400, "white.movetime", "0.001..86400 s"),
+    (b'{"game": "shogi", "white": {"kind": "engine", "depth": true}}', 400, "white.depth", "1..112"),
+    (b'{"game": "shogi", "white": {"kind": "thesis", "depth": 113}}', 400, "white.depth", "1..112"),
+    (b'{"game": "reversi", "white": {"kind": "engine", "depth": 2.5}}', 400, "white.depth", "1..60"),
+    (b'{"game": "tictactoe", "white": {"kind": "engine", "nodes": 3}}', 400, "white.nodes", "known: kind, seed, depth"),
+    (b'{"game": "shogi", "white": {"kind": "random", "seed": -1}}', 400, "white.seed", "0..9223372036854775807"),
     (b'{"game": "shogi", "black": {"kind": "wizard"}}', 400, "black.kind", "human, engine, thesis, random"),
     (b'{"game": "shogi", "black": [1]}', 400, "black", "must be an object"),
     (b'{"game": "shogi", "colour": "black"}', 400, "colour", "known: game, start, record, black, white"),
@@ -214,9 +214,14 @@ def test_a_client_that_leaves_mid_body_is_one_log_line(app, caplog) -> None:  # 
 # ---- quick fuzz ----------------------------------------------------------------------------------
 def test_quick_fuzz_never_answers_5xx_and_refusals_change_nothing(app, client, db) -> None:  # type: ignore[no-untyped-def]
     digest = hashlib.sha256(db.read_bytes()).hexdigest()
-    sids = [new_game(client, g)["id"] for g in ("shogi", "tictactoe", "chess", "reversi")]
     counts: dict[str, int] = {}
     with TestClient(app) as raw:
+        # the sessions are made through this client too: a session's game loop answers on the
+        # event loop it was made on, and each TestClient runs one of its own
+        raw.headers.update(SAME_ORIGIN)
+        sids = [new_game(raw, g)["id"] for g in ("shogi", "tictactoe", "chess", "reversi")]
+        for key in SAME_ORIGIN:
+            del raw.headers[key]
         for req in requests(seed=35, origin="http://testserver", sids=sids, dbs=1, count=300, heavy=False):
             if req.mode == "leave":
                 continue  # the in-process client cannot leave mid-body (see the test above and the real server's)
@@ -238,20 +243,34 @@ def test_quick_fuzz_never_answers_5xx_and_refusals_change_nothing(app, client, d
 
 
 # ---- the page offers what the server takes ---------------------------------------------------------
-def test_every_setting_the_page_offers_has_its_limits_and_they_hold(client) -> None:  # type: ignore[no-untyped-def]
+def test_every_setting_the_page_offers_has_its_registry_range_and_it_holds(client) -> None:  # type: ignore[no-untyped-def]
+    """The ranges ``GET /api/games`` sends are the player registry's, and the server takes each
+    setting at its ends, refuses it just past them (naming the field), and takes nothing the
+    registry itself would refuse."""
+    from komaken.players.registry import settings_spec
+
     games = {g["id"]: g for g in client.get("/api/games").json()["games"]}
-    assert games["chess"]["players"][1]["limits"] == {"depth": {"min": 1, "max": 6, "step": 1}}
+    chess_engine = next(p for p in games["chess"]["players"] if p["kind"] == "engine")
+    ranges = [(o["name"], o["low"], o["high"]) for o in chess_engine["settings"]]
+    assert ranges == [("depth", 1, 8), ("seed", 0, 2**63 - 1)]
     infos = G.catalog()
     for gid, g in games.items():
+        info = infos[gid]
         for p in g["players"]:
-            assert set(p["limits"]) == set(p.get("settings", [])), (gid, p)
-            for name, lim in p["limits"].items():
-                spec = {"kind": p["kind"], name: lim["max"]}
-                assert F.side(spec, "white", infos[gid], "human")[name] == lim["max"]
-                step = 1 if lim["step"] == 1 else 0.001
-                for wrong in (lim["min"] - step, lim["max"] + step):
+            for o in p["settings"]:
+                name = o["name"]
+                if o["kind"] == "bool":
+                    good, wrongs = [True, False], [1, "yes"]
+                else:
+                    step = 1 if o["kind"] == "int" else 0.0005
+                    good, wrongs = [o["low"], o["high"]], [o["low"] - step, o["high"] + step]
+                for value in good:
+                    side = F.side({"kind": p["kind"], name: value}, "white", info, "human")
+                    assert side[name] == value
+                    settings_spec(side, info.spec, info.variant)  # the registry takes what the page may send
+                for wrong in wrongs:
                     with pytest.raises(F.BadRequest, match=f"white.{name}"):
-                        F.side({"kind": p["kind"], name: wrong}, "white", infos[gid], "human")
+                        F.side({"kind": p["kind"], name: wrong}, "white", info, "human")
     facets = client.get("/api/dbs/0/facets").json()
     assert facets["limits"]["max_plies"] == {"min": 0, "max": 1_000_000, "step": 1}
 

@@ -25,8 +25,9 @@ GAMES = ("shogi", "minishogi", "judkins", "reversi", "tictactoe", "chess", "../.
 KINDS = ("human", "engine", "thesis", "random", "wizard", "", "Engine")
 SETTINGS = ("depth", "movetime", "nodes", "seed", "dpeth", "kind", "time")
 #: numbers as JSON text: edges of every range, and what ``json`` turns into inf, NaN or a huge int
-NUMBERS = ("0", "1", "-1", "6", "7", "12", "13", "30", "31", "0.01", "0.009", "60", "60.5", "1e9", "1000000001",
-           "2147483648", "2147483649", "1e400", "-1e400", "NaN", "Infinity", "-Infinity", "1e-400", "3.5",
+NUMBERS = ("0", "1", "-1", "8", "9", "10", "60", "61", "112", "113", "0.001", "0.0009", "86400", "86400.5", "1e12",
+           "1000000000001", "9223372036854775807", "9223372036854775808", "1e400", "-1e400", "NaN", "Infinity",
+           "-Infinity", "1e-400", "3.5",
            "9" * 400, "-" + "9" * 5000, "1E2", "-0", "true", "false", "null", '"3"', '""', "[]", "{}")
 TEXTS = ("", "7g7f", "3c3d", "e2e4", "5", "pass", "f5", "P*5e", "7g7f+", "x" * 17, "\\u0000", "\\ud800", "\\udfff",
          "\\ud83d\\ude00", "７六歩", "startpos moves 7g7f",
@@ -97,7 +98,7 @@ class Fuzzer:
         parts = [f'"kind": "{kind}"'] if r.random() < 0.9 else []
         parts += [f'"{key}": {r.choice(NUMBERS)}' for key in r.sample(SETTINGS, r.randint(0, 3))]
         if kind in ("engine", "thesis", "random"):
-            parts.append(f'"depth": {r.choice(("0", "-1", "1e400", "NaN", "[]", "31", "true", "{}"))}')
+            parts.append(f'"depth": {r.choice(("0", "-1", "1e400", "NaN", "[]", "113", "true", "{}"))}')
         return "{" + ", ".join(parts) + "}"
 
     def new_game_body(self) -> bytes:

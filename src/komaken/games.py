@@ -31,9 +31,12 @@ from typing import TYPE_CHECKING, Any
 
 from komaken.errors import IllegalMoveError, KomakenError
 from komaken.game import Color, Game, Outcome, Termination
+from komaken.presentation import Presentation
 
 if TYPE_CHECKING:
     from komaken.players.registry import PlayerType
+
+Names = tuple[str | None, str | None]
 
 #: Built-in games: name → the package whose ``GAME`` describes it.  Adding a game is one line here.
 BUILTIN: dict[str, str] = {
@@ -82,6 +85,18 @@ def _no_text(position: Game[Any]) -> str:
 
 
 @dataclass(frozen=True)
+class RecordIO:
+    """A game's own record formats, whole games as text: ``write(position, fmt, names, outcome,
+    comment)`` writes the game on ``position`` (from where it was set up; ``names`` are black's
+    and white's) in one of ``formats``; ``read(text, variant)`` gives the position at the end of a record and
+    the names it gives (a :class:`KomakenError` naming the move at fault otherwise)."""
+
+    formats: tuple[str, ...]
+    write: Callable[[Any, str, Names, Outcome | None, str | None], str]
+    read: Callable[[str, Any], tuple[Game[Any], Names]]
+
+
+@dataclass(frozen=True)
 class GameSpec:
     """Everything the CLI, the lab and the players need to know about one game.
 
@@ -92,9 +107,10 @@ class GameSpec:
     * ``parse_move(position, text)`` — a legal move from text, or :class:`IllegalMoveError`
       saying why; ``move_text(move)`` — a move as the game writes it (USI, ``f5``, ``e2e4``);
       ``describe_move(position, move)`` — a move for people (``▲７六歩 (7g7f)``);
-    * ``load_variant(name)`` — ``None`` when the game has no variants; ``default_variant`` is the
-      one commands play when none is named, ``lab_variant`` the one an experiment plays then
-      (default: ``default_variant``);
+    * ``load_variant(name)`` — ``None`` when the game has no variants (a name or a file);
+      ``default_variant`` is the one commands play when none is named, ``lab_variant`` the one an
+      experiment plays then (default: ``default_variant``); ``variants`` — the names of its
+      shipped variants (what a menu offers);
     * ``players`` — the player types only this game has (``engine``, ``thesis``, ``perfect``);
       generic ones (``human``, ``random``, ``python``) come from :mod:`komaken.players.registry`;
     * ``default_opponent`` — the player spec ``komaken play`` uses for the second side;
@@ -106,7 +122,12 @@ class GameSpec:
     * ``record_formats`` — the game-record formats it can be exported to (``kif``, ``csa``);
     * ``can_declare(position)`` — whether the side to move may win by declaring (shogi's 入玉宣言);
     * ``termination_text(termination)`` — how a game's end is named: ``checkmate`` by default,
-      ``詰み (checkmate)`` in shogi (:func:`termination_with_japanese`).
+      ``詰み (checkmate)`` in shogi (:func:`termination_with_japanese`);
+    * ``record_io`` — the game's own record formats (KIF, CSA…; PGN, UCI), read and written
+      whole (:class:`RecordIO`); every game also has the move list (``txt``);
+    * ``presentation`` — how the game looks, for interfaces that draw boards
+      (:class:`~komaken.presentation.Presentation`: the board and legal moves as JSON, move
+      labels, side names); ``None``: shown as a move list only.
     """
 
     name: str
@@ -120,6 +141,7 @@ class GameSpec:
     load_variant: Callable[[str], Any] | None = None
     default_variant: str | None = None
     lab_variant: str | None = None
+    variants: tuple[str, ...] = ()
     players: Mapping[str, PlayerType] = field(default_factory=dict)
     default_opponent: str = "random"
     side_names: tuple[str, str] = ("black", "white")
@@ -128,6 +150,8 @@ class GameSpec:
     svg: Callable[[Any], str] | None = None
     can_declare: Callable[[Any], bool] | None = None
     termination_text: Callable[[Termination], str] = _termination_name
+    record_io: RecordIO | None = None
+    presentation: Presentation | None = None
 
     @property
     def has_variants(self) -> bool:
@@ -145,6 +169,41 @@ class GameSpec:
     def position(self, text: str | None = None, variant: Any = None) -> Game[Any]:
         """The start position, or the one ``text`` describes (native text)."""
         return self.from_text(text, variant) if text else self.start(variant)
+
+    @property
+    def text_formats(self) -> tuple[str, ...]:
+        """The formats :meth:`write_game` writes: the game's own, else the move list."""
+        return self.record_io.formats if self.record_io is not None else (MOVE_LIST,)
+
+    def write_game(self, position: Game[Any], fmt: str, names: Names = (None, None),
+                   outcome: Outcome | None = None, comment: str | None = None) -> str:
+        """The game on ``position`` as text in ``fmt`` (one of :attr:`text_formats`); ``comment``
+        goes where the format has room for one."""
+        if fmt not in self.text_formats:
+            raise KomakenError(f"format {fmt!r} is not available for {self.name} "
+                               f"(use {', '.join(self.text_formats)})")
+        if self.record_io is not None:
+            return self.record_io.write(position, fmt, names, outcome, comment)
+        return move_list_text(self, position, tuple(n or "?" for n in names),
+                              None if outcome is None else self.result(outcome))
+
+    def read_game(self, text: str, variant: Any = None) -> tuple[Game[Any], Names]:
+        """The position at the end of a record (the game's own formats, a move list, or bare
+        moves from the start) and the players' names it gives."""
+        if self.record_io is not None:
+            return self.record_io.read(text, variant)
+        if text.lstrip().startswith("# komaken"):
+            spec, position, moves = read_move_list_text(text)
+            if spec is not self:
+                raise KomakenError(f"the move list is a {spec.name} game, not {self.name}")
+        else:
+            position, moves = self.start(variant), text.split()
+        for k, token in enumerate(moves, 1):
+            try:
+                position.push(self.parse_move(position, token) if isinstance(token, str) else token)
+            except KomakenError as exc:
+                raise KomakenError(f"move {k} ({token}): {exc}") from None
+        return position, (None, None)
 
     def describe(self, position: Any, move: Any) -> str:
         """``move`` (about to be played in ``position``) for people."""
@@ -164,6 +223,56 @@ class GameSpec:
         if outcome.winner is None:
             return "1/2-1/2"
         return "1-0" if outcome.winner is self.first else "0-1"
+
+
+MOVE_LIST = "txt"
+
+
+def move_list_text(spec: GameSpec, position: Game[Any], names: tuple[str, ...], result: str | None = None) -> str:
+    """The game on ``position`` (from where it was set up) as a move list: ``#`` lines naming the
+    game, the players, the start position when it is not the usual one and the result, then the
+    moves in the game's own notation on one line."""
+    start = position.copy()
+    moves = list(position.move_stack)  # type: ignore[attr-defined]
+    for _ in moves:
+        start.pop()
+    lines = [f"# komaken {spec.name}"]
+    lines += [f"# {side}: {name}" for side, name in zip(spec.side_names, names, strict=True)]
+    if start != spec.start(start.variant if spec.has_variants else None):  # type: ignore[attr-defined]
+        lines.append(f"# start: {spec.to_text(start)}")
+    if spec.has_variants:
+        lines.insert(1, f"# variant: {start.variant.name}")  # type: ignore[attr-defined]
+    if result:
+        lines.append(f"# result: {result}")
+    lines.append(" ".join(spec.move_text(m) for m in moves))
+    return "\n".join(lines) + "\n"
+
+
+def read_move_list_text(text: str) -> tuple[GameSpec, Game[Any], list[Any]]:
+    """A move list back: the game, its start position and the moves (each checked as legal)."""
+    head: dict[str, str] = {}
+    body = []
+    for line in text.splitlines():
+        if line.startswith("#"):
+            key, _, value = line[1:].strip().partition(":")
+            head.setdefault("game" if key.startswith("komaken ") else key.strip(), value.strip() or key[8:])
+        elif line.strip():
+            body.extend(line.split())
+    if "game" not in head:
+        raise KomakenError("not a komaken move list: the first line should be '# komaken GAME'")
+    spec = find_game(head["game"])
+    variant = spec.variant(head.get("variant")) if spec.has_variants else None
+    position = spec.position(head.get("start"), variant)
+    start = position.copy()
+    moves = []
+    for k, token in enumerate(body, 1):
+        try:
+            move = spec.parse_move(position, token)
+        except KomakenError as exc:
+            raise KomakenError(f"move {k} ({token}): {exc}") from None
+        position.push(move)
+        moves.append(move)
+    return spec, start, moves
 
 
 def game_names() -> list[str]:
@@ -231,5 +340,6 @@ def _factory_game(name: str) -> GameSpec:
     return GameSpec(name=name, title=name, start=lambda variant: factory(), from_text=from_text)
 
 
-__all__ = ["BUILTIN", "ENTRY_POINT_GROUP", "GameSpec", "checked_move", "find_game", "game_names", "game_of",
-           "import_object", "termination_with_japanese"]
+__all__ = ["BUILTIN", "ENTRY_POINT_GROUP", "MOVE_LIST", "GameSpec", "RecordIO", "checked_move", "find_game",
+           "game_names", "game_of", "import_object", "move_list_text", "read_move_list_text",
+           "termination_with_japanese"]

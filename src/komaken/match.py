@@ -1,11 +1,18 @@
 """The one game loop: two players, one position, a :class:`GameResult` with a structured outcome.
 
-:func:`play_game` is used by ``komaken play`` (an observer prints the board and each move) and by
-the experiment lab (no observer; the result is stored).  A player that raises, answers something
-that is not a legal move, resigns or declares wrongly loses the game, and the reason is kept —
-an experiment never stops because one engine misbehaved.  An external engine that does not
-answer in time (:class:`~komaken.usi.client.EngineTimeoutError`: it has been killed) loses on
-time (``TIME_FORFEIT``, reason ``timeout: …``); ``crashed`` names it so a referee can rebuild it.
+:func:`play_game` is used by ``komaken play`` (an observer prints the board and each move), by
+the experiment lab (no observer; the result is stored) and by the web page (an observer sends
+each change to the page; a human's moves arrive through a player that waits for them).  A
+player that raises, answers something that is not a legal move, resigns or declares wrongly
+loses the game, and the reason is kept — an experiment never stops because one engine
+misbehaved.  A player that does not answer in time
+(:class:`~komaken.players.base.PlayerTimeout`: an external engine that was killed) loses on time
+(``TIME_FORFEIT``, reason ``timeout: …``); ``crashed`` names it so a referee can rebuild it.
+
+Taking moves back and resigning are operations of the loop: a player's ``choose`` raises
+:class:`UndoRequest` or answers :data:`~komaken.players.base.RESIGN` (a human at the
+terminal), or another thread asks through a :class:`Control` (the web page's buttons), which
+stops the player that is thinking so the request is served at once.
 
 >>> from komaken.tictactoe import TicTacToe
 >>> from komaken.players.boardgames import PerfectPlayer
@@ -16,22 +23,34 @@ time (``TIME_FORFEIT``, reason ``timeout: …``); ``crashed`` names it so a refe
 
 from __future__ import annotations
 
+import threading
 import time
-from collections.abc import Callable, Sequence
+from collections import deque
+from collections.abc import Callable, Collection, Sequence
 from dataclasses import dataclass, field
-from typing import Any
+from typing import TYPE_CHECKING, Any, TypeVar
 
+from komaken.errors import KomakenError
 from komaken.game import Color, Game, Outcome, Termination
-from komaken.players.base import DECLARE, RESIGN, Player
-from komaken.usi.client import EngineTimeoutError
+from komaken.players.base import DECLARE, RESIGN, Interrupted, Player, PlayerTimeout
+
+if TYPE_CHECKING:
+    from komaken.games import GameSpec
+
+T = TypeVar("T")
 
 
 class UndoRequest(Exception):  # noqa: N818 - a request, not an error
-    """Raised by a player's ``choose`` to take moves back (a human typing ``undo``)."""
+    """Raised by a player's ``choose`` to take moves back (a human typing ``undo``), or made by
+    :meth:`Control.undo`: ``plies`` moves, or — with ``sides`` — back to and including the last
+    move one of ``sides`` made (a human's move and the engine's replies after it).  Moves
+    played before the loop started (an opening, a record) are never taken back."""
 
-    def __init__(self, plies: int = 2) -> None:
-        super().__init__(f"take back {plies} plies")
+    def __init__(self, plies: int = 2, sides: Collection[Color] = ()) -> None:
+        super().__init__(f"take back {plies} plies" if not sides else "take back the last move of "
+                         + " or ".join(c.name.lower() for c in sides))
         self.plies = plies
+        self.sides = tuple(sides)
 
 
 class QuitRequest(Exception):  # noqa: N818 - a request, not an error
@@ -41,6 +60,63 @@ class QuitRequest(Exception):  # noqa: N818 - a request, not an error
     def __init__(self, reason: str = "quit") -> None:
         super().__init__(reason)
         self.reason = reason
+
+
+@dataclass(frozen=True)
+class ResignRequest:
+    """Made by :meth:`Control.resign`: ``color`` resigns, whoever is to move."""
+
+    color: Color
+
+
+Request = UndoRequest | QuitRequest | ResignRequest
+
+
+class Control:
+    """Requests to a running :func:`play_game` from another thread: take moves back, resign for
+    a side, stop the game.  The player being asked for a move is stopped (its ``stop()``, when
+    it has one: an engine ends its search, a waiting human raises
+    :class:`~komaken.players.base.Interrupted`); its answer is dropped and the request served.
+
+    >>> control = Control()
+    >>> control.resign(Color.WHITE)
+    >>> control.take()
+    ResignRequest(color=Color.WHITE)
+    """
+
+    def __init__(self) -> None:
+        self._lock = threading.Lock()
+        self._requests: deque[Request] = deque()
+        self._asked: Player | None = None
+
+    def undo(self, plies: int = 2, sides: Collection[Color] = ()) -> None:
+        """Take back ``plies`` moves, or up to the last move one of ``sides`` made."""
+        self._ask(UndoRequest(plies, sides))
+
+    def resign(self, color: Color) -> None:
+        self._ask(ResignRequest(color))
+
+    def quit(self, reason: str = "stopped") -> None:
+        """End the game unfinished (``ABORTED``, no winner)."""
+        self._ask(QuitRequest(reason))
+
+    def _ask(self, request: Request) -> None:
+        with self._lock:
+            self._requests.append(request)
+            player = self._asked
+        stop = getattr(player, "stop", None)
+        if callable(stop):
+            stop()
+
+    def take(self) -> Request | None:
+        """The oldest request not yet served (the loop calls this)."""
+        with self._lock:
+            return self._requests.popleft() if self._requests else None
+
+    def asking(self, player: Player | None) -> None:
+        """``player`` is (``None``: no longer) being asked for a move: a request stops it."""
+        with self._lock:
+            self._asked = player
 
 
 @dataclass(slots=True)
@@ -95,6 +171,10 @@ class Observer:
     def move(self, position: Game[Any], move: Any, player: Player, seconds: float) -> None:
         """``player`` chose ``move`` in ``position`` after thinking ``seconds``."""
 
+    def progress(self, position: Game[Any], player: Player, result: Any) -> None:
+        """``player``, thinking in ``position``, finished a search iteration (``result`` has
+        ``depth``, ``score``, ``nodes``, ``pv``); only players with ``on_progress`` report."""
+
     def played(self, position: Game[Any]) -> None:
         """A move was just played: ``position`` is the new position."""
 
@@ -112,31 +192,54 @@ def _never(position: Any) -> bool:
     return False
 
 
+def seat(first: Color, pair: tuple[T, T]) -> tuple[T, T]:
+    """``pair`` (the first mover's, the other side's) by colour: (black's, white's).
+
+    >>> seat(Color.WHITE, ("sente", "gote"))
+    ('gote', 'sente')
+    """
+    return pair if first is Color.BLACK else (pair[1], pair[0])
+
+
+def _game_of(position: Game[Any]) -> GameSpec | None:
+    from komaken.games import game_of
+
+    try:
+        return game_of(position)
+    except KomakenError:
+        return None  # a position of an unregistered game: moves written with str()
+
+
 def play_game(
     start: Game[Any],
     players: Sequence[Player],
     observer: Observer | None = None,
     *,
+    game: GameSpec | None = None,
     max_plies: int | None = None,
     seeds: tuple[int | None, int | None] = (None, None),
     moves_before: Sequence[str] = (),
-    move_text: Callable[[Any], str] = str,
-    can_declare: Callable[[Any], bool] | None = None,
+    control: Control | None = None,
 ) -> GameResult:
-    """Play ``start`` (played on: pass a copy to keep it) to the end; ``players[0]`` is black.
+    """Play ``start`` (played on: pass a copy to keep it) to the end; ``players[0]`` is black
+    (:func:`seat` orders a first mover's and a second mover's pair by colour).
 
-    ``max_plies`` adjudicates a draw once that many plies have been played, counting
-    ``moves_before`` (the opening already on the board).  ``seeds`` go to each player's
-    ``new_game(seed=...)``.  ``move_text`` writes moves for :attr:`GameResult.moves` (a
-    :class:`~komaken.games.GameSpec` has it); ``can_declare(position)`` says whether the side
-    to move may win by declaring (shogi's 入玉宣言; without it a declaration is illegal).
+    ``game`` (default: the registered game ``start`` belongs to) writes the moves for
+    :attr:`GameResult.moves` and says whether the side to move may win by declaring (shogi's
+    入玉宣言; without it a declaration is illegal).  ``max_plies`` adjudicates a draw once that
+    many plies have been played, counting ``moves_before`` (the opening already on the board).
+    ``seeds`` go to each player's ``new_game(seed=...)``.  ``control`` takes requests from
+    another thread (:class:`Control`).
     """
     watch = observer or _QUIET
-    loop = _Loop(start, players, watch, list(moves_before), move_text, can_declare or _never)
+    spec = game if game is not None else _game_of(start)
+    move_text: Callable[[Any], str] = spec.move_text if spec is not None else str
+    can_declare = spec.can_declare if spec is not None and spec.can_declare is not None else _never
+    loop = _Loop(start, players, watch, list(moves_before), move_text, can_declare, control)
     for color, seed in zip((Color.BLACK, Color.WHITE), seeds, strict=True):
         try:
             players[color].new_game(seed=seed)
-        except EngineTimeoutError as exc:
+        except PlayerTimeout as exc:
             return loop.finish(Termination.TIME_FORFEIT, color.other, f"timeout: {_short(exc)}", color)
         except Exception as exc:  # noqa: BLE001 - a broken player loses, the run goes on
             return loop.finish(Termination.ABORTED, color.other, f"crash: {_describe(exc)}", color)
@@ -151,9 +254,11 @@ class _Loop:
     """The state of one game in :func:`play_game`: one :meth:`step` per move."""
 
     def __init__(self, position: Game[Any], players: Sequence[Player], observer: Observer, moves: list[str],
-                 move_text: Callable[[Any], str], can_declare: Callable[[Any], bool]) -> None:
+                 move_text: Callable[[Any], str], can_declare: Callable[[Any], bool],
+                 control: Control | None) -> None:
         self.position, self.players, self.observer = position, players, observer
         self.moves, self.move_text, self.can_declare = moves, move_text, can_declare
+        self.control = control
         self.times: list[float] = []
         self.t0 = time.perf_counter()
 
@@ -163,6 +268,18 @@ class _Loop:
                             time.perf_counter() - self.t0, crashed)
         self.observer.end(self.position, result)
         return result
+
+    def serve(self, request: Request) -> GameResult | None:
+        """Carry out an undo, a resignation or a stop; the result if the game ended."""
+        if isinstance(request, UndoRequest):
+            self.take_back(request)
+            return None
+        if isinstance(request, QuitRequest):
+            return self.finish(Termination.ABORTED, None, request.reason)
+        return self.finish(Termination.RESIGNATION, request.color.other)
+
+    def pending(self) -> Request | None:
+        return self.control.take() if self.control is not None else None
 
     def step(self, max_plies: int | None) -> GameResult | None:
         """Ask the side to move for a move and play it; the result once the game is over."""
@@ -177,20 +294,13 @@ class _Loop:
         if not legal:
             return self.finish(Termination.NO_LEGAL_MOVES, turn.other)
         player = self.players[turn]
-        self.observer.thinking(position, player)
-        t = time.perf_counter()
-        try:
-            answer = player.choose(position.copy())
-        except UndoRequest as req:
-            self.take_back(req.plies)
-            return None
-        except QuitRequest as req:
-            return self.finish(Termination.ABORTED, None, req.reason)
-        except EngineTimeoutError as exc:
-            return self.finish(Termination.TIME_FORFEIT, turn.other, f"timeout: {_short(exc)}", turn)
-        except Exception as exc:  # noqa: BLE001
-            return self.finish(Termination.ABORTED, turn.other, f"crash: {_describe(exc)}", turn)
-        spent = time.perf_counter() - t
+        answer, spent = self.ask(player, position)
+        if isinstance(answer, UndoRequest | QuitRequest | ResignRequest):
+            return self.serve(answer)
+        if answer is Interrupted:
+            return None  # stopped with nothing to serve: ask again
+        if isinstance(answer, GameResult):
+            return answer
         if answer is RESIGN:
             return self.finish(Termination.RESIGNATION, turn.other)
         if answer is DECLARE:
@@ -206,12 +316,46 @@ class _Loop:
         self.observer.played(position)
         return None
 
-    def take_back(self, plies: int) -> None:
-        back = min(plies, len(self.times))  # never into the opening
-        for _ in range(back):
+    def ask(self, player: Player, position: Game[Any]) -> tuple[Any, float]:
+        """``player``'s answer (a request from the :class:`Control` wins over it) and its time."""
+        turn = position.turn
+        if self.control is not None:
+            self.control.asking(player)
+        t = time.perf_counter()
+        try:
+            request = self.pending()
+            if request is not None:
+                return request, 0.0
+            self.observer.thinking(position, player)
+            if hasattr(player, "on_progress"):
+                setattr(player, "on_progress", lambda result: self.observer.progress(position, player, result))  # noqa: B010
+            try:
+                answer = player.choose(position.copy())
+            except (UndoRequest, QuitRequest) as req:
+                return req, 0.0
+            except Interrupted:
+                answer = Interrupted
+            except PlayerTimeout as exc:
+                answer = self.finish(Termination.TIME_FORFEIT, turn.other, f"timeout: {_short(exc)}", turn)
+            except Exception as exc:  # noqa: BLE001
+                answer = self.finish(Termination.ABORTED, turn.other, f"crash: {_describe(exc)}", turn)
+        finally:
+            if self.control is not None:
+                self.control.asking(None)
+        request = None if isinstance(answer, GameResult) else self.pending()
+        return (request if request is not None else answer), time.perf_counter() - t
+
+    def take_back(self, request: UndoRequest) -> None:
+        back = 0
+        while self.times:  # never into the opening
+            if not request.sides and back >= request.plies:
+                break
             self.position.pop()
             self.moves.pop()
             self.times.pop()
+            back += 1
+            if self.position.turn in request.sides:
+                break
         self.observer.undo(self.position, back)
 
 
@@ -228,4 +372,4 @@ def _short(value: Any, limit: int = 120) -> str:
     return text if len(text) <= limit else text[: limit - 1] + "…"
 
 
-__all__ = ["GameResult", "Observer", "QuitRequest", "UndoRequest", "play_game"]
+__all__ = ["Control", "GameResult", "Observer", "QuitRequest", "ResignRequest", "UndoRequest", "play_game", "seat"]

@@ -17,14 +17,17 @@ Side names follow :class:`~komaken.game.Color`'s order (``side_names[int(color)]
 from __future__ import annotations
 
 import random
+from collections.abc import Callable
 from typing import Any
 
 from komaken.chess._board import Board
 from komaken.chess._evaluate import best_move
 from komaken.chess._move import Move
+from komaken.chess._presentation import PRESENTATION
+from komaken.chess._records import FORMATS, read_record, write_record
 from komaken.errors import KomakenError
 from komaken.game import Color
-from komaken.games import GameSpec
+from komaken.games import GameSpec, RecordIO
 from komaken.players.base import Player
 from komaken.players.registry import SEED, BuildContext, Option, PlayerType
 from komaken.search.result import SearchResult
@@ -40,6 +43,8 @@ class ChessEnginePlayer:
         self._rng = random.Random(seed)
         self.name = f"chess-engine(depth={depth})" + ("" if seed is None else f"(seed={seed})")
         self.last: SearchResult[Move] | None = None
+        #: when set (by the game loop), the search deepens one ply at a time and reports each
+        self.on_progress: Callable[[SearchResult[Move]], None] | None = None
 
     def new_game(self, seed: int | None = None) -> None:
         self._rng = random.Random(self.seed if seed is None else seed)
@@ -48,7 +53,13 @@ class ChessEnginePlayer:
         if not isinstance(position, Board):
             raise KomakenError("the chess engine only plays chess")
         seed = None if self.seed is None else self._rng.randrange(1 << 32)
+        report = self.on_progress
+        if report is not None:
+            for depth in range(1, self.depth):
+                report(best_move(position, depth, seed=seed))
         self.last = best_move(position, self.depth, seed=seed)
+        if report is not None:
+            report(self.last)
         if self.last.move is None:
             raise KomakenError("no legal move: the game is over")
         return self.last.move
@@ -84,6 +95,8 @@ GAME = GameSpec(
     side_names=("black", "white"),  # indexed by Color
     first=Color.WHITE,  # white moves first: its win is "1-0", komaken play seats the human there
     svg=_svg,
+    record_io=RecordIO(FORMATS, write_record, read_record),
+    presentation=PRESENTATION,
 )
 
 __all__ = ["GAME", "PLAYERS", "ChessEnginePlayer"]

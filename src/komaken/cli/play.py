@@ -22,12 +22,12 @@ import click
 
 from komaken.cli._common import VARIANT_HELP
 from komaken.cli.play_record import Recorder
-from komaken.game import Color, Game, Outcome, Termination
+from komaken.game import Color, Game, Termination
 from komaken.games import GameSpec, find_game, game_names
-from komaken.match import GameResult, Observer
-from komaken.match import play_game as _play_game
+from komaken.match import GameResult, Observer, play_game
 from komaken.players.base import Player
 from komaken.players.human import HumanPlayer
+from komaken.players.registry import make_player
 from komaken.search.result import SearchResult
 
 #: cp → win probability: 1 / (1 + exp(-cp / WIN_RATE_SCALE)).
@@ -155,25 +155,6 @@ def end_line(game: GameSpec, position: Game[Any], result: GameResult) -> str:
     return f"{game.termination_text(t)}: {who} after {position.ply} moves"
 
 
-def make_player(spec: str, game: GameSpec, variant: Any = None) -> Player:
-    """A player from a command-line spec such as ``engine:movetime=1``."""
-    from komaken.players.registry import PlayerSpec
-
-    return PlayerSpec.parse(spec, game, variant).build(game, variant)
-
-
-def play_game(pos: Game[Any], players: list[Player], echo: Callable[[str], Any] = click.echo,
-              show: bool = True) -> Outcome:
-    """Play to the end at the terminal; returns the outcome."""
-    from komaken.games import game_of
-
-    game = game_of(pos)
-    humans = [c for c in (Color.BLACK, Color.WHITE) if isinstance(players[c], HumanPlayer)]
-    result = _play_game(pos, players, PrintObserver(game, echo, show, humans), move_text=game.move_text,
-                        can_declare=game.can_declare)
-    return result.outcome
-
-
 def _finish(recorder: Recorder, spec: GameSpec, position: Game[Any], result: GameResult) -> None:
     """Save at the end: to ``-o``, to an earlier ``save``'s file, or — a game stopped with
     ``quit`` or Ctrl-D with moves on the board — to a new file, so quitting never loses a game."""
@@ -220,7 +201,7 @@ def play(game: str, variant: str | None, sente: str, gote: str | None, text: str
             humans.append(color)
     observer = _Saving(spec, show=not quiet, humans=humans, compact=compact, recorder=recorder)
     try:
-        result = _play_game(pos, players, observer, move_text=spec.move_text, can_declare=spec.can_declare)
+        result = play_game(pos, players, observer, game=spec)
         _finish(recorder, spec, pos, result)
     finally:
         for p in players:

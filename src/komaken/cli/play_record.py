@@ -32,7 +32,7 @@ from typing import TYPE_CHECKING, Any
 
 from komaken.errors import KomakenError
 from komaken.game import Game, Outcome
-from komaken.games import GameSpec, find_game
+from komaken.games import GameSpec, move_list_text, read_move_list_text
 
 if TYPE_CHECKING:
     from komaken.records import Encoded
@@ -56,51 +56,6 @@ def record_kind(spec: GameSpec, path: str | Path) -> str:
         raise KomakenError(f"{p.name}: cannot save a {spec.name} game as {p.suffix or 'a file without extension'}"
                            f" (use {allowed or ' '.join(spec.record_formats)}, or .txt for a move list)")
     raise KomakenError(f"{p.name}: {spec.name} games are saved as a move list: use a .txt file name")
-
-
-def move_list_text(spec: GameSpec, position: Game[Any], names: Sequence[str], result: str | None = None) -> str:
-    """The game on ``position`` (from where it was set up) as a ``.txt`` move list."""
-    start = position.copy()
-    moves = list(position.move_stack)  # type: ignore[attr-defined]
-    for _ in moves:
-        start.pop()
-    lines = [f"# komaken {spec.name}"]
-    lines += [f"# {side}: {name}" for side, name in zip(spec.side_names, names, strict=True)]
-    if start != spec.start(start.variant if spec.has_variants else None):  # type: ignore[attr-defined]
-        lines.append(f"# start: {spec.to_text(start)}")
-    if spec.has_variants:
-        lines.insert(1, f"# variant: {start.variant.name}")  # type: ignore[attr-defined]
-    if result:
-        lines.append(f"# result: {result}")
-    lines.append(" ".join(spec.move_text(m) for m in moves))
-    return "\n".join(lines) + "\n"
-
-
-def read_move_list_text(text: str) -> tuple[GameSpec, Game[Any], list[Any]]:
-    """A move list back: the game, its start position and the moves (each checked as legal)."""
-    head: dict[str, str] = {}
-    body = []
-    for line in text.splitlines():
-        if line.startswith("#"):
-            key, _, value = line[1:].strip().partition(":")
-            head.setdefault("game" if key.startswith("komaken ") else key.strip(), value.strip() or key[8:])
-        elif line.strip():
-            body.extend(line.split())
-    if "game" not in head:
-        raise KomakenError("not a komaken move list: the first line should be '# komaken GAME'")
-    spec = find_game(head["game"])
-    variant = spec.variant(head.get("variant")) if spec.has_variants else None
-    position = spec.position(head.get("start"), variant)
-    start = position.copy()
-    moves = []
-    for k, token in enumerate(body, 1):
-        try:
-            move = spec.parse_move(position, token)
-        except KomakenError as exc:
-            raise KomakenError(f"move {k} ({token}): {exc}") from None
-        position.push(move)
-        moves.append(move)
-    return spec, start, moves
 
 
 def read_move_list(path: str | Path) -> tuple[GameSpec, Game[Any], list[Any]]:

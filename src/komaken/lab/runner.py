@@ -31,7 +31,7 @@ from typing import Any, Protocol
 from komaken.lab import lifeline, limits
 from komaken.lab.config import Experiment, experiment_from_dict
 from komaken.lab.errors import RunError
-from komaken.lab.match import play_game
+from komaken.lab.match import play_game, seat
 from komaken.lab.openings import derive_seed, opening, start_factory
 from komaken.lab.players import build_player, check_players
 from komaken.lab.runlock import run_lock
@@ -94,10 +94,9 @@ class _WorkerContext:
         sente, gote = (pa, pb) if a_sente else (pb, pa)
         res = play_game(
             position,
-            sente,
-            gote,
+            seat(exp.spec.first, (sente, gote)),
             max_plies=exp.max_plies,
-            seeds=(derive_seed(seed, "sente"), derive_seed(seed, "gote")),
+            seeds=seat(exp.spec.first, (derive_seed(seed, "sente"), derive_seed(seed, "gote"))),
             moves_before=before,
             game=exp.spec,
         )

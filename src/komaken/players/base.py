@@ -19,6 +19,17 @@ RESIGN = PlayerAction.RESIGN
 DECLARE = PlayerAction.DECLARE
 
 
+class PlayerTimeout(Exception):  # noqa: N818 - named for what happened, like TimeoutError
+    """Raised by a player that did not answer in time and was stopped (an external engine that
+    was killed): the game loop records a loss on time and names the player as crashed, so a
+    referee restarts it."""
+
+
+class Interrupted(Exception):  # noqa: N818 - a signal, not an error
+    """Raised by a player's ``choose`` when the game loop's :class:`~komaken.match.Control` asks it
+    to stop waiting (a move taken back, a resignation, the game stopped from outside)."""
+
+
 @runtime_checkable
 class Player(Protocol):
     """Something that chooses moves.
@@ -26,6 +37,11 @@ class Player(Protocol):
     ``choose`` receives the current position (a :class:`komaken.game.Game`; never modify it,
     take ``position.copy()`` if you need to) and returns one of its legal moves,
     :data:`RESIGN` or :data:`DECLARE`.  An answer that is not legal loses the game (反則).
+
+    Optional: a ``stop()`` method ends a ``choose`` in progress early (it then answers its best
+    so far, or raises :class:`Interrupted`); a settable ``on_progress`` attribute is called with
+    each finished search iteration (an object with ``depth``, ``score``, ``nodes``, ``pv``)
+    while it thinks — the game loop points it at its observer.
     """
 
     name: str

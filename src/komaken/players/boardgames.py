@@ -2,14 +2,15 @@
 
 Every player here implements :class:`komaken.players.base.Player`; the registry
 (:mod:`komaken.players.registry`) builds them from specs such as ``engine:depth=6,empties=14``
-or ``engine:movetime=1`` (reversi) and ``perfect`` (tic-tac-toe).  :func:`make_player` builds
-one from a spec by game name, refusing the kinds that are not board-game players here.
+or ``engine:movetime=1`` (reversi) and ``perfect`` (tic-tac-toe) with
+:func:`komaken.players.registry.make_player`.
 """
 
 from __future__ import annotations
 
 import random
 import time
+from collections.abc import Callable
 from typing import Any
 
 from komaken.errors import KomakenError
@@ -62,6 +63,8 @@ class ReversiEnginePlayer(_Seeded):
         timing = "" if movetime is None else f",movetime={movetime:g}"
         self.name = f"reversi-engine(depth={depth},empties={endgame_empties}{timing})"
         self.last: reversi_engine.SearchResult | None = None
+        #: called with each finished depth's result (set by the game loop)
+        self.on_progress: Callable[[Any], None] | None = None
 
     def choose(self, position: Game[Any]) -> Any:
         if not isinstance(position, Reversi):
@@ -69,10 +72,14 @@ class ReversiEnginePlayer(_Seeded):
         seed = self._next_seed()
         if self.movetime is None:
             self.last = reversi_engine.search(position, self.depth, self.endgame_empties, seed)
+            if self.on_progress is not None:
+                self.on_progress(self.last)
             return self.last.move
         t0 = time.perf_counter()
         for depth in range(1, self.depth + 1):
             self.last = reversi_engine.search(position, depth, self.endgame_empties, seed)
+            if self.on_progress is not None:
+                self.on_progress(self.last)
             spent = time.perf_counter() - t0
             if self.last.exact or spent * 6 > self.movetime:  # the next ply costs ~5x this one
                 break
@@ -107,17 +114,4 @@ def new_game(game: str) -> Game[Any]:
     return find_game(game).start(None)
 
 
-def make_player(game: str, spec: str) -> Any:
-    """Build a board-game player from ``spec`` (``random[:seed=N]``, ``engine[:...]``,
-    ``perfect[:seed=N]``) — the registry's :meth:`PlayerSpec.parse` for these kinds."""
-    from komaken.games import find_game
-    from komaken.players.registry import PlayerSpec
-
-    spec_game = find_game(game)
-    kind = spec.strip().partition(":")[0].strip().lower()
-    if kind not in ("random", "engine", "perfect"):
-        raise KomakenError(f"unknown player {kind!r} for {game} (random, engine, perfect)")
-    return PlayerSpec.parse(spec, spec_game).build(spec_game)
-
-
-__all__ = ["PerfectPlayer", "RandomPlayer", "ReversiEnginePlayer", "make_player", "new_game"]
+__all__ = ["PerfectPlayer", "RandomPlayer", "ReversiEnginePlayer", "new_game"]

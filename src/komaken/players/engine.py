@@ -8,7 +8,7 @@ True
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from pathlib import Path
 from typing import Any
 
@@ -53,6 +53,10 @@ class EnginePlayer:
         parts += [f"{k}={v}" for k, v in (("skill", skill), ("elo", elo)) if v is not None]
         self.name = "engine(" + ", ".join(parts) + ")"
         self.last: SearchResult | None = None
+        #: called with each finished depth's result while :meth:`choose` searches (the web page's
+        #: thinking box); the game loop sets it
+        self.on_progress: Callable[[SearchResult], None] | None = None
+        self._stop_asked = False
 
     def new_game(self, seed: int | None = None) -> None:
         """Forget the previous game's tables; a ``seed`` replaces the noise seed."""
@@ -63,11 +67,26 @@ class EnginePlayer:
     def choose(self, position: Game[Any]) -> Move | PlayerAction:
         if not isinstance(position, Position):
             raise KomakenError("the engine plays shogi variants only")
-        result = self.engine.search(position, self.limits)
+        try:
+            result = self.engine.search(position, self.limits, info=self._depth_done)
+        finally:
+            self._stop_asked = False
         self.last = result
         if result.declare:
             return DECLARE
         return RESIGN if result.move is None else result.move
+
+    def _depth_done(self, result: SearchResult) -> None:
+        if self._stop_asked:  # asked before the search had begun (which clears the engine's flag)
+            self.engine.stop()
+        if self.on_progress is not None:
+            self.on_progress(result)
+
+    def stop(self) -> None:
+        """End a :meth:`choose` in progress (another thread, even just before it starts): it
+        answers the best move so far."""
+        self._stop_asked = True
+        self.engine.stop()
 
     def close(self) -> None:
         pass

@@ -167,6 +167,8 @@ class PlayerType:
     (``usi:/usr/games/fairy-stockfish,move_timeout=2``);
     ``extra`` names a table option that collects unknown ``name=number`` pairs from the
     command line (the engine's evaluation terms: ``engine:king_safety=0``).
+    ``remote`` is false for types that run a command or import code (``usi``, ``python``): the
+    web page does not offer them.
     """
 
     name: str
@@ -175,6 +177,7 @@ class PlayerType:
     options: tuple[Option, ...] = ()
     positional: str | None = None
     extra: str | None = None
+    remote: bool = True
 
     def option(self, name: str) -> Option | None:
         return next((o for o in self.options if o.name == name), None)
@@ -234,7 +237,7 @@ GENERIC: dict[str, PlayerType] = {
     "random": PlayerType("random", "a uniformly random legal move", _build_random, (SEED,)),
     "python": PlayerType("python", "any 'module:callable' called with options as keywords", _build_python,
                          (Option("factory", "str", "module:callable", check=_factory_path),
-                          Option("options", "table", "keyword arguments"))),
+                          Option("options", "table", "keyword arguments")), remote=False),
 }
 
 
@@ -344,8 +347,39 @@ class PlayerSpec:
                            dict(self.options))
 
 
+def make_player(spec: str | Mapping[str, Any] | PlayerSpec, game: GameSpec, variant: Any = None,
+                opponent: PlayerSpec | None = None) -> Player:
+    """A fresh player: the one way every interface builds one.
+
+    ``spec`` is a command-line spec (``"engine:movetime=1"``), a table of settings with the type
+    under ``kind`` (``{"kind": "engine", "depth": 2}``: the web page's side; options a file must
+    give are optional here, as on the command line), or a :class:`PlayerSpec`.
+
+    >>> from komaken.games import find_game
+    >>> make_player({"kind": "perfect", "seed": 1}, find_game("tictactoe")).name
+    'perfect(seed=1)'
+    """
+    if isinstance(spec, str):
+        spec = PlayerSpec.parse(spec, game, variant)
+    elif not isinstance(spec, PlayerSpec):
+        spec = settings_spec(spec, game, variant)
+    return spec.build(game, variant, opponent)
+
+
+def settings_spec(table: Mapping[str, Any], game: GameSpec, variant: Any = None) -> PlayerSpec:
+    """A :class:`PlayerSpec` from ``{"kind": TYPE, OPTION: value, ...}`` (JSON values)."""
+    kind = table.get("kind", "human")
+    if not isinstance(kind, str):
+        known = ", ".join(sorted(player_types(game)))
+        raise PlayerSpecError(f"kind must name a player type; the player types: {known}")
+    ptype = player_type(kind, game, warn=False)
+    raw = {k: v for k, v in table.items() if k != "kind"}
+    options = _validate(ptype, raw, variant, from_text=False, where=ptype.name, legacy=False, required=False)
+    return PlayerSpec(ptype.name, options, name=ptype.name, label=ptype.name, settings=raw)
+
+
 def _validate(ptype: PlayerType, raw: Mapping[str, Any], variant: Any, *, from_text: bool, where: str,
-              legacy: bool) -> dict[str, Any]:
+              legacy: bool, required: bool = True) -> dict[str, Any]:
     """Typed options from ``raw``; errors name the option (``where.key``) and what is allowed."""
     out: dict[str, Any] = {}
     sep = ": option " if from_text else "."
@@ -379,7 +413,7 @@ def _validate(ptype: PlayerType, raw: Mapping[str, Any], variant: Any, *, from_t
             out[extra.name] = extra.check(out[extra.name], variant)
         except ValueError as exc:
             raise PlayerSpecError(f"{where}: {exc}") from None
-    if not from_text:
+    if not from_text and required:
         for opt in ptype.options:
             if opt.required_in_file and opt.name not in out:
                 raise PlayerSpecError(f"{where}.{opt.name}: the {ptype.name} player needs {opt.help or opt.name}")
@@ -433,4 +467,4 @@ def unknown_option(ptype: PlayerType, key: str, variant: Any = None) -> str:
 
 
 __all__ = ["ALIASES", "GENERIC", "BuildContext", "Option", "OptionError", "PlayerSpec", "PlayerSpecError", "PlayerType",
-           "player_type", "player_types", "unknown_option", "unknown_type"]
+           "make_player", "player_type", "player_types", "settings_spec", "unknown_option", "unknown_type"]

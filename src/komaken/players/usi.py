@@ -19,10 +19,15 @@ from typing import Any
 
 from komaken.errors import KomakenError
 from komaken.game import Game
-from komaken.players.base import DECLARE, RESIGN, PlayerAction
+from komaken.players.base import DECLARE, RESIGN, PlayerAction, PlayerTimeout
 from komaken.shogi.position import Move, Position
 from komaken.usi.client import EngineError, EngineTimeoutError, UsiProcess
 from komaken.usi.go import Go, parse_go
+
+
+class UsiTimeout(EngineTimeoutError, PlayerTimeout):
+    """An engine that did not answer in time and was killed: the game loop's
+    :class:`~komaken.players.base.PlayerTimeout` (a loss on time)."""
 
 
 class UsiPlayer:
@@ -113,7 +118,10 @@ class UsiPlayer:
     def new_game(self, seed: int | None = None) -> None:
         assert self._eng is not None
         self._eng.send("usinewgame")
-        self._ready()
+        try:
+            self._ready()
+        except EngineTimeoutError as exc:
+            raise UsiTimeout(str(exc), exc.waited, exc.expected) from exc
 
     def choose(self, position: Game[Any]) -> Move | PlayerAction:
         """The engine's answer; raises :class:`EngineTimeoutError` when it is late (and killed)."""
@@ -131,7 +139,7 @@ class UsiPlayer:
         try:
             t, line = eng.until_timed("bestmove", limit)[-1]
         except EngineTimeoutError as exc:
-            raise EngineTimeoutError(f"USI engine {self.name!r} gave no bestmove within {limit:.3g} s at move "
+            raise UsiTimeout(f"USI engine {self.name!r} gave no bestmove within {limit:.3g} s at move "
                                      f"{position.ply + 1}; killed it", limit, "bestmove") from exc
         self.last_reply = t - t0
         return _answer(self.name, line)
@@ -174,4 +182,4 @@ def _answer(name: str, line: str) -> Move | PlayerAction:
         raise EngineError(f"USI engine {name!r} answered {line!r}, which is not a move") from None
 
 
-__all__ = ["EngineError", "EngineTimeoutError", "UsiPlayer"]
+__all__ = ["EngineError", "EngineTimeoutError", "UsiPlayer", "UsiTimeout"]

@@ -15,11 +15,12 @@ from collections.abc import Mapping
 from typing import Any
 
 from komaken.errors import IllegalMoveError, KomakenError
-from komaken.games import GameSpec, termination_with_japanese
+from komaken.games import GameSpec, RecordIO, termination_with_japanese
 from komaken.players.base import Player
 from komaken.players.registry import SEED, BuildContext, Option, OptionError, PlayerType
 from komaken.shogi.position import Move, Position
-from komaken.shogi.variant import Variant, load_variant
+from komaken.shogi.presentation import PRESENTATION, read_record, write_record
+from komaken.shogi.variant import Variant, load_variant, shipped_variants
 
 
 def parse_move(position: Position, text: str) -> Move:
@@ -190,7 +191,7 @@ PLAYERS = {
                 "(default: the go time control + grace)", 0.001, 86400.0),
          Option("grace", "seconds", "seconds added to the go time control for the deadline", 0.0, 3600.0),
          Option("timeout", "seconds", "seconds for usi/isready answers", 0.001, 86400.0)),
-        positional="command"),
+        positional="command", remote=False),
 }
 
 
@@ -206,6 +207,7 @@ GAME = GameSpec(
     load_variant=load_variant,
     default_variant="shogi",
     lab_variant="minishogi",  # the lab's first studies were on 5×5, and its quick runs still are
+    variants=tuple(shipped_variants()),
     players=PLAYERS,
     default_opponent="engine:movetime=1",
     side_names=("sente (▲)", "gote (△)"),
@@ -213,6 +215,8 @@ GAME = GameSpec(
     svg=_svg,
     can_declare=Position.can_declare,
     termination_text=termination_with_japanese,
+    record_io=RecordIO(("kif", "ki2", "csa", "usi"), write_record, read_record),
+    presentation=PRESENTATION,
 )
 
 __all__ = ["GAME", "PLAYERS", "describe_move", "parse_move"]

@@ -6,8 +6,10 @@ that are known to be in range; whatever is wrong becomes a :class:`BadRequest` n
 or ``null`` takes its default (``None`` here); a field the schema does not know is refused, so a
 misspelt setting is never silently ignored.
 
-The limits of the computer players' settings live here (:data:`LIMITS`); ``GET /api/games``
-sends them with each game so the page's input boxes offer exactly what the server accepts.
+A computer player's settings are checked against the ranges of its registry options
+(:class:`komaken.players.registry.Option`), the same ranges ``GET /api/games`` sends with each
+game (:func:`komaken.web._games.player_kinds`), so the page's input boxes offer exactly what the
+server accepts.
 """
 
 from __future__ import annotations
@@ -20,6 +22,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from komaken.errors import KomakenError
+from komaken.players.registry import Option
 from komaken.web import _games as G
 from komaken.web._guard import MAX_BODY
 from komaken.web.experiments import MAX_PER_PAGE
@@ -49,8 +52,8 @@ def _shown(value: Any) -> str:
 
 
 def _number(x: float) -> str:
-    if isinstance(x, int) and x.bit_length() > 64:
-        return "a number of many digits"
+    if isinstance(x, int):
+        return "a number of many digits" if x.bit_length() > 64 else str(x)
     return str(int(x)) if math.isfinite(x) and float(x).is_integer() and abs(x) < 1e16 else f"{x:g}"
 
 
@@ -130,6 +133,16 @@ class Choice:
 
 
 @dataclass(frozen=True)
+class Flag:
+    """``true`` or ``false``."""
+
+    def check(self, value: Any, field: str) -> bool:
+        if not isinstance(value, bool):
+            raise BadRequest(f"{_shown(value)} is not true or false", field)
+        return value
+
+
+@dataclass(frozen=True)
 class Obj:
     """A JSON object (checked further once its context is known, as a player is with its game)."""
 
@@ -141,7 +154,7 @@ class Obj:
         return value
 
 
-Rule = Num | Text | Choice | Obj
+Rule = Num | Text | Choice | Flag | Obj
 
 
 def fields(data: Any, schema: Mapping[str, Rule], where: str = "") -> dict[str, Any]:
@@ -231,38 +244,36 @@ GAMES_QUERY: dict[str, Num | Text | Choice] = {
     "min_plies": Num(0, 10**6), "max_plies": Num(0, 10**6),
 }
 
+
 def query_limits(schema: Mapping[str, Num | Text | Choice]) -> dict[str, dict[str, Any]]:
     """The numeric parameters' limits, for the page's input boxes."""
     return {k: rule.to_json() for k, rule in schema.items() if isinstance(rule, Num)}
 
 
 # ---- players -----------------------------------------------------------------------------------
-SEED = Num(0, 2**31)
-#: The settings of each computer player, by (game kind, player kind); ``seed`` is taken by all.
-LIMITS: dict[tuple[str, str], dict[str, Num]] = {
-    ("shogi", "engine"): {"movetime": Num(0.01, 60, whole=False, unit="s"), "depth": Num(1, 30),
-                          "nodes": Num(1, 10**9)},
-    ("shogi", "thesis"): {"depth": Num(1, 6)},
-    ("chess", "engine"): {"depth": Num(1, 6)},
-    ("reversi", "engine"): {"depth": Num(1, 12)},
-}
+#: Bounds for a number option the registry leaves open: no setting of a player is larger.
+OPEN = 2.0**63
+#: A number option's kind: whether it takes whole numbers only, and its unit.
+NUMBERS = {"int": (True, ""), "float": (False, ""), "seconds": (False, "s")}
+
+
+def option_rule(opt: Option) -> Rule:
+    """The rule for a player option the page may set (a number or a switch, never a file name or
+    a table: :data:`komaken.web._games.UNSETTABLE`), with the registry option's own range."""
+    if opt.kind not in NUMBERS:
+        return Flag()
+    whole, unit = NUMBERS[opt.kind]
+    lo = -OPEN if opt.low is None else opt.low
+    hi = OPEN if opt.high is None else opt.high
+    return Num(lo, hi, whole=whole, unit=unit)
 
 
 def side(value: dict[str, Any] | None, field: str, info: G.GameInfo, default: str) -> dict[str, Any]:
-    """A player for one side of a game of ``info``: ``{"kind", ...its settings}``, in range."""
+    """A player for one side of a game of ``info``: ``{"kind", ...its settings}``, each setting
+    one the page offers (:func:`komaken.web._games.offered`) and within its registry range."""
     spec = {"kind": default} if value is None else value
-    kinds = tuple(p["kind"] for p in G.player_kinds(info))
+    kinds = tuple(p["kind"] for p in G.player_kinds(info.spec))  # in the order the page lists them
     kind = Choice(kinds).check(spec.get("kind", "human"), f"{field}.kind")
     schema: dict[str, Rule] = {"kind": Text(16)}
-    if kind != "human":
-        schema.update(seed=SEED, **LIMITS.get((info.kind, kind), {}))
+    schema.update({o.name: option_rule(o) for o in G.offered(info.spec)[kind].options if o.kind not in G.UNSETTABLE})
     return {k: v for k, v in fields(spec, schema, field).items() if v is not None} | {"kind": kind}
-
-
-def game_json(info: G.GameInfo) -> dict[str, Any]:
-    """A game as ``GET /api/games`` lists it: each player with the limits of its settings."""
-    doc = info.to_json()
-    for p in doc["players"]:
-        limits = LIMITS.get((info.kind, p["kind"]), {})
-        p["limits"] = {name: limits[name].to_json() for name in p.get("settings", [])}
-    return doc

@@ -67,7 +67,7 @@ class Api:
 
     # ---- play ------------------------------------------------------------------------------------
     async def game_list(self, request: Request) -> Response:
-        return _json({"games": [F.game_json(g) for g in self.games.values()]})
+        return _json({"games": [g.to_json() for g in self.games.values()]})
 
     def session(self, request: Request) -> Session:
         s = self.sessions.get(request.path_params["sid"])
@@ -90,7 +90,7 @@ class Api:
             pos = G.new_position(info, start)
         s = Session(info, pos, sides, names)
         self.sessions.add(s)
-        s.kick()
+        await s.start()
         return _json(s.state(), 201)
 
     async def get_state(self, request: Request) -> Response:
@@ -99,24 +99,19 @@ class Api:
     async def move(self, request: Request) -> Response:
         s = self.session(request)
         data = await _body(request, F.MOVE)
-        s.play(data["move"] or "")
-        s.publish_state()
-        s.kick()
+        await s.play(data["move"] or "")
         return _json(s.state())
 
     async def undo(self, request: Request) -> Response:
         s = self.session(request)
         await _body(request, F.NOTHING)
-        s.undo()
-        s.publish_state()
-        s.kick()
+        await s.undo()
         return _json(s.state())
 
     async def resign(self, request: Request) -> Response:
         s = self.session(request)
         await _body(request, F.NOTHING)
-        s.resign()
-        s.publish_state()
+        await s.resign()
         return _json(s.state())
 
     async def play_events(self, request: Request) -> Response:
@@ -126,9 +121,8 @@ class Api:
 
     async def play_record(self, request: Request) -> Response:
         s = self.session(request)
-        fmt = _query(request, F.RECORD_QUERY)["format"] or "kif"
-        over = s.result or s.pos.outcome()
-        text = G.record_text(s.info, s.pos, fmt, (s.names[0], s.names[1]), over)
+        fmt = _query(request, F.RECORD_QUERY)["format"] or s.info.spec.text_formats[0]
+        text = G.record_text(s.info, s.pos, fmt, (s.names[0], s.names[1]), s.result)
         return _download(text, f"komaken-{s.info.id}.{fmt}")
 
     # ---- experiments -----------------------------------------------------------------------------

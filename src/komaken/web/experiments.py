@@ -248,7 +248,7 @@ def _replay_doc(exp: Experiment, row: GameRow, gid: int) -> dict[str, Any]:
     doc: dict[str, Any] = {"id": gid, "pairing": row.pairing, "game_index": row.game_index, "a": row.a, "b": row.b,
                            "result": row.result, "reason": row.reason, "sente": row.sente, "plies": row.plies,
                            "seconds": row.seconds, "game": info.to_json(), "moves": moves, "frames": []}
-    if info.kind == "other":
+    if not info.shown:
         doc["labels"] = moves
         return doc
     try:
@@ -267,7 +267,7 @@ def _replay_doc(exp: Experiment, row: GameRow, gid: int) -> dict[str, Any]:
 
 
 def _frame(pos: Any, info: G.GameInfo) -> dict[str, Any]:
-    return {"board": G.board_json(pos, info), "position": G.position_text(pos)}
+    return {"board": G.board_json(pos, info), "position": G.position_text(info, pos)}
 
 
 def _filters(query: dict[str, Any]) -> tuple[list[str], list[Any]]:

@@ -1,73 +1,205 @@
-"""Play sessions: one game in progress per session, its players, and its live event stream.
+"""Play sessions: one game per session, played by the one game loop (:func:`komaken.match.play_game`).
 
-All changes to a session happen on the server's event loop; a computer player thinks on a
-*copy* of the position in a worker thread (the engine's numba kernels release the GIL), and its
-progress (depth, score, principal variation) is published to every listener of the session as
-it arrives.  A generation counter makes a search that was overtaken (undo, resign) harmless: its
-answer is dropped.
+Each session runs the loop in a thread of its own with the sides' players from the registry;
+a person's side is a :class:`WebHuman`, whose ``choose`` waits for the move the page sends.
+Undo and resign are requests to the loop (:class:`komaken.match.Control`), which stops the
+player that is thinking.  The loop's observer hands every change to the server's event loop,
+where the session keeps a snapshot (a copy of the position, the move labels, who is thinking)
+that requests read and every listener of the session hears as it arrives — the engine's
+progress (depth, score, principal variation) included.
 """
 
 from __future__ import annotations
 
 import asyncio
+import queue
 import secrets
+import threading
 import time
 from collections import OrderedDict
 from typing import Any
 
-from komaken.game import Color, Outcome, Termination
+from komaken.game import Color, Game, Outcome, Termination
+from komaken.match import Control, GameResult, Observer, QuitRequest, play_game
+from komaken.players.base import Interrupted, Player
+from komaken.players.registry import make_player
 from komaken.web import _games as G
 
 MAX_SESSIONS = 64
+IDLE = 3600.0  # seconds a person may leave a move unplayed before the game is stopped
+ANSWER = 30.0  # seconds a request waits for the loop to take it up
+
+
+class WebHuman:
+    """A person at the page: :meth:`choose` waits for :meth:`give` (from the server's thread)."""
+
+    def __init__(self, name: str = "human") -> None:
+        self.name = name
+        self._inbox: queue.Queue[tuple[int, Any] | None] = queue.Queue()
+
+    def new_game(self, seed: int | None = None) -> None:
+        pass
+
+    def give(self, ply: int, move: Any) -> None:
+        """The page's move for the position after ``ply`` plies."""
+        self._inbox.put((ply, move))
+
+    def choose(self, position: Game[Any]) -> Any:
+        deadline = time.monotonic() + IDLE
+        while True:
+            try:
+                item = self._inbox.get(timeout=max(0.0, deadline - time.monotonic()))
+            except queue.Empty:
+                raise QuitRequest(f"no move for {IDLE:g} s: game stopped, nobody resigned") from None
+            if item is None:
+                raise Interrupted
+            ply, move = item
+            if ply == position.ply and move in position.legal_moves():
+                return move  # a move sent for an earlier position (before an undo) is dropped
+
+    def stop(self) -> None:
+        self._inbox.put(None)
+
+    def close(self) -> None:
+        pass
 
 
 class Session:
-    """A game being played in the browser."""
+    """A game being played in the browser; create it on the server's event loop."""
 
-    def __init__(self, info: G.GameInfo, pos: Any, sides: list[dict[str, Any]],
+    def __init__(self, info: G.GameInfo, pos: Game[Any], sides: list[dict[str, Any]],
                  names: dict[str, str | None] | None = None) -> None:
         self.id = secrets.token_urlsafe(12)
         self.info = info
-        self.pos = pos
-        self.sides = sides
-        self.players = [G.make_player(info, s) for s in sides]
-        self.start_ply = pos.ply
+        self.sides = sides  # as komaken.web._fields.side checked them
+        self.players: list[Player] = [self._player(i, s, names) for i, s in enumerate(self.sides)]
+        self.humans = [Color(i) for i, p in enumerate(self.players) if isinstance(p, WebHuman)]
+        self.names = [p.name for p in self.players]
+        self.control = Control()
+        self.loop = asyncio.get_running_loop()
+        self.listeners: set[asyncio.Queue[dict[str, Any]]] = set()
+        self._waiters: list[asyncio.Future[None]] = []
+        # the snapshot, changed on the event loop only
+        self.pos = pos.copy()
         self.labels: list[str] = []
         self.ids: list[str] = []
-        self.result: Outcome | None = None
-        self.listeners: set[asyncio.Queue[dict[str, Any]]] = set()
         self.thinking: dict[str, Any] | None = None
-        self.generation = 0
-        self.task: asyncio.Task[None] | None = None
-        self.task_generation = -1
-        self.names = [self._name(0, names), self._name(1, names)]
-        self.touched = time.monotonic()
-        self.engine_ms: list[float] = []
+        self.waiting: Color | None = None
+        self.result: Outcome | None = None
+        self.detail = ""
         self.version = 0
+        self.touched = time.monotonic()
+        self._thread = threading.Thread(target=self._run, args=(pos,), daemon=True, name=f"game-{self.id}")
 
-    def _name(self, color: int, names: dict[str, str | None] | None) -> str:
-        p = self.players[color]
-        given = (names or {}).get(("black", "white")[color])
-        return p.name if p is not None else (given or "human")
+    def _player(self, color: int, side: dict[str, Any], names: dict[str, str | None] | None) -> Player:
+        if side.get("kind", "human") == "human":
+            return WebHuman((names or {}).get(("black", "white")[color]) or "human")
+        try:
+            return make_player(side, self.info.spec, self.info.variant)
+        except ValueError as exc:
+            raise G.GameInputError(f"{('black', 'white')[color]}: {exc}") from None
 
-    # ---- state ------------------------------------------------------------------------------
+    # ---- the loop's thread ------------------------------------------------------------------
+    def _run(self, pos: Game[Any]) -> None:
+        try:
+            play_game(pos, self.players, _Watch(self), game=self.info.spec, control=self.control)
+        except Exception as exc:  # noqa: BLE001 - a fault outside the players: the page hears it
+            self.post(True, result=Outcome(Termination.ABORTED, None), detail=f"crash: {type(exc).__name__}: {exc}",
+                      thinking=None, waiting=None)
+        finally:
+            for p in self.players:
+                p.close()
+
+    def post(self, settled: bool = False, **changes: Any) -> None:
+        """From the loop's thread: apply ``changes`` to the snapshot on the event loop."""
+        try:
+            self.loop.call_soon_threadsafe(self._apply, settled, changes)
+        except RuntimeError:  # the server's event loop has closed (shut down): nobody is left to tell
+            pass
+
+    def _apply(self, settled: bool, changes: dict[str, Any]) -> None:
+        info = changes.pop("info", None)
+        for key, value in changes.items():
+            setattr(self, key, value)
+        if info is not None:
+            if self.thinking is not None:
+                self.thinking = {**self.thinking, **info}
+                self.publish({"type": "thinking", **self.thinking})
+            return
+        if self.result is not None and self.detail.startswith("crash"):
+            self.publish({"type": "error", "error": self.detail})
+        self.publish_state()
+        if settled:
+            waiters, self._waiters = self._waiters, []
+            for w in waiters:
+                if not w.done():
+                    w.set_result(None)
+
+    # ---- requests (event loop) --------------------------------------------------------------
+    async def start(self) -> None:
+        """Start the game; returns once the first player is being asked (or the game is over)."""
+        await self._settle(self._thread.start)
+
+    async def _settle(self, action: Any) -> None:
+        """Do ``action`` and wait until the loop asks a player for a move or the game ends."""
+        done: asyncio.Future[None] = self.loop.create_future()
+        self._waiters.append(done)
+        action()
+        try:
+            await asyncio.wait_for(done, ANSWER)
+        except TimeoutError:
+            raise G.GameInputError(f"the game did not answer within {ANSWER:g} s") from None
+
+    def _human_to_move(self) -> WebHuman | None:
+        player = self.players[int(self.pos.turn)]
+        if self.result is None and self.waiting is self.pos.turn and isinstance(player, WebHuman):
+            return player
+        return None
+
+    async def play(self, text: Any) -> None:
+        """A person's move (``GameInputError`` if it is not a person's turn or not legal)."""
+        if self.result is not None:
+            raise G.GameInputError("the game is over")
+        human = self._human_to_move()
+        if human is None:
+            raise G.GameInputError("it is the computer's turn")
+        move = G.parse_move(self.pos.copy(), self.info, text)
+        ply = self.pos.ply
+        await self._settle(lambda: human.give(ply, move))
+
+    def can_undo(self) -> bool:
+        return self.result is None and bool(self.ids) and bool(self.humans)
+
+    async def undo(self) -> None:
+        """Take back the last move of a person and the computer's replies after it."""
+        if not self.can_undo():
+            raise G.GameInputError("nothing to take back" if self.result is None else "the game is over")
+        await self._settle(lambda: self.control.undo(sides=self.humans))
+
+    async def resign(self) -> None:
+        """The person resigns (the side to move when both or neither side is a person)."""
+        if self.result is not None:
+            raise G.GameInputError("the game is over")
+        turn = self.pos.turn
+        loser = turn if turn in self.humans or not self.humans else self.humans[0]
+        await self._settle(lambda: self.control.resign(loser))
+
+    def close(self) -> None:
+        if self.result is None:
+            self.control.quit("the game's page session was closed")
+
+    # ---- what the page sees -----------------------------------------------------------------
     def state(self) -> dict[str, Any]:
         pos, info = self.pos, self.info
-        over = self.result or pos.outcome()
-        to_move = int(pos.turn)
-        human_turn = over is None and self.players[to_move] is None
         return {
             "type": "state", "id": self.id, "game": info.to_json(), "board": G.board_json(pos, info),
-            "position": G.position_text(pos), "ply": pos.ply, "turn": to_move,
+            "position": G.position_text(info, pos), "ply": pos.ply, "turn": int(pos.turn),
             "moves": [{"label": lb, "id": mid} for lb, mid in zip(self.labels, self.ids, strict=True)],
-            "legal": G.legal_json(pos, info) if human_turn else [],
+            "legal": G.legal_json(pos, info) if self._human_to_move() is not None else [],
             "sides": [{"kind": s.get("kind", "human"), "name": n} for s, n in zip(self.sides, self.names, strict=True)],
-            "side_names": list(G.side_names(info)), "outcome": G.outcome_json(over, info),
-            "thinking": self.thinking, "can_undo": self._can_undo(), "version": self.version,
+            "outcome": G.outcome_json(self.result, info, self.detail),
+            "thinking": self.thinking, "can_undo": self.can_undo(), "version": self.version,
         }
-
-    def _can_undo(self) -> bool:
-        return self.pos.ply > self.start_ply and any(p is None for p in self.players)
 
     def publish(self, event: dict[str, Any]) -> None:
         for q in list(self.listeners):
@@ -79,110 +211,43 @@ class Session:
         self.version += 1
         self.publish(self.state())
 
-    # ---- actions ----------------------------------------------------------------------------
-    def _finished(self) -> bool:
-        if self.result is None:
-            self.result = self.pos.outcome()
-        return self.result is not None
 
-    def play(self, text: str) -> None:
-        """A human's move (``GameInputError`` if it is not the human's turn or not legal)."""
-        if self._finished():
-            raise G.GameInputError("the game is over")
-        if self.players[int(self.pos.turn)] is not None:
-            raise G.GameInputError("it is the computer's turn")
-        self._push(G.parse_move(self.pos, self.info, text))
+class _Watch(Observer):
+    """The loop's observer: each change goes to the session's snapshot (runs in the loop's thread)."""
 
-    def _push(self, move: Any) -> None:
-        if move not in self.pos.legal_moves():
-            raise G.GameInputError(f"illegal move {G.move_id(move)!r} in {G.position_text(self.pos)}")
-        label = G.move_label(self.pos, self.info, move)
-        self.pos.push(move)
-        self.labels.append(label)
-        self.ids.append(G.move_id(move))
-        self._finished()
+    def __init__(self, session: Session) -> None:
+        self.s = session
+        self.labels: list[str] = []
+        self.ids: list[str] = []
 
-    def undo(self) -> None:
-        """Take back the last human move and the computer's replies after it."""
-        if not self._can_undo():
-            raise G.GameInputError("nothing to take back")
-        self._cancel()
-        self.result = None
-        self._pop()
-        while self.pos.ply > self.start_ply and self.players[int(self.pos.turn)] is not None:
-            self._pop()
-
-    def _pop(self) -> None:
-        self.pos.pop()
-        self.labels.pop()
-        self.ids.pop()
-
-    def resign(self) -> None:
-        if self._finished():
-            raise G.GameInputError("the game is over")
-        self._cancel()
-        turn = self.pos.turn
-        humans = [c for c in (Color.BLACK, Color.WHITE) if self.players[c] is None]
-        loser = turn if turn in humans or not humans else humans[0]
-        self.result = Outcome(Termination.RESIGNATION, loser.other)
-
-    def _cancel(self) -> None:
-        self.generation += 1
-        self.thinking = None
-        for p in self.players:
-            if p is not None:
-                p.stop()
-
-    # ---- the computer's turn ----------------------------------------------------------------
-    def kick(self) -> None:
-        """Start the computer thinking if it is its turn and it is not already."""
-        busy = self.task is not None and not self.task.done() and self.task_generation == self.generation
-        if self._finished() or busy:
-            return
-        player = self.players[int(self.pos.turn)]
-        if player is not None:
-            self.task_generation = self.generation
-            self.task = asyncio.get_running_loop().create_task(self._think(player, self.generation))
-
-    async def _think(self, player: G.Thinker, generation: int) -> None:
-        loop = asyncio.get_running_loop()
-        self.thinking = {"side": int(self.pos.turn), "depth": 0, "score": None, "pv": [], "nodes": 0}
-        self.publish_state()
-
-        def info(d: dict[str, Any]) -> None:
-            loop.call_soon_threadsafe(self._on_info, generation, d)
-
-        t0 = time.perf_counter()
-        try:
-            move = await asyncio.to_thread(player.think, self.pos.copy(), info)
-        except Exception as exc:  # a crashed player loses, as in the lab
-            if generation == self.generation:
-                self.thinking = None
-                self.result = Outcome(Termination.ABORTED, None)
-                self.publish({"type": "error", "error": f"{player.name} failed: {exc}"})
-                self.publish_state()
-            return
-        if generation != self.generation:
-            return
-        self.engine_ms.append((time.perf_counter() - t0) * 1000)
-        self.thinking = None
-        mover = self.pos.turn
-        if move == "resign":
-            self.result = Outcome(Termination.RESIGNATION, mover.other)
-        elif move == "declare":
-            self.result = Outcome(Termination.DECLARATION, mover)
+    def thinking(self, position: Game[Any], player: Player) -> None:
+        if isinstance(player, WebHuman):
+            self.s.post(True, waiting=position.turn, thinking=None)
         else:
-            self._push(move)
-        self.publish_state()
-        self.kick()
+            self.s.post(True, waiting=None, thinking={"side": int(position.turn), "depth": 0, "score": None,
+                                                      "pv": [], "nodes": 0})
 
-    def _on_info(self, generation: int, d: dict[str, Any]) -> None:
-        if generation == self.generation and self.thinking is not None:
-            self.thinking = {**self.thinking, **d}
-            self.publish({"type": "thinking", **self.thinking})
+    def progress(self, position: Game[Any], player: Player, result: Any) -> None:
+        p = self.s.info.spec.presentation
+        pv = p.labels(position, list(result.pv)) if p is not None else []
+        self.s.post(info={"depth": result.depth, "score": result.usi_score(), "nodes": result.nodes,
+                          "time": round(result.time_ms / 1000, 3), "pv": pv})
 
-    def close(self) -> None:
-        self._cancel()
+    def move(self, position: Game[Any], move: Any, player: Player, seconds: float) -> None:
+        self.labels.append(G.move_label(position, self.s.info, move))
+        self.ids.append(self.s.info.spec.move_text(move))
+
+    def played(self, position: Game[Any]) -> None:
+        self.s.post(pos=position.copy(), labels=list(self.labels), ids=list(self.ids), thinking=None, waiting=None)
+
+    def undo(self, position: Game[Any], plies: int) -> None:
+        del self.labels[len(self.labels) - plies:]
+        del self.ids[len(self.ids) - plies:]
+        self.played(position)
+
+    def end(self, position: Game[Any], result: GameResult) -> None:
+        self.s.post(True, pos=position.copy(), labels=list(self.labels), ids=list(self.ids), thinking=None,
+                    waiting=None, result=result.outcome, detail=result.detail)
 
 
 class Sessions:

@@ -45,17 +45,17 @@ def blocks_json(blocks: list[tuple[Any, ...]]) -> tuple[list[dict[str, Any]], di
     svgs: dict[str, bytes] = {}
     tables = 0
     for block in blocks:
-        kind = block[0]
-        if kind in ("h1", "h2", "p"):
-            out.append({"kind": kind, "text": block[1]})
-        elif kind == "ul":
+        tag = block[0]
+        if tag in ("h1", "h2", "p"):
+            out.append({"kind": tag, "text": block[1]})
+        elif tag == "ul":
             out.append({"kind": "ul", "items": list(block[1])})
-        elif kind == "table":
+        elif tag == "table":
             tables += 1
             _, caption, header, rows = block
             out.append({"kind": "table", "number": tables, "caption": caption, "header": list(header),
                         "rows": [list(r) for r in rows]})
-        elif kind == "figure":
+        elif tag == "figure":
             _, n, fig = block
             svgs[fig.name] = ('<?xml version="1.0" encoding="utf-8" standalone="no"?>\n' + fig.svg).encode("utf-8")
             out.append({"kind": "figure", "number": n, "name": fig.name, "caption": fig.caption})
@@ -66,14 +66,14 @@ def _build(dbs: Databases, index: Any) -> tuple[dict[str, Any], dict[str, bytes]
     from komaken.web import study
 
     src = dbs.source(index)
-    kind = dbs.kind(src.index) if src.path.exists() else "experiment"
-    members = study.members(dbs) if kind == "study" else [src]
+    is_study = src.path.exists() and dbs.kind(src.index) == "study"
+    members = study.members(dbs) if is_study else [src]
     stamp = tuple(dbs.stamp(s.index) for s in members)  # a study report covers every study database
     with _lock:
         hit = _cache.get(src.index)
         if hit is not None and hit[0] == stamp:
             return hit[1], hit[2]
-        doc, svgs = study.report(dbs, src.index) if kind == "study" else _experiment(dbs, src.index)
+        doc, svgs = study.report(dbs, src.index) if is_study else _experiment(dbs, src.index)
         _cache[src.index] = (stamp, doc, svgs)
         return doc, svgs
 

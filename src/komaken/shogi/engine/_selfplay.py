@@ -7,7 +7,7 @@ budget or a fixed depth, with the same rules the Python :class:`komaken.shogi.en
 tables cleared before every search, a partly searched iteration's root move used only if its
 subtree finished, a declaration when the 27-point rule allows it.  With the same transposition
 table size (``tt_bits`` = log2 of the entries; ``hash_mb = 1`` is 16) and seed, a game here is
-move for move the game :func:`komaken.lab.match.play_game` plays with two ``EnginePlayer``
+move for move the game :func:`komaken.match.play_game` plays with two ``EnginePlayer``
 objects — the tests check it.
 
 Games differ through ``random_plies`` uniformly random legal opening moves (a splitmix64 stream

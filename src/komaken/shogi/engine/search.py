@@ -177,7 +177,8 @@ class Engine:
 
     def _forget_evaluations(self) -> None:
         """Drop the static evaluations kept in the hash table: they were made with the old values."""
-        self._tt_key &= KEY_HIGH
+        if not self._tt_fresh:
+            self._tt_key &= KEY_HIGH
 
     def set_hash(self, hash_mb: int) -> None:
         """Size the transposition table (16 bytes an entry, rounded down to a power of two)."""
@@ -185,11 +186,17 @@ class Engine:
         size = 1 << (entries.bit_length() - 1)
         self._tt_key = np.zeros(size, dtype=np.uint64)
         self._tt_data = np.zeros(size, dtype=np.int64)
+        self._tt_fresh = True  # nothing stored yet: no evaluation to forget, no page touched
 
     def clear(self) -> None:
         """Forget everything learnt (hash table, killers, history)."""
-        self._tt_key[:] = 0
-        self._tt_data[:] = 0
+        # a table nothing was stored in is left alone: writing its zeros would make every page of
+        # it resident, so a player cleared for a game it has not searched yet (each web session's
+        # engine, cleared when the game loop starts) costs no memory until it thinks
+        if not self._tt_fresh:
+            self._tt_key[:] = 0
+            self._tt_data[:] = 0
+            self._tt_fresh = True
         self._killers[:] = 0
         self._history[:] = 0
 
@@ -225,6 +232,7 @@ class Engine:
         if keep_tables is None:
             keep_tables = limits.depth is None and limits.nodes is None
         with self._lock:
+            self._tt_fresh = False
             result = self._search(position, limits, info, keep_tables, multipv)
         if skill is not None and skill.active:
             result = skill.choose(result, self.seed, position.zobrist)

@@ -66,36 +66,44 @@ function setupSides() {
   const g = gameInfo();
   $("#black-legend").textContent = g.side_names[0];
   $("#white-legend").textContent = g.side_names[1];
+  const own = g.formats.filter(f => f !== "txt").map(f => f.toUpperCase());
+  $("#record-formats").textContent = own.length ? `${own.join(", ")}, or a move list` : "a move list";
   // the side that moves first is listed first and played by the human
   $("#black-side").style.order = g.first === 0 ? 1 : 2;
   $("#white-side").style.order = g.first === 1 ? 1 : 2;
   ["black", "white"].forEach((side, i) => {
     const s = $(`#${side}-kind`);
-    s.replaceChildren(...g.players.map(p => el("option", {value: p.kind}, p.kind)));
-    s.value = i === g.first ? "human" : "engine";
+    s.replaceChildren(...g.players.map(p => el("option", {value: p.kind, title: p.help}, p.kind)));
+    s.value = i === g.first ? "human" : (g.players[1] || g.players[0]).kind;
   });
   showOptions();
 }
 
+// the settings of the chosen player type, as the server lists them (numbers in their range, switches)
 function showOptions() {
   const g = gameInfo();
   for (const side of ["black", "white"]) {
     const kind = $(`#${side}-kind`).value;
     const p = g.players.find(x => x.kind === kind) || {settings: []};
-    for (const opt of ["movetime", "depth"]) {
-      const inp = $(`#${side}-${opt}`), lim = (p.limits || {})[opt];
-      inp.closest("label").hidden = !lim;
-      if (lim) Object.assign(inp, {min: lim.min, max: lim.max, step: lim.step});  // what the server accepts
-    }
+    $(`#${side}-settings`).replaceChildren(...p.settings.map(o => settingInput(side, o)));
   }
 }
 
+function settingInput(side, o) {
+  const attrs = {id: `${side}-${o.name}`, "data-name": o.name, "data-kind": o.kind, class: "num", title: o.help};
+  if (o.kind === "bool") return el("label", {class: "opt"}, o.name + " ", el("input", {...attrs, type: "checkbox"}));
+  Object.assign(attrs, {type: "number", step: o.kind === "int" ? "1" : "any"});
+  if (o.low !== null) attrs.min = o.low;
+  if (o.high !== null) attrs.max = o.high;
+  return el("label", {class: "opt"}, o.name + " ", el("input", attrs), o.kind === "seconds" ? " s" : "");
+}
+
 function sideSpec(side) {
-  const kind = $(`#${side}-kind`).value, spec = {kind};
-  for (const opt of ["movetime", "depth"]) {
-    const inp = $(`#${side}-${opt}`);
+  const spec = {kind: $(`#${side}-kind`).value};
+  for (const inp of document.querySelectorAll(`#${side}-settings input`)) {
     const x = Number(inp.value);  // a number too large for JSON goes as typed, for the server to name
-    if (!inp.closest("label").hidden && inp.value !== "") spec[opt] = Number.isFinite(x) ? x : inp.value;
+    if (inp.type === "checkbox") { if (inp.checked) spec[inp.dataset.name] = true; }
+    else if (inp.value !== "") spec[inp.dataset.name] = Number.isFinite(x) ? x : inp.value;
   }
   return spec;
 }
@@ -172,8 +180,7 @@ function chooseMove(cands) {
   $("#promo").hidden = false;
 }
 
-const CHOICE_WORDS = {"成": "成 promote", "不成": "不成 keep", Q: "♛ queen", R: "♜ rook", B: "♝ bishop", N: "♞ knight"};
-const choiceLabel = (m) => CHOICE_WORDS[m.choice] || m.choice || m.id;
+const choiceLabel = (m) => play.state.game.choices[m.choice] || m.choice || m.id;
 
 function pickChoice(m) {
   play.pendingPromo = null;
@@ -198,7 +205,7 @@ function render() {
   const [top, bottom] = play.flip ? [0, 1] : [1, 0];
   for (const [elId, side] of [["#hand-top", top], ["#hand-bottom", bottom]]) {
     drawHand($(elId), b.hands ? b.hands[side] : null, side, {selected: play.selected, side: st.turn,
-      canDrop: humanTurn && side === st.turn, onHand});
+      canDrop: humanTurn && side === st.turn, onHand, marks: b.hand_marks, empty: b.hand_empty});
   }
   $("#moves").replaceChildren(...st.moves.map((m, i) => el("li", {"data-ply": i + 1}, m.label)));
   $("#moves").classList.toggle("numbered", !!st.game.numbered);  // labels carry their own move numbers
@@ -218,12 +225,14 @@ function renderStatus() {
   const st = play.state, o = st.outcome;
   let text;
   if (o) {
-    const who = o.winner === null ? "draw" : `${st.side_names[o.winner === "black" ? 0 : 1]} wins`;
-    text = `${o.japanese} (${o.reason}): ${who} after ${st.ply} moves`;
+    const names = st.game.side_names;
+    const who = o.winner === null ? (o.reason === "aborted" ? "no result" : "draw")
+      : `${names[o.winner === "black" ? 0 : 1]} wins`;
+    text = `${o.japanese} (${o.reason}): ${who} after ${st.ply} moves` + (o.detail ? ` — ${o.detail}` : "");
   } else {
-    text = `${st.side_names[st.turn]} to move (${st.sides[st.turn].name})` + (st.board.check ? ` — ${st.board.check_label || "check"}` : "");
+    text = `${st.game.side_names[st.turn]} to move (${st.sides[st.turn].name})` + (st.board.check ? ` — ${st.board.check_label || "check"}` : "");
   }
-  if (st.board.score) text += ` · discs ${st.board.score[0]}–${st.board.score[1]}`;
+  if (st.board.note) text += ` · ${st.board.note}`;
   $("#status").textContent = text;
   $("#status").classList.toggle("over", !!o);
 }
@@ -386,8 +395,9 @@ function showPly(n) {
   const f = doc.frames[n];
   drawBoard($("#r-board"), f.board, {flip: games.flip});
   const [top, bottom] = games.flip ? [0, 1] : [1, 0];
-  drawHand($("#r-hand-top"), f.board.hands ? f.board.hands[top] : null, top, {});
-  drawHand($("#r-hand-bottom"), f.board.hands ? f.board.hands[bottom] : null, bottom, {});
+  const marks = {marks: f.board.hand_marks, empty: f.board.hand_empty};
+  drawHand($("#r-hand-top"), f.board.hands ? f.board.hands[top] : null, top, marks);
+  drawHand($("#r-hand-bottom"), f.board.hands ? f.board.hands[bottom] : null, bottom, marks);
   $("#r-slider").value = n;
   $("#r-ply").textContent = `ply ${n} / ${doc.frames.length - 1}`;
   $("#r-position").textContent = f.position;

@@ -1,8 +1,9 @@
-// komaken board component: draws the board JSON of komaken.web._games as SVG (no libraries).
+// komaken board component: draws a game's board JSON (komaken.presentation) as SVG (no libraries).
 // drawBoard(el, board, opts) — opts: {flip, selected, targets: Set of square ids, onSquare(id, how),
 // dragFrom(id) -> bool}. Hands are drawn with drawHand(el, pieces, side, opts).
-// It knows no rules: a board is cells (id, piece, shade) in rows, and every game's moves are
-// "from a square (or the hand) to a square", told apart by a choice when several share both.
+// It knows no game: a board is cells (id, piece, shade) in rows drawn as board.look says (cell size,
+// colours, piece shape), and every game's moves are "from a square (or the hand) to a square",
+// told apart by a choice when several share both.
 "use strict";
 
 const SVGNS = "http://www.w3.org/2000/svg";
@@ -14,18 +15,13 @@ function svgEl(tag, attrs, text) {
   return e;
 }
 
-const STYLES = {
-  shogi: {cell: 52, bg: "#f0d59a", line: "#6b4b1b"},
-  disc: {cell: 52, bg: "#2e7d4f", line: "#14412a"},
-  mark: {cell: 96, bg: "#fbfbf7", line: "#333"},
-  chess: {cell: 56, bg: "#f0d9b5", line: "#8b6b43", dark: "#b58863", thin: true},
-};
-
 function drawBoard(el, board, opts) {
   opts = opts || {};
-  const st = STYLES[board.style] || STYLES.shogi;
-  const W = board.width, H = board.height, S = st.cell, M = board.style === "mark" ? 6 : 22;
-  const svg = svgEl("svg", {viewBox: `0 0 ${W * S + 2 * M} ${H * S + 2 * M}`, class: "board-svg board-" + board.style,
+  const look = board.look, shape = look.shape;
+  const st = {cell: look.cell, bg: look.background, line: look.line, dark: look.dark, thin: !look.grid};
+  const coords = board.files.length || board.ranks.length;
+  const W = board.width, H = board.height, S = st.cell, M = coords ? 22 : 6;
+  const svg = svgEl("svg", {viewBox: `0 0 ${W * S + 2 * M} ${H * S + 2 * M}`, class: "board-svg board-" + shape,
                             width: W * S + 2 * M, height: H * S + 2 * M});
   svg.appendChild(svgEl("rect", {x: M, y: M, width: W * S, height: H * S, fill: st.bg, stroke: st.line, "stroke-width": 2}));
   const last = board.last || {};
@@ -43,7 +39,7 @@ function drawBoard(el, board, opts) {
     if (fill !== "transparent" && cell.shade && st.dark && fill !== st.dark) {  // a marked dark square stays darker
       g.appendChild(svgEl("rect", {x, y, width: S, height: S, fill: "rgba(0, 0, 0, 0.12)", "pointer-events": "none"}));
     }
-    if (cell.piece) g.appendChild(pieceEl(board.style, cell.piece, x + S / 2, y + S / 2, S, opts.flip));
+    if (cell.piece) g.appendChild(pieceEl(shape, cell.piece, x + S / 2, y + S / 2, S, opts.flip));
     if (opts.targets && opts.targets.has(cell.id)) {
       g.appendChild(svgEl("circle", {cx: x + S / 2, cy: y + S / 2, r: cell.piece ? S * 0.44 : S * 0.13,
         fill: cell.piece ? "none" : "rgba(20, 60, 200, 0.55)", stroke: "rgba(20, 60, 200, 0.7)",
@@ -61,16 +57,16 @@ function drawBoard(el, board, opts) {
   attachInput(svg, opts);
 }
 
-function pieceEl(style, p, cx, cy, S, flip) {
-  if (style === "disc") {
+function pieceEl(shape, p, cx, cy, S, flip) {
+  if (shape === "disc") {
     return svgEl("circle", {cx, cy, r: S * 0.4, fill: p.side === 0 ? "#111" : "#f4f4f4", stroke: "#000", class: "piece"});
   }
-  if (style === "chess") {  // solid glyphs, filled by side (side 1 is white)
+  if (shape === "glyph") {  // solid figurines, filled by side (side 1 is white)
     return svgEl("text", {x: cx, y: cy + S * 0.3, "font-size": S * 0.82, "text-anchor": "middle", class: "piece",
       fill: p.side === 1 ? "#fff" : "#111", stroke: "#111", "stroke-width": p.side === 1 ? 1.4 : 0.6,
       "font-family": "'DejaVu Sans', 'Segoe UI Symbol', sans-serif"}, p.label);
   }
-  if (style === "mark") {
+  if (shape === "mark") {
     return svgEl("text", {x: cx, y: cy + S * 0.2, "font-size": S * 0.62, "text-anchor": "middle",
       fill: p.side === 0 ? "#b3261e" : "#1e4fb3", class: "piece"}, p.label);
   }
@@ -136,12 +132,12 @@ function drawHand(el, pieces, side, opts) {
   el.setAttribute("data-side", side);
   const mark = document.createElement("span");
   mark.className = "hand-mark";
-  mark.textContent = side === 0 ? "☗" : "☖";
+  mark.textContent = (opts.marks || ["▲", "△"])[side];
   el.appendChild(mark);
   if (!pieces.length) {
     const none = document.createElement("span");
     none.className = "hand-none";
-    none.textContent = "なし";
+    none.textContent = opts.empty || "-";
     el.appendChild(none);
   }
   for (const p of pieces) {

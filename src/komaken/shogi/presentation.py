@@ -1,0 +1,89 @@
+"""Shogi's presentation and record parts of its :class:`~komaken.games.GameSpec`: the board as
+the web page draws it (kanji on pieces that point at the opponent, hands, kansuji ranks), moves
+as from→to with a 成/不成 choice, Japanese move labels, and KIF/KI2/CSA/USI records.
+
+>>> from komaken.shogi import Position
+>>> pos = Position.start("minishogi")
+>>> board = PRESENTATION.board(pos)
+>>> board["cells"][0]
+{'id': '5a', 'piece': {'label': '飛', 'side': 1, 'kind': 'R', 'promoted': False}}
+>>> board["ranks"], board["hands"]
+(['一', '二', '三', '四', '五'], [[], []])
+>>> PRESENTATION.move(Move.from_usi("2b2a+"))
+{'from': '2b', 'to': '2a', 'drop': None, 'choice': '成', 'pass': False}
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from komaken.errors import KomakenError
+from komaken.game import Color, Game, Outcome
+from komaken.presentation import Look, Presentation, grid_cells
+from komaken.shogi._names import KANJI
+from komaken.shogi.display import KANSUJI
+from komaken.shogi.notation import japanese_marked
+from komaken.shogi.position import Move, Position, Square
+
+
+def board(pos: Position) -> dict[str, Any]:
+    width, height = pos.variant.width, pos.variant.height
+
+    def square(col: int, row: int) -> tuple[str, dict[str, Any] | None]:
+        sq = Square(width - col, row + 1)
+        p = pos.piece_at((sq.file, sq.rank))
+        piece = None if p is None else {"label": KANJI[p.kind], "side": int(p.color), "kind": p.kind,
+                                        "promoted": p.kind.startswith("+")}
+        return sq.usi(), piece
+
+    last = pos.peek()
+    check = None
+    if pos.is_check():
+        check = next((sq.usi() for sq, p in pos.pieces() if p.kind == "K" and p.color is pos.turn), None)
+    return {"width": width, "height": height, "look": Look().to_json(), "cells": grid_cells(width, height, square),
+            "hands": [[{"kind": k, "label": KANJI[k], "n": n} for k, n in pos.hand(c).items()]
+                      for c in (Color.BLACK, Color.WHITE)],
+            "hand_marks": ["☗", "☖"], "hand_empty": "なし",
+            "files": [str(f) for f in range(width, 0, -1)], "ranks": KANSUJI[1:height + 1],
+            "last": None if last is None else {"from": last.from_square.usi() if last.from_square else None,
+                                               "to": last.to_square.usi()},
+            "check": check, "check_label": "王手 check", "note": None}
+
+
+def move(m: Move) -> dict[str, Any]:
+    return {"from": m.from_square.usi() if m.from_square else None, "to": m.to_square.usi(), "drop": m.drop,
+            "choice": "成" if m.promotion else "不成", "pass": False}
+
+
+PRESENTATION = Presentation(
+    board=board,
+    size=lambda variant: (variant.width, variant.height),
+    move=move,
+    label=japanese_marked,
+    side_names=("▲ sente", "△ gote"),
+    choices={"成": "成 promote", "不成": "不成 keep"},
+)
+
+
+def write_record(pos: Game[Any], fmt: str, names: tuple[str | None, str | None], outcome: Outcome | None,
+                 comment: str | None) -> str:
+    """The game as KIF, KI2, CSA or USI (:mod:`komaken.records`)."""
+    from komaken.records import GameRecord, dumps, kif
+
+    assert isinstance(pos, Position)
+    rec = GameRecord.from_position(pos, black=names[0], white=names[1], result=outcome, comment=comment)
+    return kif.dumps(rec) if fmt == "kif" else dumps(rec, fmt)  # type: ignore[arg-type]
+
+
+def read_record(text: str, variant: Any) -> tuple[Game[Any], tuple[str | None, str | None]]:
+    """The position at the end of a KIF/KI2/CSA/USI record and the players' names."""
+    from komaken.records import parse
+
+    try:
+        rec = parse(text, variant=variant)
+        return rec.position(), (rec.black, rec.white)
+    except (IndexError, KeyError) as exc:
+        raise KomakenError(f"record: {exc}") from None
+
+
+__all__ = ["PRESENTATION", "read_record", "write_record"]
