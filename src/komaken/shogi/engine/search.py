@@ -232,8 +232,10 @@ class Engine:
         if keep_tables is None:
             keep_tables = limits.depth is None and limits.nodes is None
         with self._lock:
-            self._tt_fresh = False
-            result = self._search(position, limits, info, keep_tables, multipv)
+            try:
+                result = self._search(position, limits, info, keep_tables, multipv)
+            finally:  # after the search: its own clear() marks the table fresh before storing
+                self._tt_fresh = False
         if skill is not None and skill.active:
             result = skill.choose(result, self.seed, position.zobrist)
         return result
