@@ -34,6 +34,7 @@ _HEAD = 'width = 5\nheight = 5\npromotion_zone = 1\nstart = "rbsgk/4p/5/P4/KGSBR
     ('[pieces.R]\nkanji = 5\n', r"pieces\.R\.kanji must be a string, not 5"),
     ('[pieces.R]\nname = " rook"\n', r"pieces\.R\.name must be one line without spaces around it"),
     ('[pieces.R]\nkanji = "金"\n', r"pieces\.R\.kanji: '金' names G too"),
+    ('[pieces.R]\nkanji = "キ"\n[pieces.B]\nkanji_move = "キ"\n', r"pieces\.B\.kanji_move: 'キ' names R too"),
 ])
 def test_bad_piece_tables_and_rules_name_the_file_and_key(tail: str, message: str) -> None:
     with pytest.raises(VariantError, match=r"my\.toml: .*" + message):

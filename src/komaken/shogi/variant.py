@@ -173,13 +173,12 @@ class Variant:
             if getattr(self, key) and kings != [1, 1]:
                 raise VariantError(f"{where}: rules.{key} needs one king (K) on each side in the start position, "
                                    f"not {kings[0]} and {kings[1]}")
+        seen: dict[str, str] = {}
         for table in ("kanji", "kanji_move"):
-            seen: dict[str, str] = {}
             for letter in self.piece_letters:
                 name = getattr(self.names, table)[letter]
-                if name in seen:  # a diagram or a move naming it could not be read back
+                if seen.setdefault(name, letter) != letter:  # a diagram or a move could not be read back
                     raise VariantError(f"{where}: pieces.{letter}.{table}: {name!r} names {seen[name]} too")
-                seen[name] = letter
 
     def _check_capacity(self, where: str) -> None:
         """Refuse a piece set the kernels' fixed-size buffers cannot hold."""
