@@ -4,6 +4,8 @@ from __future__ import annotations
 
 import random
 import time
+from pathlib import Path
+from typing import Any
 
 import pytest
 
@@ -115,6 +117,38 @@ def test_tables_kept_between_timed_searches_only() -> None:
     engine.search(pos, Limits(nodes=500))
     engine.search(pos, Limits(depth=2, movetime=1.0))
     assert clears == [1, 1]
+
+
+def resident_kb(table: Any) -> int:
+    """Resident kB of the memory mapping that holds ``table``'s data (Linux ``/proc/self/smaps``)."""
+    address, inside = table.ctypes.data, False
+    for line in Path("/proc/self/smaps").read_text().splitlines():
+        head = line.split()[0]
+        if "-" in head and not head.endswith(":"):
+            low, high = (int(x, 16) for x in head.split("-"))
+            inside = low <= address < high
+        elif inside and head == "Rss:":
+            return int(line.split()[1])
+    raise AssertionError("no mapping holds the table")
+
+
+@pytest.mark.skipif(not Path("/proc/self/smaps").exists(), reason="needs Linux /proc/self/smaps")
+def test_tables_cost_memory_only_while_used() -> None:
+    """An engine that has not searched holds none of its tables' pages, however full the
+    allocator's heap is (a long-running server makes engines for sessions that may never think);
+    a search makes them resident, clear() and close() give them back."""
+    churn = [bytearray(1 << 20) for _ in range(40)]  # freed blocks the allocator could hand out
+    del churn[:-1]
+    player = EnginePlayer("minishogi", depth=3, hash_mb=16)
+    tables = lambda: (player.engine._tt_key, player.engine._tt_data, player.engine._mbuf,  # noqa: E731
+                      player.engine._sbuf, player.engine._history)
+    player.new_game()
+    assert [resident_kb(t) for t in tables()] == [0] * 5
+    player.choose(Position.start("minishogi"))
+    assert resident_kb(player.engine._tt_key) > 0 and resident_kb(player.engine._mbuf) > 0
+    player.close()
+    assert [resident_kb(t) for t in tables()][:2] + [resident_kb(player.engine._history)] == [0] * 3
+    assert player.choose(Position.start("minishogi")) in Position.start("minishogi").legal_moves()
 
 
 def test_byoyomi_is_kept() -> None:

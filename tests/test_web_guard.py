@@ -242,6 +242,47 @@ def test_quick_fuzz_never_answers_5xx_and_refusals_change_nothing(app, client, d
     assert set(counts) >= {"shape", "new-game", "deep", "bytes", "type", "origin", "over", "stream", "get", "method"}
 
 
+# ---- game sessions are bounded in number and in time ----------------------------------------------
+class _Watcher:
+    """Stands for an open event stream of a session (what ``event_stream`` adds)."""
+
+    def qsize(self) -> int:
+        return 0
+
+    def put_nowait(self, event: Any) -> None:
+        pass
+
+
+def test_sessions_beyond_the_limit_or_unused_are_dropped_with_a_404_saying_why() -> None:
+    """At most ``limit`` sessions: a new one drops the least recently used that nobody watches,
+    and its game stops; one unused for ``expire`` seconds is dropped at the next request."""
+    app = create_app()
+    sessions = app.state.api.sessions
+    sessions.limit = 2
+    with TestClient(app, headers=SAME_ORIGIN) as c:
+        def start() -> str:  # a person against the engine: the engine never thinks here
+            r = c.post("/api/play", json={"game": "minishogi", "white": {"kind": "engine", "depth": 1}})
+            assert r.status_code == 201, r.text
+            return str(r.json()["id"])
+
+        a, b = start(), start()
+        dropped = sessions.get(b)
+        sessions.get(a).listeners.add(_Watcher())  # a is watched, b is now the most recently used
+        c_ = start()
+        assert len(sessions) == 2
+        gone = c.get(f"/api/play/{b}")
+        assert gone.status_code == 404 and is_json_error(gone.content)
+        assert "least recently used of more than 2" in gone.json()["error"]
+        assert c.post(f"/api/play/{b}/move", json={"move": "2e2d"}).status_code == 404
+        dropped._thread.join(10)
+        assert not dropped._thread.is_alive()  # the dropped game's loop ended
+        assert [c.get(f"/api/play/{sid}").status_code for sid in (a, c_)] == [200, 200]
+        sessions.get(a).listeners.clear()
+        sessions.get(a).touched -= sessions.expire + 1
+        assert c.get(f"/api/play/{c_}").status_code == 200
+        assert c.get(f"/api/play/{a}").status_code == 404 and len(sessions) == 1
+
+
 # ---- the page offers what the server takes ---------------------------------------------------------
 def test_every_setting_the_page_offers_has_its_registry_range_and_it_holds(client) -> None:  # type: ignore[no-untyped-def]
     """The ranges ``GET /api/games`` sends are the player registry's, and the server takes each

@@ -89,7 +89,9 @@ class EnginePlayer:
         self.engine.stop()
 
     def close(self) -> None:
-        pass
+        """Give the engine's tables back to the system (a web session's player stays referenced
+        after its game ended); the player still works, from empty tables."""
+        self.engine.clear()
 
 
 __all__ = ["EnginePlayer"]

@@ -72,7 +72,7 @@ class Api:
     def session(self, request: Request) -> Session:
         s = self.sessions.get(request.path_params["sid"])
         if s is None:
-            raise NotFound("no such game session (it may have expired: start a new game)")
+            raise NotFound(self.sessions.gone)
         return s
 
     async def new_game(self, request: Request) -> Response:

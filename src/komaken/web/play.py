@@ -25,7 +25,8 @@ from komaken.players.base import Interrupted, Player
 from komaken.players.registry import make_player
 from komaken.web import _games as G
 
-MAX_SESSIONS = 64
+MAX_SESSIONS = 64  # game sessions kept; a new one beyond drops the least recently used
+EXPIRE = 3600.0  # seconds without a request or an open event stream before a session is dropped
 IDLE = 3600.0  # seconds a person may leave a move unplayed before the game is stopped
 ANSWER = 30.0  # seconds a request waits for the loop to take it up
 
@@ -251,23 +252,51 @@ class _Watch(Observer):
 
 
 class Sessions:
-    """The sessions of this server, oldest dropped beyond :data:`MAX_SESSIONS`."""
+    """The sessions of this server: at most ``limit``, none left unused for ``expire`` seconds.
 
-    def __init__(self) -> None:
+    A session is used while a request names it or an event stream of it is open.  A new session
+    beyond the limit drops the least recently used one that nobody watches (the least recently
+    used of all when every one is watched); a session unused for ``expire`` seconds is dropped at
+    the next request.  A dropped session's game stops (its engines' tables are given back), and
+    its requests answer 404 with :attr:`gone`.
+    """
+
+    def __init__(self, limit: int = MAX_SESSIONS, expire: float = EXPIRE) -> None:
+        self.limit = limit
+        self.expire = expire
         self._all: OrderedDict[str, Session] = OrderedDict()
 
     def add(self, s: Session) -> None:
+        self._sweep()
         self._all[s.id] = s
-        while len(self._all) > MAX_SESSIONS:
-            _, old = self._all.popitem(last=False)
-            old.close()
+        while len(self._all) > self.limit:
+            others = [sid for sid in self._all if sid != s.id]
+            self._drop(next((sid for sid in others if not self._all[sid].listeners), others[0]))
 
     def get(self, sid: str) -> Session | None:
+        self._sweep()
         s = self._all.get(sid)
         if s is not None:
             self._all.move_to_end(sid)
             s.touched = time.monotonic()
         return s
+
+    @property
+    def gone(self) -> str:
+        """Why a session is not found, for the 404 answer."""
+        return (f"no such game session: it was never started, or it was dropped (unused for {self.expire / 60:g} "
+                f"min, or the least recently used of more than {self.limit}); start a new game")
+
+    def __len__(self) -> int:
+        return len(self._all)
+
+    def _sweep(self) -> None:
+        now = time.monotonic()
+        for sid in [sid for sid, s in self._all.items() if not s.listeners and now - s.touched > self.expire]:
+            self._drop(sid)
+
+    def _drop(self, sid: str) -> None:
+        self._all.pop(sid).close()
 
     def close(self) -> None:
         for s in self._all.values():
@@ -294,6 +323,7 @@ async def event_stream(session: Session, is_disconnected: Any, keepalive: float 
             yield _sse(json.dumps(event, ensure_ascii=False))
     finally:
         session.listeners.discard(q)
+        session.touched = time.monotonic()  # the page has gone: the session is unused from now
 
 
 def _sse(data: str) -> str:

@@ -18,6 +18,7 @@ either way explicitly.
 from __future__ import annotations
 
 import dataclasses
+import mmap
 import threading
 import time
 from collections.abc import Callable, Mapping
@@ -123,6 +124,20 @@ class Alarm(threading.Timer):
         self.finished.set()
 
 
+def fresh_pages(shape: int | tuple[int, ...], dtype: type[np.generic]) -> np.ndarray:
+    """Zeros on anonymous pages of their own, outside the allocator's heap.
+
+    A page costs memory only once it is written, and all of them go back to the system when the
+    array is dropped.  ``np.zeros`` gives no such promise for tables of this size: once glibc has
+    raised its mmap threshold (after any large block is freed) they are carved from the heap,
+    calloc zeroes a reused block by writing it, and every engine made by a long-running server
+    then held its tables resident before it ever thought.
+    """
+    dt = np.dtype(dtype)
+    count = int(np.prod(shape))
+    return np.frombuffer(mmap.mmap(-1, max(1, count * dt.itemsize)), dtype=dt, count=count).reshape(shape)
+
+
 class Engine:
     """A reusable searcher for one variant, value table and set of evaluation terms.
 
@@ -152,11 +167,13 @@ class Engine:
         self.seed = int(seed)
         self.overhead = float(overhead)  # seconds lost per move to process switches and pipes
         self._killers = np.zeros((S.MAX_PLY + 2, 2), dtype=np.int64)
-        self._history = np.zeros((64, 256), dtype=np.int64)
-        self._pv = np.zeros((S.MAX_PLY + 2, S.MAX_PLY + 2), dtype=np.int64)
+        # the large work tables (2.5 MB besides the hash table) on pages of their own: an engine
+        # that never searches (a web session waiting for its person's move) holds none of them
+        self._history = fresh_pages((64, 256), np.int64)
+        self._pv = fresh_pages((S.MAX_PLY + 2, S.MAX_PLY + 2), np.int64)
         self._pvlen = np.zeros(S.MAX_PLY + 2, dtype=np.int64)
-        self._mbuf = np.zeros((S.MAX_PLY + 2, K.MAX_MOVES), dtype=np.int64)
-        self._sbuf = np.zeros((S.MAX_PLY + 2, K.MAX_MOVES), dtype=np.int64)
+        self._mbuf = fresh_pages((S.MAX_PLY + 2, K.MAX_MOVES), np.int64)
+        self._sbuf = fresh_pages((S.MAX_PLY + 2, K.MAX_MOVES), np.int64)
         self._ctl = np.zeros(S.C_SIZE, dtype=np.int64)
         self._acc = np.zeros((S.MAX_PLY + 2, 2), dtype=np.float64)
         self._lock = threading.Lock()
@@ -184,21 +201,22 @@ class Engine:
         """Size the transposition table (16 bytes an entry, rounded down to a power of two)."""
         entries = max(1024, int(hash_mb) * (1 << 20) // 16)
         size = 1 << (entries.bit_length() - 1)
-        self._tt_key = np.zeros(size, dtype=np.uint64)
-        self._tt_data = np.zeros(size, dtype=np.int64)
+        self._tt_key = fresh_pages(size, np.uint64)
+        self._tt_data = fresh_pages(size, np.int64)
         self._tt_fresh = True  # nothing stored yet: no evaluation to forget, no page touched
 
     def clear(self) -> None:
         """Forget everything learnt (hash table, killers, history)."""
-        # a table nothing was stored in is left alone: writing its zeros would make every page of
-        # it resident, so a player cleared for a game it has not searched yet (each web session's
-        # engine, cleared when the game loop starts) costs no memory until it thinks
+        # fresh pages instead of zeros written: writing them would make every page resident, so a
+        # player cleared for a game it has not searched yet (each web session's engine, cleared
+        # when the game loop starts) costs no memory until it thinks, and the pages of a used
+        # table go back to the system at once
         if not self._tt_fresh:
-            self._tt_key[:] = 0
-            self._tt_data[:] = 0
+            self._tt_key = fresh_pages(self._tt_key.size, np.uint64)
+            self._tt_data = fresh_pages(self._tt_data.size, np.int64)
             self._tt_fresh = True
         self._killers[:] = 0
-        self._history[:] = 0
+        self._history = fresh_pages(self._history.shape, np.int64)
 
     def stop(self) -> None:
         """Ask a running search (in another thread) to finish now; it returns its best move."""
