@@ -39,7 +39,7 @@ NAME_CHECKS = {
     # CSA, KIF/KI2 and a bare USI move list write the standard start only for standard shogi
     "records/csa.py:_Reader._start": 1,
     "records/_csa_write.py:_position_lines": 1,
-    "records/usi.py:dumps": 1,
+    "records/record.py:GameRecord.usi": 1,
     "records/_japanese.py:handicap_name": 1,
     # USI: `setoption name UCI_Variant` is sent for every variant but standard shogi
     "players/usi.py:UsiPlayer.choose": 1,
@@ -55,10 +55,6 @@ DUCK_TYPES = {
 IMPORT_CIRCLES = [
     {"komaken.lab.report", "komaken.lab.report_text"},
     {"komaken.lab.valuestudy.hypotheses", "komaken.lab.valuestudy.report"},
-    {"komaken.players.boardgames", "komaken.reversi", "komaken.reversi.game"},
-    {"komaken.records.record", "komaken.records.usi"},
-    {"komaken.shogi.engine._paramsio", "komaken.shogi.engine.evalparams"},
-    {"komaken.shogi.move", "komaken.shogi.notation", "komaken.shogi.position"},
 ]
 #: What the web page may import from a game's packages, with the reason (it shows every game from
 #: its GameSpec and imports no game package otherwise).
