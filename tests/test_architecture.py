@@ -65,13 +65,14 @@ IMPORT_CIRCLES = [
     {"komaken.lab.report", "komaken.lab.report_text"},
     {"komaken.lab.valuestudy.hypotheses", "komaken.lab.valuestudy.report"},
 ]
-#: Heavy dependencies an import inside a function may defer (import time on an idle 2-core
-#: machine, numpy already loaded; ``benchmarks/import_times.py``), each needed by few calls.
+#: Heavy dependencies an import inside a function may defer, with their import time (numpy already
+#: loaded; ``python benchmarks/architecture.py --imports``, two runs on a busy 2-core machine), each
+#: needed by few calls.  starlette and uvicorn (0.1 s) are not heavy: the page imports them at the top.
 HEAVY = {
-    "matplotlib": "0.4 s, pyplot 0.9 s: only a report's figures draw",
-    "scipy": "1.4 s for scipy.stats, 0.7 s for scipy.optimize: only a report's tests and curve fits",
-    "statsmodels": "1.5-3 s: only a report's intervals and a value fit's regression",
-    "distributed": "1.2 s, and an optional extra (cluster): only a run on a Dask cluster",
+    "matplotlib": "0.3-0.4 s, pyplot 0.9-1.1 s: only a report's figures draw",
+    "scipy": "1.4-1.9 s for scipy.stats, 0.7-0.9 s for scipy.optimize: only a report's tests and curve fits",
+    "statsmodels": "2.3-6.9 s: only a report's intervals and a value fit's regression",
+    "distributed": "0.7-1.2 s, and an optional extra (cluster): only a run on a Dask cluster",
 }
 #: Imports inside functions that defer a HEAVY package, ``file:function`` -> the package.  Any
 #: other import belongs at the top of its module (order the modules, or split one, to get there).
