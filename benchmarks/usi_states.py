@@ -10,26 +10,29 @@ refused ``go`` lines, ``gameover``, ``usinewgame``, ``USI_Ponder``, variant swit
 and that fail, ``usi``, now and then ``quit``) and checked there: every ``isready`` answered
 ``readyok``, every accepted ``go`` exactly one legal ``bestmove`` in order, refused ones never,
 ``quit`` ends the process; each read waits at most ``--deadline`` seconds.  ``--workers``
-engines run side by side while ``--load`` busy-loop processes (ended after ``--max-minutes``
-whatever happens) keep the cores busy.
+engines run side by side, each driven from a process of its own, while ``--load`` busy-loop
+processes (ended after ``--max-minutes`` whatever happens) keep the cores busy.
 
 Printed: sequences, commands, ``go`` accepted / answered legally / refused, hangs (a read past
 its deadline), deaths, other breaches; ``isready`` → ``readyok`` latency (median, p99, max) over
 all and over those sent with a search under way.  Then the peer figure from the same run:
 ``--probes`` times ``go infinite``, a pause of 5-50 ms, ``isready``, ``stop`` — the same
-probe against ``komaken usi`` and against ``/usr/games/fairy-stockfish`` (shogi).
+probe against ``komaken usi`` and against ``/usr/games/fairy-stockfish`` (shogi).  Beside the
+engines, for ``--floor-seconds``, a line goes through ``cat`` and back every 10 ms: the part of
+any answer's time that is the loaded machine's, not the engine's.
 """
 
 from __future__ import annotations
 
 import argparse
+import multiprocessing
 import random
 import shutil
 import statistics
 import subprocess
 import sys
-import threading
 import time
+from concurrent.futures import ProcessPoolExecutor
 from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "tests"))
@@ -54,31 +57,32 @@ def stop_load(procs: list[subprocess.Popen[bytes]]) -> None:
 
 
 class Tally:
+    """What one worker saw: its counters, and the sequences that broke a rule, by kind."""
+
     def __init__(self) -> None:
-        self.lock = threading.Lock()
-        self.stats: list[Stats] = []
+        self.stats = Stats()
         self.hangs = self.deaths = self.other = 0
         self.problems: list[str] = []
 
     def breach(self, exc: Breach) -> None:
         text = str(exc)
-        with self.lock:
-            if "no answer within" in text or "did not end" in text:
-                self.hangs += 1
-            elif "died" in text or "went away" in text:
-                self.deaths += 1
-            else:
-                self.other += 1
-            if len(self.problems) < 10:
-                self.problems.append(text)
+        if "no answer within" in text or "did not end" in text:
+            self.hangs += 1
+        elif "died" in text or "went away" in text:
+            self.deaths += 1
+        else:
+            self.other += 1
+        if len(self.problems) < 10:
+            self.problems.append(text)
 
 
-def worker(seed: int, sequences: int, steps: int, deadline: float, stop_at: float, tally: Tally) -> None:
+def worker(seed: int, sequences: int, steps: int, deadline: float, stop_at: float) -> Tally:
+    """One engine driven through ``sequences`` random walks, in a process of its own: a worker's
+    legality checks then never hold another worker's reader thread off the interpreter, so
+    the time a line arrives is the engine's, not the harness's."""
     rng = random.Random(seed)
-    stats = Stats()
-    with tally.lock:
-        tally.stats.append(stats)
-    model = UsiModel(Subprocess, deadline, stats)
+    tally = Tally()
+    model = UsiModel(Subprocess, deadline, tally.stats)
     done = 0
     while done < sequences and time.time() < stop_at:
         try:
@@ -93,6 +97,24 @@ def worker(seed: int, sequences: int, steps: int, deadline: float, stop_at: floa
         done += 1
     if model.transport is not None:
         model.quit()
+    return tally
+
+
+def pipe_floor(seconds: float, interval: float = 0.01) -> list[float]:
+    """Round trips of a line through ``cat`` for ``seconds``, one every ``interval``: what the
+    loaded machine's scheduler and pipes add to any answer, with no engine in the way."""
+    cat = UsiProcess(["cat"], name="cat", kill_on_timeout=False)
+    out: list[float] = []
+    end = time.time() + seconds
+    try:
+        while time.time() < end:
+            t0 = cat.send("isready")
+            t, _ = cat.until_timed("isready", 10.0)[-1]
+            out.append(t - t0)
+            time.sleep(interval)
+    finally:
+        cat.close()
+    return out
 
 
 def probe(command: list[str], variant_line: str | None, probes: int, seed: int) -> tuple[list[float], int]:
@@ -134,9 +156,10 @@ def _ms(xs: list[float]) -> str:
             f"max {xs[-1] * 1e3:.2f} ms, within 100 ms {sum(x <= 0.1 for x in xs)}")
 
 
-def report(tally: Tally, seconds: float) -> None:
+def report(tallies: list[Tally], seconds: float) -> None:
     s = Stats()
-    for w in tally.stats:
+    for t in tallies:
+        w = t.stats
         for k in ("sequences", "commands", "gos", "answered", "refused", "isready", "quits"):
             setattr(s, k, getattr(s, k) + getattr(w, k))
         s.latencies += w.latencies
@@ -144,9 +167,11 @@ def report(tally: Tally, seconds: float) -> None:
         s.setup_latencies += w.setup_latencies
     print(f"komaken usi: {s.sequences} sequences, {s.commands} commands in {seconds:.0f} s; "
           f"{s.gos} go: {s.answered} answered with a legal move, {s.refused} refused; {s.quits} quit")
-    print(f"  hangs {tally.hangs}, deaths {tally.deaths}, other breaches {tally.other}")
-    for p in tally.problems:
-        print("  ", p[:300])
+    print(f"  hangs {sum(t.hangs for t in tallies)}, deaths {sum(t.deaths for t in tallies)}, "
+          f"other breaches {sum(t.other for t in tallies)}")
+    for t in tallies:
+        for p in t.problems:
+            print("  ", p[:300])
     print(f"  isready -> readyok, search pending:      {_ms(s.busy_latencies)}")
     print(f"  isready -> readyok, idle:                {_ms(s.latencies)}")
     print(f"  isready -> readyok, after a new variant: {_ms(s.setup_latencies)} (warms the new engine up)")
@@ -161,20 +186,23 @@ def main() -> None:
     ap.add_argument("--deadline", type=float, default=10.0, help="seconds any answer may take")
     ap.add_argument("--probes", type=int, default=300, help="isready-during-search probes per engine")
     ap.add_argument("--max-minutes", type=float, default=90.0)
+    ap.add_argument("--floor-seconds", type=float, default=300.0,
+                    help="how long a line goes through cat and back beside the engines")
     ap.add_argument("--seed", type=int, default=1)
     args = ap.parse_args()
     stop_at = time.time() + args.max_minutes * 60
     load = start_load(args.load, args.max_minutes * 60 + 600)
     try:
-        tally, t0 = Tally(), time.perf_counter()
+        t0 = time.perf_counter()
         per = -(-args.sequences // args.workers)
-        threads = [threading.Thread(target=worker, args=(args.seed + k, per, args.steps, args.deadline, stop_at, tally))
-                   for k in range(args.workers)]
-        for t in threads:
-            t.start()
-        for t in threads:
-            t.join()
-        report(tally, time.perf_counter() - t0)
+        with ProcessPoolExecutor(args.workers + 1, mp_context=multiprocessing.get_context("spawn")) as pool:
+            jobs = [pool.submit(worker, args.seed + k, per, args.steps, args.deadline, stop_at)
+                    for k in range(args.workers)]
+            floor = pool.submit(pipe_floor, args.floor_seconds)
+            tallies = [j.result() for j in jobs]
+            print(f"the same load, a line through cat and back ({args.floor_seconds:.0f} s while the engines ran): "
+                  f"{_ms(floor.result())}")
+        report(tallies, time.perf_counter() - t0)
         print(f"isready during go infinite ({args.probes} probes each, same load, one engine at a time):")
         ours, missed = probe(CMD, None, args.probes, args.seed)
         print(f"  komaken usi:       {_ms(ours)}, unanswered {missed}")

@@ -4,9 +4,6 @@ variant, checked against Fairy-Stockfish's ``dobutsu`` (pyffish) and against han
 from __future__ import annotations
 
 import random
-import subprocess
-import sys
-import time
 from pathlib import Path
 from typing import Any
 
@@ -16,8 +13,9 @@ from komaken import records
 from komaken.game import Color, Termination
 from komaken.lab import ExperimentDB, load_experiment, run_experiment
 from komaken.records import GameRecord
-from komaken.shogi import Move, Position, load_variant
+from komaken.shogi import Position, load_variant
 from komaken.web._games import catalog
+from usi_support import DEADLINE, start_engine
 
 DOBUTSU = load_variant("dobutsu")
 
@@ -48,14 +46,16 @@ def test_perft_from_the_start_position() -> None:
     assert pos.sfen() == "rkb/1p1/1P1/BKR b - 1"
 
 
-def test_legal_moves_and_game_ends_match_pyffish_on_random_playouts() -> None:
+def test_legal_moves_game_ends_and_perft_match_pyffish_from_random_positions() -> None:
     sf = pytest.importorskip("pyffish")
     start = sf.start_fen("dobutsu")
     ends = {"try": 0, "capture": 0}
+    perfts = []
     for seed in range(24):
         rng = random.Random(seed)
         pos = Position.start(DOBUTSU)
         fsf: list[str] = []
+        live = (pos.copy(), list(fsf))  # the walk's last position where the game goes on
         for _ in range(rng.randint(6, 60)):
             theirs = sf.legal_moves("dobutsu", start, fsf)
             ours = sorted(m.usi() for m in pos.legal_moves())
@@ -71,15 +71,19 @@ def test_legal_moves_and_game_ends_match_pyffish_on_random_playouts() -> None:
                 break
             if outcome is not None:  # a repetition: pyffish plays on, so the walk stops here
                 break
+            live = (pos.copy(), list(fsf))
             m = rng.choice(theirs)
             fsf.append(m)
             pos.push_usi(_usi(m))
-        # the perft below the walk's last position agrees too (pyffish from its own FEN of it)
-        fen = sf.get_fen("dobutsu", start, fsf)
-
+        # perft from that position agrees too (pyffish from its own FEN of it, without the history)
+        here, moves = live
+        fen = sf.get_fen("dobutsu", start, moves)
         depth = 3 if seed % 6 == 0 else 2
-        assert pos.perft(depth) == _fsf_perft(sf, fen, [], depth), pos.sfen()
+        ours = Position.from_sfen(here.sfen(), DOBUTSU).perft(depth)
+        assert ours == _fsf_perft(sf, fen, [], depth), here.sfen()
+        perfts.append(ours)
     assert ends["try"] > 0 and ends["capture"] > 0  # the walks reached both kinds of ending
+    assert len(perfts) == 24 and min(perfts) > 0  # from 24 positions where the game goes on
 
 
 def test_the_lion_may_step_into_attack_and_be_taken() -> None:
@@ -128,35 +132,32 @@ def test_sfen_usi_and_records_round_trip() -> None:
     again = Position.from_sfen(pos.sfen(), DOBUTSU)
     assert again.sfen() == pos.sfen() and again.zobrist == pos.zobrist
     record = GameRecord.from_position(pos)
-    for fmt in ("usi", "csa", "kif", "ki2"):
-        back = records.parse(records.dumps(record, fmt), fmt, variant=DOBUTSU)
+    texts = {fmt: records.dumps(record, fmt) for fmt in ("usi", "csa", "kif", "ki2")}
+    for fmt, text in texts.items():
+        back = records.parse(text, fmt, variant=DOBUTSU)
         assert [m.usi() for m in back.moves] == [m.usi() for m in pos.move_stack], fmt
         assert back.position().sfen() == pos.sfen(), fmt
+    # KIF and KI2 name dobutsu's pieces (diagram, hands, moves); USI and CSA keep the slot letters
+    assert "|vキvラvゾ|一" in texts["kif"] and "   4 ２一キ(31)" in texts["kif"]
+    assert "▲２二ヒ　　△同　ラ　　▲２三ヒ　　△２一キ" in texts["ki2"]
+    assert "moves 2c2b 2a2b P*2c 3a2a" in texts["usi"] and "+2322FU" in texts["csa"]
+    with pytest.raises(records.RecordError, match=r"no built-in variant has a 3x4 board \(pass variant=\)"):
+        records.parse(texts["kif"], "kif")  # a 3x4 diagram alone does not say which game it is
 
 
 def test_usi_server_plays_dobutsu() -> None:
-    proc = subprocess.Popen([sys.executable, "-m", "komaken", "usi"], stdin=subprocess.PIPE,
-                            stdout=subprocess.PIPE, text=True)
-    assert proc.stdin is not None and proc.stdout is not None
-    proc.stdin.write("usi\nsetoption name UCI_Variant value dobutsu\nisready\n"
-                     "position startpos moves 2c2b\ngo depth 3\n")
-    proc.stdin.flush()
-    deadline = time.monotonic() + 120
-    best = None
-    while time.monotonic() < deadline:
-        line = proc.stdout.readline()
-        if not line:
-            break
-        if line.startswith("bestmove"):
-            best = line.split()[1]
-            break
-    proc.stdin.write("quit\n")
-    proc.stdin.flush()
-    proc.wait(timeout=30)
-    pos = Position.start(DOBUTSU)
-    pos.push_usi("2c2b")
-    assert best in {m.usi() for m in pos.legal_moves()}
-    assert Move.from_usi(best)
+    with start_engine("dobutsu") as eng:  # usi, setoption UCI_Variant, isready: each read with a deadline
+        eng.send("position startpos moves 2c2b")
+        eng.send("go depth 3")
+        best = eng.until("bestmove", DEADLINE)[-1].split()[1]
+        pos = Position.start(DOBUTSU)
+        pos.push_usi("2c2b")
+        assert best in {m.usi() for m in pos.legal_moves()}
+        # the engine knows the try: its lion steps to the far rank, where nothing can take it
+        eng.send("position sfen 3/K2/2k/3 b - 1")
+        eng.send("go depth 2")
+        assert eng.until("bestmove", DEADLINE)[-1].split()[1] == "3b3a"
+        eng.send("quit")
 
 
 def test_an_experiment_plays_dobutsu_games(tmp_path: Path) -> None:
@@ -170,8 +171,11 @@ def test_an_experiment_plays_dobutsu_games(tmp_path: Path) -> None:
     assert len(results) == 2 and all(r[0] for r in results), results
 
 
-def test_the_web_page_offers_dobutsu_on_a_three_by_four_board() -> None:
+def test_the_web_page_offers_dobutsu_on_a_three_by_four_board_with_its_pieces() -> None:
     info = catalog()["dobutsu"]
     assert (info.width, info.height) == (3, 4)
+    board = info.spec.presentation.board(Position.start(DOBUTSU))  # what the page draws
+    labels = [c["piece"]["label"] for c in board["cells"] if c["piece"]]
+    assert labels == ["キ", "ラ", "ゾ", "ヒ", "ヒ", "ゾ", "ラ", "キ"]
     svg = Position.start(DOBUTSU).svg()
-    assert svg.count("<text") >= 8 + 3 + 4  # eight pieces, three file and four rank labels
+    assert svg.count("<text") >= 8 + 3 + 4 and svg.count(">ラ</text>") == 2  # pieces, file and rank labels

@@ -196,7 +196,9 @@ def test_usi_move_text_is_ascii_only(text: str) -> None:
 
 # ---- variant TOML ----------------------------------------------------------------------------
 EXAMPLE_TOML = Path(__file__).parent.parent / "src" / "komaken" / "variants" / "shogi7x7.toml"
-TOMLS = [v.to_toml() for v in BUILTIN.values()] + [EXAMPLE_TOML.read_text(encoding="utf-8")]
+#: the standard games, a file that inherits, and one with pieces of its own (moves and names)
+TOMLS = [v.to_toml() for v in BUILTIN.values()] + [EXAMPLE_TOML.read_text(encoding="utf-8"),
+                                                    load_variant("dobutsu").to_toml()]
 BYTES = [b"\xff", b"\xc3", b"\xe3\x81", b"\x00", b"\xef\xbb\xbf", "①".encode(), b"1" * 30, b"1e400",
          b"nan", b"-9223372036854775809", b"[rules]\n", b'"', b"\\u", b"\r"]
 

@@ -155,3 +155,37 @@ def test_ctrl_d_stops_the_game_and_saves_it(tmp_path: Path) -> None:
         child.expect(pexpect.EOF, timeout=WAIT)
     _, _, moves = read_move_list(tmp_path / name)
     assert [str(m) for m in moves][0] == "5" and len(moves) == 2
+
+
+def test_dobutsu_against_random_with_its_own_piece_names(tmp_path: Path) -> None:
+    import random
+
+    from komaken import records
+
+    spec = find_game("shogi")
+    variant = spec.variant("dobutsu")
+    position = spec.start(variant)
+    rng = random.Random(5)
+
+    def choose(pos: Any) -> str:
+        moves = list(pos.legal_moves())
+        for m in moves:  # a move that wins at once (the lion taken, or a try), else any
+            after = pos.copy()
+            after.push(m)
+            if after.outcome() is not None and after.outcome().winner == Color.BLACK:
+                return str(m.usi())
+        return str(rng.choice(moves).usi())
+
+    with terminal(["-v", "dobutsu", "--gote", "random:seed=3", "-o", "game.kif"], tmp_path) as child:
+        child.expect("human > ", timeout=WAIT)
+        assert "|vキvラvゾ|一" in child.before and "| ゾ ラ キ|四" in child.before  # lion, giraffe, elephant
+        child.sendline("２二ヒ")  # the chick takes the chick, written with dobutsu's names
+        position.push(spec.parse_move(position, "2c2b"))
+        end = play_through(child, spec, position, choose)
+        expect_saved(child, "game.kif")
+    outcome = position.outcome()
+    assert outcome is not None and end[2] == spec.winner_text(outcome.winner) and int(end[3]) == position.ply
+    text = (tmp_path / "game.kif").read_bytes().decode("cp932")  # .kif is Shift_JIS: katakana fits
+    assert "   1 ２二ヒ(23)" in text
+    rec = records.read(tmp_path / "game.kif", variant=variant)
+    assert rec.moves == position.move_stack and rec.result is not None and rec.result.winner == outcome.winner

@@ -100,13 +100,21 @@ def test_bad_inheritance_is_one_variant_error_naming_file_key_and_reason(
     assert isinstance(info.value, ValueError)
 
 
-def test_the_cli_says_a_bad_parent_in_one_line_and_exits_2(tmp_path: Path) -> None:
-    write(tmp_path, "a.toml", 'inherits = "b.toml"\n')
-    write(tmp_path, "b.toml", 'inherits = "a.toml"\n')
+@pytest.mark.parametrize(("files", "expected"), [
+    ({"a.toml": 'inherits = "b.toml"\n', "b.toml": 'inherits = "a.toml"\n'},
+     "a.toml: inherits: circular inheritance (a.toml -> b.toml -> a.toml)"),
+    ({"a.toml": 'inherits = "dobutsu2"\n'}, "a.toml: inherits: unknown variant 'dobutsu2' (shipped: shogi, "),
+    ({"a.toml": 'inherits = "dobutsu"\nstart = "r1b/1p1/1P1/B1R b - 1"\n[rules]\nking_capture = false\n'},
+     "a.toml: variant 'a': rules.try_rule needs one king (K) on each side in the start position, not 0 and 0"),
+])
+def test_the_cli_says_a_bad_variant_file_in_one_line_and_exits_2(
+        tmp_path: Path, files: dict[str, str], expected: str) -> None:
+    for name, text in files.items():
+        write(tmp_path, name, text)
     out = subprocess.run([sys.executable, "-m", "komaken", "show", "--variant", str(tmp_path / "a.toml")],
                          capture_output=True, text=True, timeout=120)
     assert out.returncode == 2 and out.stdout == ""
-    assert out.stderr.count("\n") == 1 and "circular inheritance (a.toml -> b.toml -> a.toml)" in out.stderr
+    assert out.stderr.count("\n") == 1 and expected in out.stderr, out.stderr
 
 
 def test_komaken_variants_lists_the_shipped_ones_and_resolves_a_file(tmp_path: Path) -> None:

@@ -28,6 +28,13 @@ _HEAD = 'width = 5\nheight = 5\npromotion_zone = 1\nstart = "rbsgk/4p/5/P4/KGSBR
     ('[pieces.R]\npromotes = false\n[pieces."+R"]\nsteps = ["N"]\n', r"pieces\.\+R: R does not promote"),
     ('[pieces.P]\nsteps = ["S"]\n', r"rules\.uchifuzume needs the pawn \(P\) to move one step forward"),
     ('[rules]\ntry_rule = 1\n', r"rules\.try_rule must be true or false"),
+    ('[pieces.R]\nkanji = "キリ"\n', r"pieces\.R\.kanji must be one character, not 'キリ'"),
+    ('[pieces.R]\nkanji = ""\n', r"pieces\.R\.kanji must be one character, not ''"),
+    ('[pieces.R]\nkanji_move = "キ2"\n', r"pieces\.R\.kanji_move: '2' cannot be part of a piece name"),
+    ('[pieces.R]\nkanji = 5\n', r"pieces\.R\.kanji must be a string, not 5"),
+    ('[pieces.R]\nname = " rook"\n', r"pieces\.R\.name must be one line without spaces around it"),
+    ('[pieces.R]\nkanji = "金"\n', r"pieces\.R\.kanji: '金' names G too"),
+    ('[pieces.R]\nkanji = "キ"\n[pieces.B]\nkanji_move = "キ"\n', r"pieces\.B\.kanji_move: 'キ' names R too"),
 ])
 def test_bad_piece_tables_and_rules_name_the_file_and_key(tail: str, message: str) -> None:
     with pytest.raises(VariantError, match=r"my\.toml: .*" + message):
@@ -59,13 +66,45 @@ def test_a_slot_moves_as_its_table_says_and_the_file_reads_back() -> None:
             '[pieces.R]\nname = "wazir"\nsteps = ["N", "E", "W", "S"]\npromotes = false\n'
             '[pieces.B]\nsteps = ["NNE", "NNW"]\nslides = ["S"]\n')
     v = variant_from_toml(text, "w.toml")
-    assert v.piece_name("R") == "wazir" and "+R" not in v.piece_letters
+    assert v.names.english["R"] == "wazir" and "+R" not in v.piece_letters
     pos = Position.from_sfen("4k/5/2R2/5/K3B b - 1", v)
     by_piece: dict[str, set[str]] = {}
     for m in pos.legal_moves():
         by_piece.setdefault(m.usi()[:2], set()).add(m.usi())
     assert by_piece["3c"] == {"3c3b", "3c3d", "3c2c", "3c4c"}  # one step each way, no promotion
     assert by_piece["1e"] == {"1e2c"}  # the other jump is off the board, so is the slide back
+    assert variant_from_toml(v.to_toml(), "again.toml") == v
+
+
+def test_a_variant_names_its_pieces_for_every_surface() -> None:
+    # minishogi whose rook is a "wazir" (ワ on boards, ワジ in moves): the names reach the diagram,
+    # the page, move text read and written, hands, records and messages; SFEN keeps the letter
+    from komaken import IllegalMoveError, records
+    from komaken.records import GameRecord
+    from komaken.shogi.display import japanese_diagram
+    from komaken.shogi.presentation import PRESENTATION
+
+    v = variant_from_toml(MINISHOGI.to_toml() + '[pieces.R]\nname = "wazir"\nkanji = "ワ"\nkanji_move = "ワジ"\n'
+                          '[pieces."+R"]\nkanji = "騎"\n', "w.toml")
+    assert (v.names.english["R"], v.names.kanji["R"], v.names.kanji_move["R"]) == ("wazir", "ワ", "ワジ")
+    assert (v.names.kanji["+R"], v.names.kanji_move["+R"], v.names.english["+R"]) == ("騎", "騎", "dragon")
+    pos = Position.from_sfen("4k/5/5/4r/K4 b R 1", v)
+    diagram = japanese_diagram(pos)
+    assert "| ・ ・ ・ ・vワ|四" in diagram and "先手の持駒：ワ" in diagram and ">ワ</text>" in pos.svg()
+    board = PRESENTATION.board(pos)
+    assert board["hands"][0] == [{"kind": "R", "label": "ワ", "n": 1}]
+    assert {c["piece"]["label"] for c in board["cells"] if c["piece"]} == {"ワ", "玉"}
+    with pytest.raises(IllegalMoveError, match="no wazir can reach ３三"):
+        pos.push_japanese("３三ワジ成")
+    assert pos.push_japanese("▲２四飛打").usi() == "R*2d"  # the standard names still read
+    assert pos.pop().japanese(pos) == "２四ワジ"
+    assert pos.push_japanese("２四ワジ").usi() == "R*2d"
+    rec = GameRecord.from_position(pos)
+    for fmt in ("kif", "ki2"):
+        text = records.dumps(rec, fmt)
+        assert "ワジ" in text and "vワ|四" in text and "飛" not in text, text
+        back = records.parse(text, fmt, variant=v)
+        assert back.position().sfen() == pos.sfen()
     assert variant_from_toml(v.to_toml(), "again.toml") == v
 
 

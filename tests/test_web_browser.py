@@ -359,7 +359,39 @@ def test_another_site_cannot_play_a_move(page, server) -> None:  # type: ignore[
     assert after["ply"] == 0 and after["moves"] == []
 
 
-@pytest.mark.parametrize("game", ["minishogi", "shogi", "chess", "reversi", "tictactoe"])
+#: the games played engine against engine to the end: one of every game, and every shogi variant whose
+#: pieces or end rules are its own; the rest differ from a played one in board size only (each costs
+#: 5-30 s a game at depth 1, so all of them would add 90 s to the suite)
+PAGE_GAMES = ["minishogi", "shogi", "dobutsu", "chess", "reversi", "tictactoe"]
+
+
+def test_every_game_the_page_offers_is_played_or_differs_only_in_size() -> None:
+    from komaken.web._games import catalog
+
+    for gid, info in catalog().items():
+        v = info.variant
+        assert gid in PAGE_GAMES or (v is not None and not v.pieces and not (v.king_capture or v.try_rule)), gid
+
+
+def test_dobutsu_by_clicking_with_its_own_pieces_and_a_drop(page) -> None:  # type: ignore[no-untyped-def]
+    start_game(page, "dobutsu", depth="1")
+    labels = page.eval_on_selector_all("#board text", "els => els.map(e => e.textContent)")
+    assert sorted(t for t in labels if t in "ラキゾヒ") == sorted("ララキキゾゾヒヒ"), labels  # no 玉 飛 角 歩
+    page.click("#board [data-sq='2c']")
+    page.click("#board [data-sq='2b']")  # the chick takes the chick
+    got = wait_moves(page, 2)
+    assert got[0] == "▲２二ヒ" and got[1].startswith("△"), got
+    assert "ヒ" in page.inner_text("#hand-bottom")
+    page.wait_for_function("play.state.legal.length > 0 || !!play.state.outcome")
+    target = page.evaluate("(play.state.legal.find(m => m.drop === 'P') || {}).to || null")
+    assert target, (got, page.inner_text("#status"))
+    page.click("#hand-bottom .hand-piece")
+    page.click(f"#board [data-sq='{target}']")
+    got = wait_moves(page, 3)
+    assert got[2].startswith("▲") and "ヒ" in got[2], got
+
+
+@pytest.mark.parametrize("game", PAGE_GAMES)
 def test_every_game_engine_against_engine_to_the_end(page, game) -> None:  # type: ignore[no-untyped-def]
     """Both sides engines (depth 1): the one game loop plays on by itself to the game's end and the
     page shows every move, the final position and the result."""

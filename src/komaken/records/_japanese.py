@@ -9,8 +9,9 @@ from datetime import datetime
 from komaken.errors import KomakenError
 from komaken.game import Color, Outcome, Termination
 from komaken.records.record import GameRecord, RecordError, bounded_int, shown, summary_line, variant_for_size
+from komaken.shogi._names import KIND_OF_NAME
 from komaken.shogi.display import KANSUJI, hand_text, japanese_diagram
-from komaken.shogi.notation import KIND_OF_NAME, parse_japanese
+from komaken.shogi.notation import parse_japanese
 from komaken.shogi.position import Position
 from komaken.shogi.variant import MINISHOGI, SHOGI, Variant
 
@@ -63,8 +64,9 @@ def kansuji_value(text: str) -> int:
 _WIDE_DIGITS = str.maketrans("０１２３４５６７８９", "0123456789")
 
 
-def parse_hand(text: str, line: int | None = None) -> dict[str, int]:
-    """``角　歩二`` → ``{"B": 1, "P": 2}`` (``なし`` → ``{}``); a count is 1 to 99."""
+def parse_hand(text: str, line: int | None = None, reading: dict[str, str] = KIND_OF_NAME) -> dict[str, int]:
+    """``角　歩二`` → ``{"B": 1, "P": 2}`` (``なし`` → ``{}``); a count is 1 to 99; ``reading``
+    maps piece names to letters (a variant's ``names.reading`` when it names its pieces)."""
     hand: dict[str, int] = {}
     text = text.strip()
     if text in ("", "なし"):
@@ -72,7 +74,7 @@ def parse_hand(text: str, line: int | None = None) -> dict[str, int]:
     for item in re.split(r"[\s　、,]+", text):
         if not item:
             continue
-        kind = KIND_OF_NAME.get(item[0])
+        kind = reading.get(item[0])
         if kind is None or kind in ("K",) or kind.startswith("+"):
             raise RecordError(f"{item[0]!r} cannot be in hand", line=line)
         count = item[1:].translate(_WIDE_DIGITS)
@@ -91,10 +93,11 @@ def parse_hand(text: str, line: int | None = None) -> dict[str, int]:
 
 @dataclass
 class Board:
-    """A BOD diagram being read."""
+    """A BOD diagram being read (the hands as written, with their line: the variant, known once
+    the board is read, says how its pieces are named)."""
 
     rows: list[str] = field(default_factory=list)
-    hands: dict[Color, dict[str, int]] = field(default_factory=dict)
+    hands: dict[Color, tuple[str, int]] = field(default_factory=dict)
     turn: Color | None = None
     first_line: int = 0
 
@@ -111,6 +114,7 @@ class Board:
         if any(len(c) != width for c in cells_per_row):
             raise RecordError(f"{where}: board rows of different widths")
         variant = variant_for_size(width, len(self.rows), given, where)
+        reading = variant.names.reading
         ranks = []
         for cells in cells_per_row:
             out, empty = "", 0
@@ -118,7 +122,7 @@ class Board:
                 if cell[1] in "・ 　":
                     empty += 1
                     continue
-                kind = KIND_OF_NAME.get(cell[1])
+                kind = reading.get(cell[1])
                 if kind is None:
                     raise RecordError(f"{where}: unknown piece {cell[1]!r} in the board diagram")
                 if empty:
@@ -127,7 +131,8 @@ class Board:
             ranks.append(out + (str(empty) if empty else ""))
         hands = ""
         for color in (Color.BLACK, Color.WHITE):
-            for kind, n in self.hands.get(color, {}).items():
+            text, line = self.hands.get(color, ("", 0))
+            for kind, n in parse_hand(text, line or None, reading).items():
                 hands += (str(n) if n > 1 else "") + (kind if color == Color.BLACK else kind.lower())
         side = "w" if self.turn == Color.WHITE else "b"
         return variant, f"{'/'.join(ranks)} {side} {hands or '-'} 1"
@@ -181,7 +186,7 @@ def bod(position: Position) -> str:
     lines[-1] = "後手番" if position.turn == Color.WHITE else ""
     if not lines[-1]:
         lines.pop()
-    lines[0] = f"後手の持駒：{hand_text(position.hand(Color.WHITE))}"
+    lines[0] = f"後手の持駒：{hand_text(position.hand(Color.WHITE), position.variant.names)}"
     return "\n".join(lines)
 
 
@@ -258,7 +263,7 @@ def read_header(line: str, record: GameRecord, board: Board, lineno: int, where:
     key, value = m[1].strip(), m[2].strip()
     if key in ("先手の持駒", "下手の持駒", "後手の持駒", "上手の持駒", "先手の持ち駒", "後手の持ち駒"):
         color = Color.BLACK if key[0] in "先下" else Color.WHITE
-        board.hands[color] = parse_hand(value, lineno)
+        board.hands[color] = (value, lineno)
         if not board.rows:
             board.first_line = lineno
     elif key in ("手番",):

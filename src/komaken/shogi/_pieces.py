@@ -6,9 +6,14 @@ their promoted forms.  What a slot moves like is data: the standard shogi moveme
 gives the slot its own, e.g. dobutsu's giraffe in the rook's slot::
 
     [pieces.R]
-    name = "giraffe"
+    name = "giraffe"                # its English name
+    kanji = "キ"                    # one character, as boards and diagrams show it
     steps = ["N", "E", "W", "S"]
     promotes = false
+
+The names (``name``, ``kanji``, and ``kanji_move`` for move text when it differs from ``kanji``)
+go to the variant's :class:`~komaken.shogi._names.PieceNames`; a slot given names only moves as
+standard.
 
 A movement is a list of one-square ``steps`` and of ``slides`` (any distance until blocked) by
 direction name, seen from the side that moves the piece (:data:`DIRECTION_NAMES`: ``N`` is
@@ -43,7 +48,9 @@ from komaken.shogi._board import (
     kind_letter,
 )
 
-_PIECE_KEYS = ("name", "steps", "slides", "promotes")
+_PIECE_KEYS = ("name", "kanji", "kanji_move", "steps", "slides", "promotes")
+#: what a Japanese piece name may not hold: it would read as a count, a square or a mark
+_NOT_IN_NAMES = set("0123456789０１２３４５６７８９〇一二三四五六七八九十同仝打▲△☗☖()（）・|")
 #: (file, rank) step of each direction for black, rank 1 being forward (for the dead ranks)
 _FR = [(0, -1), (-1, -1), (1, -1), (-1, 0), (1, 0), (0, 1), (-1, 1), (1, 1), (-1, -2), (1, -2)]
 
@@ -51,29 +58,28 @@ _FR = [(0, -1), (-1, -1), (1, -1), (-1, 0), (1, 0), (0, 1), (-1, 1), (1, 1), (-1
 @dataclass(frozen=True)
 class PieceMoves:
     """A variant's word on one slot (``letter`` as in SFEN, ``"+P"`` for a promoted one): its
-    ``name``, and its movement when ``steps`` or ``slides`` is given (``None``: the standard
-    one); ``promotes`` ``None`` keeps the standard (P L N S B R promote)."""
+    names (English ``name``, Japanese ``kanji`` and ``kanji_move``; "" keeps the standard one),
+    and its movement when ``steps`` or ``slides`` is given (``None``: the standard one);
+    ``promotes`` ``None`` keeps the standard (P L N S B R promote)."""
 
     letter: str
     name: str = ""
     steps: tuple[str, ...] | None = None
     slides: tuple[str, ...] | None = None
     promotes: bool | None = None
+    kanji: str = ""
+    kanji_move: str = ""
 
 
 class Movement:
-    """Steps and slides (black's direction indexes) of every kind 1..15, which kinds promote,
-    and the names the variant gives its pieces."""
+    """Steps and slides (black's direction indexes) of every kind 1..15 and which kinds promote."""
 
     def __init__(self, pieces: tuple[PieceMoves, ...]) -> None:
         self.steps: dict[int, tuple[int, ...]] = {k: STANDARD_STEPS.get(k, ()) for k in range(1, 16)}
         self.slides: dict[int, tuple[int, ...]] = {k: STANDARD_SLIDES.get(k, ()) for k in range(1, 16)}
         self.promotes = [k in PROMOTABLE for k in range(16)]
-        self.names: dict[str, str] = {}
         for p in pieces:
             kind = _kind(p.letter)
-            if p.name:
-                self.names[p.letter] = p.name
             if p.steps is not None or p.slides is not None:
                 self.steps[kind] = tuple(DIRECTION_NAMES.index(d) for d in p.steps or ())
                 self.slides[kind] = tuple(DIRECTION_NAMES.index(d) for d in p.slides or ())
@@ -153,9 +159,7 @@ def _piece(letter: str, entry: Any, source: str) -> PieceMoves:
     unknown = sorted(set(entry) - set(_PIECE_KEYS))
     if unknown:
         raise VariantError(f"{where}: unknown key {unknown[0]!r} (keys: {', '.join(_PIECE_KEYS)})")
-    name = entry.get("name", "")
-    if not isinstance(name, str):
-        raise VariantError(f"{where}.name must be a string, not {name!r}")
+    name, kanji, kanji_move = (_name(entry, key, where) for key in ("name", "kanji", "kanji_move"))
     steps = _directions(entry["steps"], f"{where}.steps", DIRECTION_NAMES) if "steps" in entry else None
     slides = _directions(entry["slides"], f"{where}.slides", SLIDE_DIRECTIONS) if "slides" in entry else None
     if (steps is not None or slides is not None) and not (steps or slides):
@@ -168,7 +172,27 @@ def _piece(letter: str, entry: Any, source: str) -> PieceMoves:
             raise VariantError(f"{where}.promotes must be true or false, not {promotes!r}")
         if promotes and (letter.startswith("+") or _kind(letter) not in PROMOTABLE):
             raise VariantError(f"{where}.promotes: only {' '.join(LETTERS[k] for k in PROMOTABLE)} can promote")
-    return PieceMoves(letter, name, steps, slides, promotes)
+    return PieceMoves(letter, name, steps, slides, promotes, kanji, kanji_move)
+
+
+def _name(entry: dict[str, Any], key: str, where: str) -> str:
+    value = entry.get(key, "")
+    if not isinstance(value, str):
+        raise VariantError(f"{where}.{key} must be a string, not {value!r}")
+    if key not in entry:
+        return ""
+    if key == "name":
+        if value != value.strip() or any(ch < " " for ch in value):
+            raise VariantError(f"{where}.name must be one line without spaces around it, not {value!r}")
+        return value
+    if not 1 <= len(value) <= (1 if key == "kanji" else 4):
+        size = "one character" if key == "kanji" else "1 to 4 characters"
+        raise VariantError(f"{where}.{key} must be {size}, not {value!r}")
+    bad = [ch for ch in value if ch in _NOT_IN_NAMES or ch.isspace() or not ch.isprintable()]
+    if bad:
+        raise VariantError(f"{where}.{key}: {bad[0]!r} cannot be part of a piece name (it would read as a "
+                           "count, a square or a mark)")
+    return value
 
 
 def pieces_from_toml(data: Any, source: str) -> tuple[PieceMoves, ...]:
@@ -189,8 +213,9 @@ def pieces_to_toml(pieces: tuple[PieceMoves, ...], quote: Callable[[str], str]) 
     lines: list[str] = []
     for p in pieces:
         lines += ["", f"[pieces.{quote(p.letter) if p.letter.startswith('+') else p.letter}]"]
-        if p.name:
-            lines.append(f"name = {quote(p.name)}")
+        for key, value in (("name", p.name), ("kanji", p.kanji), ("kanji_move", p.kanji_move)):
+            if value:
+                lines.append(f"{key} = {quote(value)}")
         fields: Mapping[str, tuple[str, ...] | None] = {"steps": p.steps, "slides": p.slides}
         for key, dirs in fields.items():
             if dirs is not None:

@@ -5,7 +5,7 @@ from __future__ import annotations
 from typing import TYPE_CHECKING
 
 from komaken.game import Color
-from komaken.shogi._names import KANJI
+from komaken.shogi._names import STANDARD_NAMES, PieceNames
 
 if TYPE_CHECKING:
     from komaken.shogi.position import Move, Position
@@ -19,18 +19,19 @@ def kansuji(n: int) -> str:
     return KANSUJI[n] if n < len(KANSUJI) else str(n)
 
 
-def hand_text(hand: dict[str, int]) -> str:
-    """``角　歩二`` — or ``なし`` for an empty hand."""
+def hand_text(hand: dict[str, int], names: PieceNames = STANDARD_NAMES) -> str:
+    """``角　歩二`` — or ``なし`` for an empty hand (pieces as ``names`` writes them)."""
     if not hand:
         return "なし"
-    return "　".join(KANJI[k] + (kansuji(n) if n > 1 else "") for k, n in hand.items())
+    return "　".join(names.kanji[k] + (kansuji(n) if n > 1 else "") for k, n in hand.items())
 
 
 def japanese_diagram(pos: Position) -> str:
     """The board as in the seeds and in KIF files: white's hand above, ``v`` before white's
     pieces, black's hand below."""
     W, H = pos.variant.width, pos.variant.height
-    lines = [f"後手の持駒：{hand_text(pos.hand(Color.WHITE))}"]
+    names = pos.variant.names
+    lines = [f"後手の持駒：{hand_text(pos.hand(Color.WHITE), names)}"]
     lines.append(" " + "".join(" " + ZENKAKU[f] for f in range(W, 0, -1)))
     lines.append("+" + "-" * (3 * W) + "+")
     for r in range(1, H + 1):
@@ -40,10 +41,10 @@ def japanese_diagram(pos: Position) -> str:
             if p is None:
                 row += " ・"
             else:
-                row += ("v" if p.color is Color.WHITE else " ") + KANJI[p.kind]
+                row += ("v" if p.color is Color.WHITE else " ") + names.kanji[p.kind]
         lines.append(f"|{row}|{KANSUJI[r]}")
     lines.append("+" + "-" * (3 * W) + "+")
-    lines.append(f"先手の持駒：{hand_text(pos.hand(Color.BLACK))}")
+    lines.append(f"先手の持駒：{hand_text(pos.hand(Color.BLACK), names)}")
     lines.append("手番：" + ("先手" if pos.turn is Color.BLACK else "後手"))
     return "\n".join(lines)
 
@@ -89,7 +90,8 @@ def svg(pos: Position, size: int = 40, *, lastmove: Move | None = None) -> str:
     band, coord = round(size * 0.8), round(size * 0.5)  # hand band, file-number band
     x0, y0 = round(size * 0.3), band + coord
     hand_font = round(size * 0.4)
-    hands = {c: f"{'☗' if c is Color.BLACK else '☖'}{c.japanese}　{hand_text(pos.hand(c))}" for c in Color}
+    names = pos.variant.names
+    hands = {c: f"{'☗' if c is Color.BLACK else '☖'}{c.japanese}　{hand_text(pos.hand(c), names)}" for c in Color}
     text_width = max(len(t) for t in hands.values()) * hand_font + 3 * hand_font  # full-width glyphs + badge
     width = max(x0 + W * size + round(size * 0.7), x0 + text_width)
     height = y0 + H * size + band + round(size * 0.2)
@@ -109,7 +111,7 @@ def svg(pos: Position, size: int = 40, *, lastmove: Move | None = None) -> str:
         rot = f' transform="rotate(180 {cx} {cy})"' if p.color is Color.WHITE else ""
         out.append(
             f'<text x="{cx}" y="{cy + size * 0.25}" font-size="{size * 0.7}" text-anchor="middle" '
-            f'fill="{color}"{rot}>{KANJI[p.kind]}</text>'
+            f'fill="{color}"{rot}>{names.kanji[p.kind]}</text>'
         )
     out.append("</svg>")
     return "".join(out)

@@ -41,11 +41,12 @@ from __future__ import annotations
 
 import re
 import unicodedata
+from functools import cache
 from typing import TYPE_CHECKING, Literal
 
 from komaken.errors import IllegalMoveError
 from komaken.game import Color
-from komaken.shogi._names import ENGLISH
+from komaken.shogi._names import ENGLISH, KIND_OF_NAME
 from komaken.shogi._names import KANJI_MOVE as NAMES
 from komaken.shogi.square import Square
 
@@ -55,11 +56,6 @@ if TYPE_CHECKING:
 
 Style = Literal["ki2", "kif", "origin"]
 
-#: every spelling a reader meets, to the kind letter
-KIND_OF_NAME = {
-    **{v: k for k, v in NAMES.items()},
-    "王": "K", "竜": "+R", "杏": "+L", "圭": "+N", "全": "+S", "成歩": "+P", "成角": "+B", "成飛": "+R",
-}
 _ZEN = "０１２３４５６７８９"
 _KAN = "〇一二三四五六七八九"
 _UP, _SIDE, _DOWN = 1, 0, -1
@@ -163,7 +159,7 @@ def japanese(position: Position, move: Move, *, style: Style = "ki2", previous: 
         raise IllegalMoveError(f"illegal move {move.usi()} in {position.sfen()}")
     prev = previous if previous is not None else position.peek()
     kind = _kind(position, move)
-    name = NAMES[kind]
+    name = position.variant.names.kanji_move[kind]
     to = move.to_square
     if prev is not None and prev.to_square == to:
         dest = "同　" if style == "kif" or len(name) == 1 else "同"
@@ -188,16 +184,26 @@ def japanese_marked(position: Position, move: Move, *, style: Style = "ki2", pre
 # ---- reading ---------------------------------------------------------------------------------
 _DIGIT = "1-9１-９一二三四五六七八九"
 _NAME = "成香|成桂|成銀|成歩|成角|成飛|[歩香桂銀金角飛玉王と杏圭全馬龍竜]"
-_MOVE_RE = re.compile(
-    rf"^(?P<side>[▲△☗☖])?\s*"
-    rf"(?:(?P<sq>[{_DIGIT}][{_DIGIT}])\s*(?P<same2>[同仝])?|(?P<same>[同仝]))\s*"
-    rf"(?P<piece>{_NAME})"
-    r"(?P<marks>[左右直上引寄行入]*)"
-    r"(?P<prom>不成|生|成)?"
-    r"(?P<marks2>[左右直上引寄行入]*)"
-    r"(?P<drop>打)?"
-    r"\s*(?:[(（]\s*(?P<origin>[0-9０-９]{2})\s*[)）])?\s*$"
-)
+
+
+@cache
+def _move_re(own: tuple[str, ...]) -> re.Pattern[str]:
+    """The move-text pattern, with a variant's ``own`` piece names (longest first) before the standard ones."""
+    names = "".join(re.escape(n) + "|" for n in sorted(own, key=len, reverse=True))
+    return re.compile(
+        rf"^(?P<side>[▲△☗☖])?\s*"
+        rf"(?:(?P<sq>[{_DIGIT}][{_DIGIT}])\s*(?P<same2>[同仝])?|(?P<same>[同仝]))\s*"
+        rf"(?P<piece>{names}{_NAME})"
+        r"(?P<marks>[左右直上引寄行入]*)"
+        r"(?P<prom>不成|生|成)?"
+        r"(?P<marks2>[左右直上引寄行入]*)"
+        r"(?P<drop>打)?"
+        r"\s*(?:[(（]\s*(?P<origin>[0-9０-９]{2})\s*[)）])?\s*$"
+    )
+
+
+#: the pattern with the standard names only
+_MOVE_RE = _move_re(())
 
 
 def _digit(ch: str) -> int:
@@ -214,7 +220,8 @@ def parse_japanese(position: Position, text: str) -> Move:
     is malformed, names no legal move, or could be more than one.
     """
     raw = text.strip()
-    m = _MOVE_RE.match(raw)
+    names = position.variant.names
+    m = _move_re(names.own).match(raw)
     if not m:
         raise IllegalMoveError(f"move {raw!r} is not Japanese move text (e.g. ７六歩, 同　銀, ５五角打)")
     turn = position.turn
@@ -230,12 +237,13 @@ def parse_japanese(position: Position, text: str) -> Move:
     W, H = position.variant.width, position.variant.height
     if not (1 <= to.file <= W and 1 <= to.rank <= H):
         raise IllegalMoveError(f"move {raw}: square {square_text(to.file, to.rank)} is off the {W}x{H} board")
-    kind = KIND_OF_NAME[m["piece"]]
+    kind = names.reading[m["piece"]]
     where = square_text(to.file, to.rank)
     want_marks = (m["marks"] or "") + (m["marks2"] or "")
     promote = {"成": True, "不成": False, "生": False, None: None}[m["prom"]]
+    english = names.english
     if promote and kind.startswith("+"):
-        raise IllegalMoveError(f"move {raw}: a {ENGLISH[kind]} cannot promote")
+        raise IllegalMoveError(f"move {raw}: a {english[kind]} cannot promote")
 
     legal = [mv for mv in position.legal_moves() if mv.to_square == to]
     board = [mv for mv in legal if not mv.drop and position.piece_at(mv.from_square).kind == kind]  # type: ignore[arg-type, union-attr]
@@ -252,13 +260,13 @@ def parse_japanese(position: Position, text: str) -> Move:
         pool = drops
         if not pool:
             have = position.hand(turn).get(kind, 0)
-            why = f"no {ENGLISH[kind]} in hand" if not have else f"a {ENGLISH[kind]} cannot be dropped on {where}"
+            why = f"no {english[kind]} in hand" if not have else f"a {english[kind]} cannot be dropped on {where}"
             raise IllegalMoveError(f"move {raw} is illegal: {why}")
         return pool[0]
     if not board:
         if drops and promote is None and not want_marks:
             return drops[0]
-        raise IllegalMoveError(f"move {raw} is illegal: no {ENGLISH[kind]} can reach {where}")
+        raise IllegalMoveError(f"move {raw} is illegal: no {english[kind]} can reach {where}")
     # promotion
     if promote is None:
         plain = [mv for mv in board if not mv.promotion]
@@ -267,7 +275,7 @@ def parse_japanese(position: Position, text: str) -> Move:
         board = [mv for mv in board if mv.promotion == promote]
         if not board:
             what = "promote" if promote else "stay unpromoted"
-            raise IllegalMoveError(f"move {raw} is illegal: the {ENGLISH[kind]} cannot {what} on {where}")
+            raise IllegalMoveError(f"move {raw} is illegal: the {english[kind]} cannot {what} on {where}")
     if len(board) == 1 and not want_marks:
         return board[0]
     return _resolve_marks(position, board, want_marks, raw, kind, where)
@@ -275,16 +283,18 @@ def parse_japanese(position: Position, text: str) -> Move:
 
 def _why_not_from(position: Position, kind: str, frm: object, to: object) -> str:
     assert isinstance(frm, Square) and isinstance(to, Square)
+    english = position.variant.names.english
     piece = position.piece_at(frm) if 1 <= frm.file <= position.variant.width else None
     if piece is None or piece.color != position.turn:
-        return f"no {ENGLISH[kind]} of the mover on {square_text(frm.file, frm.rank)}"
+        return f"no {english[kind]} of the mover on {square_text(frm.file, frm.rank)}"
     if piece.kind != kind:
-        return f"the piece on {square_text(frm.file, frm.rank)} is a {ENGLISH[piece.kind]}, not a {ENGLISH[kind]}"
-    return f"the {ENGLISH[kind]} on {square_text(frm.file, frm.rank)} cannot move to {square_text(to.file, to.rank)}"
+        return f"the piece on {square_text(frm.file, frm.rank)} is a {english[piece.kind]}, not a {english[kind]}"
+    return f"the {english[kind]} on {square_text(frm.file, frm.rank)} cannot move to {square_text(to.file, to.rank)}"
 
 
 def _resolve_marks(position: Position, cands: list[Move], want: str, raw: str, kind: str, where: str) -> Move:
     want = want.replace("行", "上").replace("入", "上")
+    english = position.variant.names.english
     # the writer's own marks first: they are exact
     exact = [mv for mv in cands if sorted(marks(position, mv)) == sorted(want)]
     if len(exact) == 1:
@@ -312,10 +322,10 @@ def _resolve_marks(position: Position, cands: list[Move], want: str, raw: str, k
         return pool[0]
     n = len(cands)
     if not pool:
-        raise IllegalMoveError(f"move {raw} is illegal: no {ENGLISH[kind]} reaching {where} fits {want!r}")
+        raise IllegalMoveError(f"move {raw} is illegal: no {english[kind]} reaching {where} fits {want!r}")
     origins = "、".join(square_text(mv.from_square.file, mv.from_square.rank) for mv in pool)  # type: ignore[union-attr]
     raise IllegalMoveError(
-        f"move {raw} is ambiguous: {n} {ENGLISH[kind]}s can reach {where} (from {origins}); "
+        f"move {raw} is ambiguous: {n} {english[kind]}s can reach {where} (from {origins}); "
         "add 上, 引, 寄, 左, 右 or 直"
     )
 

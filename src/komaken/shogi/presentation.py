@@ -21,7 +21,6 @@ from komaken.errors import KomakenError
 from komaken.game import Color, Game, Outcome
 from komaken.presentation import Look, Presentation, grid_cells
 from komaken.records import GameRecord, dumps, kif, parse
-from komaken.shogi._names import KANJI
 from komaken.shogi.display import KANSUJI
 from komaken.shogi.notation import japanese_marked
 from komaken.shogi.position import Move, Position, Square
@@ -29,11 +28,12 @@ from komaken.shogi.position import Move, Position, Square
 
 def board(pos: Position) -> dict[str, Any]:
     width, height = pos.variant.width, pos.variant.height
+    kanji = pos.variant.names.kanji
 
     def square(col: int, row: int) -> tuple[str, dict[str, Any] | None]:
         sq = Square(width - col, row + 1)
         p = pos.piece_at((sq.file, sq.rank))
-        piece = None if p is None else {"label": KANJI[p.kind], "side": int(p.color), "kind": p.kind,
+        piece = None if p is None else {"label": kanji[p.kind], "side": int(p.color), "kind": p.kind,
                                         "promoted": p.kind.startswith("+")}
         return sq.usi(), piece
 
@@ -42,7 +42,7 @@ def board(pos: Position) -> dict[str, Any]:
     if pos.is_check():
         check = next((sq.usi() for sq, p in pos.pieces() if p.kind == "K" and p.color is pos.turn), None)
     return {"width": width, "height": height, "look": Look().to_json(), "cells": grid_cells(width, height, square),
-            "hands": [[{"kind": k, "label": KANJI[k], "n": n} for k, n in pos.hand(c).items()]
+            "hands": [[{"kind": k, "label": kanji[k], "n": n} for k, n in pos.hand(c).items()]
                       for c in (Color.BLACK, Color.WHITE)],
             "hand_marks": ["☗", "☖"], "hand_empty": "なし",
             "files": [str(f) for f in range(width, 0, -1)], "ranks": KANSUJI[1:height + 1],

@@ -26,7 +26,8 @@ shipped id (or alias), or the path of any other TOML file::
     try_rule = false            # a king on its last rank that the enemy does not attack wins
 
     [pieces.R]                  # any slot (P L N S G B R K +P +L +N +S +B +R) may move otherwise
-    name = "giraffe"
+    name = "giraffe"            # and be named otherwise: English, and Japanese as boards show it
+    kanji = "キ"                # (kanji_move: as KIF/KI2 moves write it, when that differs)
     steps = ["N", "E", "W", "S"]   # one step; "slides" = any distance; see docs/rules.md
     promotes = false
 
@@ -63,6 +64,7 @@ from komaken.shogi._board import (
     PAWN,
     square,
 )
+from komaken.shogi._names import PieceNames
 from komaken.shogi._pieces import Movement, PieceMoves, pieces_from_toml, pieces_to_toml
 from komaken.shogi.sfen import parse_sfen
 
@@ -170,6 +172,12 @@ class Variant:
             if getattr(self, key) and kings != [1, 1]:
                 raise VariantError(f"{where}: rules.{key} needs one king (K) on each side in the start position, "
                                    f"not {kings[0]} and {kings[1]}")
+        seen: dict[str, str] = {}
+        for table in ("kanji", "kanji_move"):
+            for letter in self.piece_letters:
+                name = getattr(self.names, table)[letter]
+                if seen.setdefault(name, letter) != letter:  # a diagram or a move could not be read back
+                    raise VariantError(f"{where}: pieces.{letter}.{table}: {name!r} names {seen[name]} too")
 
     def _check_capacity(self, where: str) -> None:
         """Refuse a piece set the kernels' fixed-size buffers cannot hold."""
@@ -218,9 +226,10 @@ class Variant:
         kinds = [k for k in (1, 2, 3, 4, 5, 6, 7, 8) if k in self.max_counts]
         return tuple(LETTERS[k] for k in kinds) + tuple("+" + LETTERS[k] for k in kinds if self.movement.promotes[k])
 
-    def piece_name(self, letter: str) -> str:
-        """The name this variant gives the piece ``letter`` (``"+P"`` ...), "" if none."""
-        return self.movement.names.get(letter, "")
+    @cached_property
+    def names(self) -> PieceNames:
+        """Every piece's name in each language: the standard ones, with this variant's over them."""
+        return PieceNames.of((p.letter, p.name, p.kanji, p.kanji_move) for p in self.pieces)
 
     def in_zone(self, color: int, rank: int) -> bool:
         """Whether ``rank`` is in ``color``'s promotion zone (the enemy camp)."""
