@@ -1,8 +1,8 @@
 """The ``komaken`` command line.
 
-Each sub-command lives in its own module of this package and is registered below.  Bad input
-(any :class:`komaken.errors.KomakenError`, a missing file, a usage error) is reported as one
-line on stderr with exit status 2 — never a traceback.
+Each sub-command lives in its own module of this package, listed in :data:`COMMANDS` and imported
+when it runs.  Bad input (any :class:`komaken.errors.KomakenError`, a missing file, a usage
+error) is reported as one line on stderr with exit status 2 — never a traceback.
 """
 
 from __future__ import annotations
