@@ -66,13 +66,13 @@ IMPORT_CIRCLES = [
     {"komaken.lab.valuestudy.hypotheses", "komaken.lab.valuestudy.report"},
 ]
 #: Heavy dependencies an import inside a function may defer, with their import time (numpy already
-#: loaded; ``python benchmarks/architecture.py --imports``, two runs on a busy 2-core machine), each
-#: needed by few calls.  starlette and uvicorn (0.1 s) are not heavy: the page imports them at the top.
+#: loaded, idle 2-core machine; ``python benchmarks/architecture.py --imports``), each needed by
+#: few calls.  starlette and uvicorn (0.06 s each) are not heavy: the page imports them at the top.
 HEAVY = {
-    "matplotlib": "0.3-0.4 s, pyplot 0.9-1.1 s: only a report's figures draw",
-    "scipy": "1.4-1.9 s for scipy.stats, 0.7-0.9 s for scipy.optimize: only a report's tests and curve fits",
-    "statsmodels": "2.3-6.9 s: only a report's intervals and a value fit's regression",
-    "distributed": "0.7-1.2 s, and an optional extra (cluster): only a run on a Dask cluster",
+    "matplotlib": "0.14 s, pyplot 0.39 s: only a report's figures draw",
+    "scipy": "0.63 s for scipy.stats, 0.33 s for scipy.optimize: only a report's tests and curve fits",
+    "statsmodels": "0.86 s (statsmodels.api 1.25 s): only a report's intervals and a value fit's regression",
+    "distributed": "0.32 s, and an optional extra (cluster): only a run on a Dask cluster",
 }
 #: Imports inside functions that defer a HEAVY package, ``file:function`` -> the package.  Any
 #: other import belongs at the top of its module (order the modules, or split one, to get there).
