@@ -49,3 +49,18 @@ def test_bad_input_is_one_line_and_exit_2() -> None:
         assert proc.returncode == 2, (args, proc.stderr)
         assert proc.stderr.count("\n") == 1 and proc.stderr.startswith("komaken: error:"), proc.stderr
         assert "Traceback" not in proc.stderr
+
+
+_LOADED = ("import sys, click; from komaken.cli import main; main.get_command(click.Context(main), {command!r}); "
+           "heavy = ('komaken.lab', 'komaken.web', 'scipy.stats', 'matplotlib'); "
+           "print(' '.join(m for m in heavy if m in sys.modules))")
+
+
+def test_a_command_imports_only_its_own_module() -> None:
+    """``komaken usi`` (a GUI starts it and waits for ``usiok``) loads neither the lab nor the web
+    page, although every command module imports what it uses at its top."""
+    loaded = {command: subprocess.run([sys.executable, "-c", _LOADED.format(command=command)], capture_output=True,
+                                      text=True, timeout=300, check=True).stdout.split()
+              for command in ("usi", "experiment")}
+    assert loaded["usi"] == []
+    assert "komaken.lab" in loaded["experiment"]  # the probe sees a command that does load the lab

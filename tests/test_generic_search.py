@@ -185,13 +185,11 @@ def test_make_player_rejects_bad_specs(game: str, spec: str, match: str) -> None
 
 
 def test_engine_beats_random_at_reversi() -> None:
-    from komaken.players.boardgames import new_game
-
     wins = 0
     for seed in range(4):
         engine = make_player("reversi", "engine:depth=2,empties=8")
         rand = make_player("reversi", f"random:seed={seed}")
-        p = new_game("reversi")
+        p = find_game("reversi").start(None)
         engine_color = Color(seed % 2)
         while p.outcome() is None:
             player = engine if p.turn is engine_color else rand

@@ -17,7 +17,7 @@ from click.testing import CliRunner
 
 from conftest import ENV, toy_toml
 from komaken.cli import _Group
-from komaken.cli.experiment import register
+from komaken.cli.experiment import experiment
 from komaken.lab import ExperimentDB, load_experiment, resume_experiment, run_experiment
 
 pytestmark = pytest.mark.usefixtures("toy_on_path")
@@ -118,7 +118,7 @@ def cli() -> click.Group:
     def main() -> None:
         pass
 
-    register(main)
+    main.add_command(experiment)
     return main
 
 

@@ -13,9 +13,9 @@ from komaken.game import Termination
 from komaken.games import find_game
 from komaken.lab import ExperimentDB, GameRow, experiment_from_dict
 from komaken.lab.errors import ConfigError
-from komaken.players.boardgames import ReversiEnginePlayer
 from komaken.players.registry import PlayerSpec, PlayerSpecError
 from komaken.reversi import Reversi
+from komaken.reversi.player import ReversiEnginePlayer
 from komaken.shogi.engine import Limits
 
 SHOGI = find_game("shogi")

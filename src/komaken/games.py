@@ -1,8 +1,9 @@
 """The game registry: every game komaken plays, found by name.
 
-A game package describes itself with one :class:`GameSpec` named ``GAME`` in its
-``__init__``; :data:`BUILTIN` maps each built-in game's name to its package, and any other
-distribution can add games through the ``komaken.games`` entry-point group::
+A game package describes itself with one :class:`GameSpec` named ``GAME`` in its ``game``
+module (the rules below it never import players or records: the description does);
+:data:`BUILTIN` maps each built-in game's name to its package, and any other distribution can
+add games through the ``komaken.games`` entry-point group::
 
     [project.entry-points."komaken.games"]
     xiangqi = "komaken_xiangqi:GAME"
@@ -38,7 +39,8 @@ if TYPE_CHECKING:
 
 Names = tuple[str | None, str | None]
 
-#: Built-in games: name → the package whose ``GAME`` describes it.  Adding a game is one line here.
+#: Built-in games: name → the package whose ``game`` module's ``GAME`` describes it.  Adding a game
+#: is one line here.
 BUILTIN: dict[str, str] = {
     "shogi": "komaken.shogi",
     "reversi": "komaken.reversi",
@@ -290,7 +292,7 @@ def find_game(name: str) -> GameSpec:
     minimal game for the lab, played with the generic players only.
     """
     if name in BUILTIN:
-        return _spec_of(importlib.import_module(BUILTIN[name]).GAME, name)
+        return _spec_of(importlib.import_module(f"{BUILTIN[name]}.game").GAME, name)
     for ep in entry_points(group=ENTRY_POINT_GROUP):
         if ep.name == name:
             loaded = ep.load()

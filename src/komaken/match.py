@@ -32,6 +32,7 @@ from typing import TYPE_CHECKING, Any, TypeVar
 
 from komaken.errors import KomakenError
 from komaken.game import Color, Game, Outcome, Termination
+from komaken.games import game_of
 from komaken.players.base import DECLARE, RESIGN, Interrupted, Player, PlayerTimeout
 
 if TYPE_CHECKING:
@@ -202,8 +203,6 @@ def seat(first: Color, pair: tuple[T, T]) -> tuple[T, T]:
 
 
 def _game_of(position: Game[Any]) -> GameSpec | None:
-    from komaken.games import game_of
-
     try:
         return game_of(position)
     except KomakenError:

@@ -17,7 +17,7 @@ The public surface, for callers that treat every game alike:
   :meth:`Move.uci` write them; :meth:`Board.legal_moves`, ``push``, ``pop``, ``outcome``;
 * :meth:`Board.perft`, :meth:`Board.board_text`, :meth:`Board.svg` (``_repr_svg_``);
 * :func:`evaluate` for :mod:`komaken.search.generic`, and :func:`best_move` using it;
-* :data:`GAME`, its entry in the game registry (:mod:`komaken.chess.game`).
+* :data:`komaken.chess.game.GAME`, its entry in the game registry.
 
 See ``docs/games.md``.
 """
@@ -38,12 +38,10 @@ from komaken.chess._move import (
     parse_square,
     square_name,
 )
-from komaken.chess.game import GAME
 
 __all__ = [
     "BISHOP",
     "Board",
-    "GAME",
     "KING",
     "KNIGHT",
     "Move",

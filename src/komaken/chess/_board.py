@@ -7,8 +7,10 @@ from typing import Literal, Self
 import numpy as np
 
 from komaken.chess import _kernels as K
+from komaken.chess._display import board_text, svg
 from komaken.chess._fen import STARTING_FEN, parse_fen, write_fen
 from komaken.chess._move import PIECE_NAMES, SQUARE_NAMES, Move, Piece, is_uci
+from komaken.chess._san import parse_san, san
 from komaken.chess._tables import (
     EMPTY,
     KING,
@@ -283,8 +285,6 @@ class Board:
         return move
 
     def parse_san(self, text: str) -> Move:
-        from komaken.chess._san import parse_san
-
         return parse_san(self, text)
 
     def push_san(self, text: str) -> Move:
@@ -310,8 +310,6 @@ class Board:
 
     def san(self, move: Move) -> str:
         """The move in SAN, with ``+`` / ``#``; :class:`IllegalMoveError` if it is not legal here."""
-        from komaken.chess._san import san
-
         return san(self, move)
 
     def move_text(self, move: Move, notation: Literal["san", "uci"] = "san") -> str:
@@ -377,8 +375,6 @@ class Board:
 
     # ---- display -----------------------------------------------------------------------------
     def board_text(self, style: Literal["ascii", "unicode"] = "ascii", coordinates: bool = True) -> str:
-        from komaken.chess._display import board_text
-
         return board_text(self, style, coordinates)
 
     def unicode(self) -> str:
@@ -388,8 +384,6 @@ class Board:
         return self.board_text()
 
     def svg(self, size: int = 360, flipped: bool = False) -> str:
-        from komaken.chess._display import svg
-
         return svg(self, size, flipped)
 
     def _repr_svg_(self) -> str:

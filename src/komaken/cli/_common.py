@@ -7,6 +7,8 @@ from typing import TYPE_CHECKING, Any
 
 import click
 
+from komaken.shogi import load_variant
+
 if TYPE_CHECKING:
     from komaken.shogi import Variant
 
@@ -30,8 +32,6 @@ def variant_option(default: str = "shogi") -> Any:
 
 def load(name: str) -> Variant:
     """The variant named by ``--variant`` (raises :class:`komaken.errors.VariantError`)."""
-    from komaken.shogi import load_variant
-
     return load_variant(name)
 
 

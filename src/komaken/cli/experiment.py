@@ -8,9 +8,17 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 import click
+from rich.console import Console
 
 from komaken.cli._common import within
+from komaken.cli.records import emit
 from komaken.lab import limits
+from komaken.lab.config import load_experiment
+from komaken.lab.export import export as do_export
+from komaken.lab.progress import LineProgress, RichProgress
+from komaken.lab.report import status_json, write_report
+from komaken.lab.runner import resume_experiment, run_experiment
+from komaken.lab.storage import ExperimentDB
 
 if TYPE_CHECKING:
     from komaken.lab.progress import LineProgress, RichProgress
@@ -22,14 +30,10 @@ def _progress(quiet: bool, every: float = 10.0) -> RichProgress | LineProgress |
     ``every`` seconds (under nohup, in CI logs); nothing with ``--quiet``."""
     if quiet:
         return None
-    from rich.console import Console
 
     console = Console(stderr=True)
     if not console.is_terminal:
-        from komaken.lab.progress import LineProgress
-
         return LineProgress(interval=every)
-    from komaken.lab.progress import RichProgress
 
     return RichProgress(console)
 
@@ -73,9 +77,6 @@ every_opt = click.option(
 def run(file: Path, db: Path, workers: int | None, dask: str | None, games: int | None, quiet: bool,
         every: float) -> None:
     """Play the experiment FILE into --db (continues it if the database already holds it)."""
-    from komaken.lab.config import load_experiment
-    from komaken.lab.runner import run_experiment
-
     exp = load_experiment(file, games=games)
     summary = run_experiment(exp, db, workers=workers, dask=dask, progress=_progress(quiet, every))
     _echo_summary(summary, db)
@@ -89,8 +90,6 @@ def run(file: Path, db: Path, workers: int | None, dask: str | None, games: int 
 @every_opt
 def resume(db: Path, workers: int | None, dask: str | None, quiet: bool, every: float) -> None:
     """Play the games missing from --db (after a crash, a kill or Ctrl-C)."""
-    from komaken.lab.runner import resume_experiment
-
     summary = resume_experiment(db, workers=workers, dask=dask, progress=_progress(quiet, every))
     _echo_summary(summary, db)
 
@@ -100,9 +99,6 @@ def resume(db: Path, workers: int | None, dask: str | None, quiet: bool, every: 
 @click.option("--json", "as_json", is_flag=True, help="Machine-readable statistics.")
 def status(db: Path, as_json: bool) -> None:
     """Games played and statistics per pairing."""
-    from komaken.lab.report import status_json
-    from komaken.lab.storage import ExperimentDB
-
     with ExperimentDB.open(db) as store:
         doc = status_json(store)
     if as_json:
@@ -131,9 +127,6 @@ def status(db: Path, as_json: bool) -> None:
 @click.option("--out", type=click.Path(file_okay=False, path_type=Path), required=True, help="Output folder.")
 def report(db: Path, out: Path) -> None:
     """Write report.md, report.html and plots (PNG + SVG) into --out."""
-    from komaken.lab.report import write_report
-    from komaken.lab.storage import ExperimentDB
-
     with ExperimentDB.open(db) as store:
         files = write_report(store, out)
     for f in files:
@@ -146,10 +139,6 @@ def report(db: Path, out: Path) -> None:
 @click.option("-o", "--output", type=click.Path(dir_okay=False, path_type=Path), default=None)
 def export(db: Path, fmt: str, output: Path | None) -> None:
     """Write every stored game as CSV rows or KIF/CSA records (stdout unless -o)."""
-    from komaken.cli.records import emit
-    from komaken.lab.export import export as do_export
-    from komaken.lab.storage import ExperimentDB
-
     with ExperimentDB.open(db) as store:
         text = io.StringIO(newline="")
         n = do_export(store, fmt, text)
@@ -157,7 +146,3 @@ def export(db: Path, fmt: str, output: Path | None) -> None:
     if output is not None:
         click.echo(f"{output}: {n} games", err=True)
 
-
-def register(main: click.Group) -> None:
-    """Add the ``experiment`` group to the ``komaken`` command."""
-    main.add_command(experiment)

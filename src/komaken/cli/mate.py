@@ -11,6 +11,8 @@ import json
 import click
 
 from komaken.cli._common import load, variant_option
+from komaken.shogi import Position
+from komaken.shogi.engine.mate import solve
 
 
 @click.command()
@@ -21,9 +23,6 @@ from komaken.cli._common import load, variant_option
 @click.option("--json", "as_json", is_flag=True, help="Print one JSON object.")
 def mate(variant: str, sfen: str, max_plies: int, nodes: int, as_json: bool) -> None:
     """Find the shortest mate by checks (詰将棋) of the position."""
-    from komaken.shogi import Position
-    from komaken.shogi.engine.mate import solve
-
     pos = Position.from_sfen(sfen, load(variant))
     r = solve(pos, max_plies=max_plies, nodes=nodes)
     pv = [m.usi() for m in r.pv]
@@ -39,6 +38,3 @@ def mate(variant: str, sfen: str, max_plies: int, nodes: int, as_json: bool) -> 
     else:
         click.echo(f"unknown: node limit {nodes} reached")
 
-
-def register(main: click.Group) -> None:
-    main.add_command(mate)

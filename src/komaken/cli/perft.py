@@ -10,6 +10,7 @@ from pathlib import Path
 from typing import Any
 
 import click
+from rich.progress import BarColumn, MofNCompleteColumn, Progress, TimeElapsedColumn, TimeRemainingColumn
 
 from komaken.cli._common import VARIANT_HELP
 from komaken.errors import KomakenError
@@ -83,8 +84,6 @@ def _split(pos: Any, depth: int, progress: bool) -> dict[str, int]:
     moves = pos.legal_moves()
     out: dict[str, int] = {}
     if progress:
-        from rich.progress import BarColumn, MofNCompleteColumn, Progress, TimeElapsedColumn, TimeRemainingColumn
-
         columns = ("[progress.description]{task.description}", BarColumn(), MofNCompleteColumn(),
                    TimeElapsedColumn(), TimeRemainingColumn())
         with Progress(*columns, transient=True) as bar:
@@ -105,6 +104,3 @@ def _child(pos: Any, move: Any, depth: int) -> int:
     finally:
         pos.pop()
 
-
-def register(main: click.Group) -> None:
-    main.add_command(perft)

@@ -26,6 +26,7 @@ from komaken.game import Color, Game, Termination
 from komaken.games import GameSpec, find_game, game_names
 from komaken.match import GameResult, Observer, play_game
 from komaken.players.base import Player
+from komaken.players.engine import EnginePlayer
 from komaken.players.human import HumanPlayer
 from komaken.players.registry import make_player
 from komaken.search.result import SearchResult
@@ -102,7 +103,6 @@ class PrintObserver(Observer):
         """``score +35 cp for you (win 51%) · depth 8 · PV △同　飛 ▲４四角``."""
         view = self.humans[0] if len(self.humans) == 1 else Color.BLACK
         who = "you" if len(self.humans) == 1 else self.side(view)
-        from komaken.players.engine import EnginePlayer
 
         parts = [score_text(result, position.turn, view, who, isinstance(player, EnginePlayer))]
         if result.depth:
@@ -223,6 +223,3 @@ class _Saving(PrintObserver):
         if self.recorder is not None and self.recorder.path is not None and position.outcome() is None:
             self.recorder.save()
 
-
-def register(main: click.Group) -> None:
-    main.add_command(play)

@@ -33,6 +33,7 @@ from typing import TYPE_CHECKING, Any
 from komaken.errors import KomakenError
 from komaken.game import Game, Outcome
 from komaken.games import GameSpec, move_list_text, read_move_list_text
+from komaken.records import Encoded, GameRecord, dumps, encode_text, format_of, save_bytes
 
 if TYPE_CHECKING:
     from komaken.records import Encoded
@@ -43,8 +44,6 @@ MOVE_LIST = ".txt"
 def record_kind(spec: GameSpec, path: str | Path) -> str:
     """The format ``path``'s extension asks for: a record format of the game, or ``"moves"``
     (a ``.txt`` move list); a :class:`KomakenError` naming what would work otherwise."""
-    from komaken.records import format_of
-
     p = Path(path)
     if p.suffix.lower() == MOVE_LIST:
         return "moves"
@@ -89,7 +88,6 @@ class Recorder:
         kind = record_kind(self.spec, target)
         if path is None and self.path is None:
             self.path = target
-        from komaken.records import save_bytes
 
         encoded = self._encoded(kind, target, outcome, result)
         save_bytes(target, encoded.data)  # replaced whole: a save cut short never spoils the last one
@@ -100,8 +98,6 @@ class Recorder:
         """The file's bytes: a move list in UTF-8, or a record as :func:`komaken.records.encode_text`
         gives them for the file's extension (``.kif``/``.ki2`` in Shift_JIS when every character
         fits, else UTF-8 with a warning)."""
-        from komaken.records import Encoded, GameRecord, dumps, encode_text
-
         assert self.position is not None
         if kind == "moves":
             return Encoded(move_list_text(self.spec, self.position, self.names, result).encode("utf-8"), "UTF-8")

@@ -8,6 +8,10 @@ from typing import TYPE_CHECKING
 
 import click
 
+from komaken.records import TARGETS, RecordError, csa, dumps, encode_text, read_all, save_bytes, target_of, usi
+from komaken.shogi import load_variant
+from komaken.shogi.notation import japanese_marked
+
 if TYPE_CHECKING:
     from komaken.records import GameRecord
 
@@ -15,15 +19,10 @@ _TARGETS = ("kif", "kifu", "ki2", "ki2u", "csa", "usi")
 
 
 def _load(path: str, variant: str | None, strict: bool = True) -> list[GameRecord]:
-    from komaken.records import read_all
-    from komaken.shogi import load_variant
-
     return read_all(path, strict=strict, variant=load_variant(variant) if variant else None)
 
 
 def _pick(games: list[GameRecord], game: int | None, path: str) -> GameRecord:
-    from komaken.records import RecordError
-
     if not games:
         raise RecordError(f"{Path(path).name} holds no game")
     if game is None:
@@ -38,8 +37,6 @@ def _pick(games: list[GameRecord], game: int | None, path: str) -> GameRecord:
 def _target(to: str | None, output: str | None) -> str:
     """What to write: ``-o``'s extension gives format and encoding (``--to`` must agree on the
     format); otherwise ``--to`` does."""
-    from komaken.records import TARGETS, RecordError, target_of
-
     named = target_of(output) if output else None
     if named and to and TARGETS[named][0] != TARGETS[to][0]:
         raise RecordError(f"--to {to} but {Path(output or '').name} is a {TARGETS[named][0]} file name")
@@ -52,8 +49,6 @@ def emit(text: str, target: str, output: str | None) -> None:
     """Record text to ``output`` (replaced whole, never half-written) or to stdout, as the bytes
     :func:`komaken.records.encode_text` gives for ``target``; its warning, if any, on stderr.
     Stdout on a terminal gets the text itself."""
-    from komaken.records import encode_text, save_bytes, target_of
-
     if output is None and sys.stdout.isatty():
         click.echo(text, nl=False)  # a terminal shows text in its own encoding: no program reads it as a file
         return
@@ -84,8 +79,6 @@ def convert(input_path: str, to: str | None, output: str | None, game: int | Non
     komaken convert game.csa -o game.kifu          # UTF-8
     komaken convert game.kif --to usi              # one line: startpos moves ...
     """
-    from komaken.records import TARGETS, csa, dumps, usi
-
     target = _target(to, output)
     fmt = TARGETS[target][0]
     games = _load(input_path, variant)
@@ -97,8 +90,6 @@ def convert(input_path: str, to: str | None, output: str | None, game: int | Non
 
 
 def _frame(record: GameRecord, ply: int) -> str:
-    from komaken.shogi.notation import japanese_marked
-
     pos = record.position(ply)
     total = len(record.moves)
     if ply == 0:
@@ -154,7 +145,3 @@ def replay(input_path: str, game: int | None, variant: str | None) -> None:
         else:
             click.echo("?  Enter, b, q or a move number")
 
-
-def register(main: click.Group) -> None:
-    main.add_command(convert)
-    main.add_command(replay)

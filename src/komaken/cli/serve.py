@@ -7,8 +7,11 @@ import webbrowser
 from pathlib import Path
 
 import click
+import uvicorn
 
 from komaken.cli._common import VARIANT_HELP
+from komaken.shogi import load_variant
+from komaken.web import create_app
 
 LOOPBACK_NAMES = ("127.0.0.1", "localhost", "::1")
 
@@ -33,11 +36,6 @@ def is_loopback(host: str) -> bool:
 @click.option("--open", "open_browser", is_flag=True, help="Open the page in a web browser.")
 def serve(dbs: tuple[Path, ...], variants: tuple[str, ...], host: str, port: int, open_browser: bool) -> None:
     """Serve the web page: play, watch experiments live, browse games, read reports."""
-    import uvicorn
-
-    from komaken.shogi import load_variant
-    from komaken.web import create_app
-
     for v in variants:
         load_variant(v)  # a bad file is reported before the server starts
     for d in dbs:
@@ -56,6 +54,3 @@ def serve(dbs: tuple[Path, ...], variants: tuple[str, ...], host: str, port: int
         webbrowser.open(url)
     uvicorn.run(app, host=host, port=port, log_level="warning")
 
-
-def register(main: click.Group) -> None:
-    main.add_command(serve)

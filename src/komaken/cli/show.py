@@ -5,6 +5,7 @@ from __future__ import annotations
 import click
 
 from komaken.cli._common import load, variant_option
+from komaken.shogi import Position
 
 
 @click.command()
@@ -14,8 +15,6 @@ from komaken.cli._common import load, variant_option
 @click.option("--svg", "as_svg", is_flag=True, help="SVG markup.")
 def show(variant: str, sfen: str | None, as_ascii: bool, as_svg: bool) -> None:
     """Print the board of a position."""
-    from komaken.shogi import Position
-
     v = load(variant)
     pos = Position.from_sfen(sfen, v) if sfen else Position.start(v)
     if as_svg:
@@ -24,6 +23,3 @@ def show(variant: str, sfen: str | None, as_ascii: bool, as_svg: bool) -> None:
         click.echo(pos.ascii() if as_ascii else str(pos))
         click.echo(f"sfen {pos.sfen()}")
 
-
-def register(main: click.Group) -> None:
-    main.add_command(show)

@@ -3,6 +3,7 @@ game records."""
 
 from __future__ import annotations
 
+import shlex
 from collections.abc import Callable
 from pathlib import Path
 
@@ -10,6 +11,12 @@ import click
 
 from komaken.cli._common import VARIANT_HELP, within
 from komaken.lab import limits
+from komaken.lab.label import label_study, load_labels
+from komaken.lab.valuestudy.selfplay import run_selfplay, study_config
+from komaken.shogi.engine.evalparams import EvalParams
+from komaken.shogi.engine.tune import LAMBDAS, read_games, read_records
+from komaken.shogi.engine.tune import tune as fit
+from komaken.shogi.variant import load_variant
 
 FILE = click.Path(dir_okay=False, path_type=Path)
 
@@ -61,11 +68,6 @@ def tune(variant: str, games: int | None, db: Path | None, record_paths: tuple[P
          label_nodes: int, labels: Path | None, label_scale: float, quiet: bool) -> None:
     """Fit piece values, piece-square tables, king safety and mobility (with --fit tempo also the
     tempo) to game results (or to a stronger engine's search scores: --label-engine)."""
-    from komaken.shogi.engine.evalparams import EvalParams
-    from komaken.shogi.engine.tune import LAMBDAS, read_games, read_records
-    from komaken.shogi.engine.tune import tune as fit
-    from komaken.shogi.variant import load_variant
-
     def say(text: str) -> None:
         if not quiet:
             click.echo(text, err=True)
@@ -85,8 +87,6 @@ def tune(variant: str, games: int | None, db: Path | None, record_paths: tuple[P
     else:
         assert db is not None and games is not None
         if games > 0:
-            from komaken.lab.valuestudy.selfplay import run_selfplay, study_config
-
             config = study_config(v, games=games, nodes=nodes, seed=seed, noise=noise, random_plies=random_plies,
                                   params=players)
             s = run_selfplay(config, db, workers=workers)
@@ -113,17 +113,9 @@ def _engine_scores(db: Path, labels: Path, engine: str | None, nodes: int, worke
                    say: Callable[[str], None]) -> dict[int, dict[int, int]]:
     """The scores of ``labels`` for the games of ``db``, first labelling what is missing with
     ``workers`` processes of ``engine`` (a command line) if given."""
-    import shlex
-
-    from komaken.lab.label import label_study, load_labels
-
     if engine:
         made = label_study(db, labels, shlex.split(engine), nodes=nodes, workers=workers,
                            progress=lambda n, of: say(f"labelled {n}/{of} games") if n % 50 == 0 or n == of else None)
         say(f"{labels}: {made} positions labelled now")
     return load_labels(labels, db)
 
-
-def register(main: click.Group) -> None:
-    """Add ``tune`` to the ``komaken`` command."""
-    main.add_command(tune)

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import json
 import sys
 from pathlib import Path
 
@@ -9,6 +10,10 @@ import click
 
 from komaken.cli._common import VARIANT_HELP, within
 from komaken.lab import limits
+from komaken.lab.valuestudy.fit import fit_study, format_fit, write_values_toml
+from komaken.lab.valuestudy.odds import analyse_odds, format_odds, run_odds
+from komaken.lab.valuestudy.report import write_report
+from komaken.lab.valuestudy.selfplay import run_selfplay, study_config
 
 DB = click.Path(dir_okay=False, path_type=Path)
 
@@ -43,8 +48,6 @@ def selfplay(variant: str, games: int, db: Path, nodes: int | None, depth: int |
              dask: str | None, seed: int, random_plies: int, noise: float, max_plies: int | None,
              imbalance: int, imbalance_mode: str, quiet: bool) -> None:
     """Play engine-vs-engine games whole in numba and store their material features in --db."""
-    from komaken.lab.valuestudy.selfplay import run_selfplay, study_config
-
     if nodes is None and depth is None:
         nodes = 1000
     config = study_config(variant, games=games, nodes=nodes, depth=depth, seed=seed, random_plies=random_plies,
@@ -71,10 +74,6 @@ def selfplay(variant: str, games: int, db: Path, nodes: int | None, depth: int |
 def fit(db: Path, out: Path | None, bootstrap: int, min_games: int, seed: int,
         as_json: bool) -> None:
     """Method A: logistic regression of the result on material (quiet positions), bootstrap CIs."""
-    import json
-
-    from komaken.lab.valuestudy.fit import fit_study, format_fit, write_values_toml
-
     result = fit_study(db, bootstrap=bootstrap, min_games=min_games, seed=seed)
     click.echo(json.dumps(result.as_dict(), indent=1) if as_json else format_fit(result))
     if out is not None:
@@ -94,8 +93,6 @@ def fit(db: Path, out: Path | None, bootstrap: int, min_games: int, seed: int,
 def odds(variant: str, pieces: str, games: int, db: Path, nodes: int, workers: int, dask: str | None,
          seed: int) -> None:
     """Method B: material-odds games (one side without a piece) through the lab; values vs the gold."""
-    from komaken.lab.valuestudy.odds import analyse_odds, format_odds, run_odds
-
     run_odds(variant, pieces, games=games, db=db, nodes=nodes, workers=workers, dask=dask, seed=seed)
     click.echo(format_odds(analyse_odds(db)))
 
@@ -105,13 +102,7 @@ def odds(variant: str, pieces: str, games: int, db: Path, nodes: int, workers: i
 @click.option("--bootstrap", type=within(limits.BOOTSTRAP), default=500, show_default=True)
 def report(dbs: tuple[Path, ...], out: Path, bootstrap: int) -> None:
     """Tables and plots of value against board size (Markdown, HTML, PNG, SVG)."""
-    from komaken.lab.valuestudy.report import write_report
-
     paths = write_report(list(dbs), out, bootstrap=bootstrap)
     click.echo("\n".join(str(p) for p in paths))
     sys.stdout.flush()
 
-
-def register(main: click.Group) -> None:
-    """Add the ``values`` group to the ``komaken`` command."""
-    main.add_command(values)

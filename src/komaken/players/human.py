@@ -16,6 +16,7 @@ from typing import TYPE_CHECKING, Any
 
 from komaken.errors import IllegalMoveError, KomakenError
 from komaken.game import Game
+from komaken.games import game_of
 from komaken.match import QuitRequest, UndoRequest
 from komaken.players.base import DECLARE, RESIGN, PlayerAction
 
@@ -28,15 +29,11 @@ HELP = ("type a move ({examples}); p: legal moves, b: board, undo: take back a m
 
 def parse_move(position: Any, text: str) -> Any:
     """The legal move ``text`` names in ``position`` (the game's :attr:`GameSpec.parse_move`)."""
-    from komaken.games import game_of
-
     return game_of(position).parse_move(position, text)
 
 
 def describe(position: Any, move: Any) -> str:
     """``move`` for people: ``▲７六歩 (7g7f)`` in shogi, the move text otherwise."""
-    from komaken.games import game_of
-
     return game_of(position).describe(position, move)
 
 
@@ -91,8 +88,6 @@ class HumanPlayer:
         pass
 
     def _spec(self, position: Any) -> GameSpec:
-        from komaken.games import game_of
-
         return self.game or game_of(position)
 
     def choose(self, position: Game[Any]) -> Any:

@@ -27,6 +27,7 @@ Times are always seconds: ``movetime=1`` is a second, ``movetime=250ms`` a quart
 
 from __future__ import annotations
 
+import difflib
 import math
 import re
 import warnings
@@ -35,7 +36,10 @@ from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
 from komaken.errors import KomakenError
+from komaken.games import import_object
 from komaken.players.base import Player
+from komaken.players.human import HumanPlayer
+from komaken.players.random import RandomPlayer
 
 if TYPE_CHECKING:
     from komaken.games import GameSpec
@@ -205,20 +209,14 @@ def _trailing_options(ptype: PlayerType, text: str) -> tuple[str, dict[str, Any]
 
 
 def _build_random(ctx: BuildContext, options: dict[str, Any]) -> Player:
-    from komaken.players.random import RandomPlayer
-
     return RandomPlayer(seed=options.get("seed"), name=ctx.label or None)
 
 
 def _build_human(ctx: BuildContext, options: dict[str, Any]) -> Player:
-    from komaken.players.human import HumanPlayer
-
     return HumanPlayer(game=ctx.game)
 
 
 def _build_python(ctx: BuildContext, options: dict[str, Any]) -> Player:
-    from komaken.games import import_object
-
     factory = import_object(options["factory"])
     player: Player = factory(**dict(options.get("options", {})))
     return player
@@ -264,8 +262,6 @@ def player_type(kind: str, game: GameSpec, *, warn: bool = True) -> PlayerType:
 def unknown_type(kind: str, game: GameSpec, *more: str) -> str:
     """What is wrong with player type ``kind`` that ``game`` lacks, from the command line and from
     an experiment file alike (``more``: the types only a file knows, such as ``boardgame``)."""
-    import difflib
-
     known = sorted({*player_types(game), *more})
     close = difflib.get_close_matches(kind, known, n=1)
     return (f"unknown player type {kind!r}: no {kind} player for {game.name}"
@@ -447,8 +443,6 @@ def unknown_option(ptype: PlayerType, key: str, variant: Any = None) -> str:
     >>> unknown_option(player_type("random", find_game("shogi")), "sed")
     "unknown option 'sed' (did you mean 'seed'?); the options of random: seed"
     """
-    import difflib
-
     entries: list[str] = []
     extra = ptype.option(ptype.extra) if ptype.extra else None
     if extra is not None and extra.check is not None:

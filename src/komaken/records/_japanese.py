@@ -11,6 +11,7 @@ from komaken.game import Color, Outcome, Termination
 from komaken.records.record import GameRecord, RecordError, bounded_int, shown, summary_line, variant_for_size
 from komaken.shogi._names import KIND_OF_NAME
 from komaken.shogi.display import KANSUJI, hand_text, japanese_diagram
+from komaken.shogi.notation import parse_japanese
 from komaken.shogi.position import Position
 from komaken.shogi.variant import MINISHOGI, SHOGI, Variant
 
@@ -193,8 +194,6 @@ def illegal_move_text(position: Position, text: str, *, origin: bool) -> str | N
     """``text`` of a final illegal move as a move line can say it (``origin=False``: KI2, without the
     ``(77)``), if reading it back in ``position`` finds it illegal again; else None (write it as a
     comment: a CSA move, or a KIF move that would be legal without its origin)."""
-    from komaken.shogi.notation import parse_japanese
-
     text = text.strip()
     if not origin:
         text = re.sub(r"\(.*", "", text)

@@ -59,7 +59,8 @@ _ENDINGS: dict[str, tuple[Termination, bool | None]] = {
 
 def split_games(text: str) -> list[tuple[int, str]]:
     """The games of a multi-game file: (number of the game's first line, its text)."""
-    games, first, buf = [], 1, []
+    games: list[tuple[int, str]] = []
+    first, buf = 1, list[str]()
     for lineno, line in enumerate(text.splitlines(), start=1):
         if line.strip() == "/":
             games.append((first, "\n".join(buf)))

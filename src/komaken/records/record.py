@@ -163,10 +163,12 @@ class GameRecord:
             yield pos
 
     def usi(self) -> str:
-        """``startpos moves 7g7f …`` or ``sfen <SFEN> moves …``."""
-        from komaken.records.usi import dumps
-
-        return dumps(self).strip()
+        """``startpos moves 7g7f …`` for the 9×9 start, else ``sfen <SFEN> moves …``."""
+        if self.variant.name == "shogi" and self.is_standard_start:
+            head = "startpos"
+        else:
+            head = "sfen " + self.initial_sfen
+        return head + (" moves " + " ".join(m.usi() for m in self.moves) if self.moves else "")
 
     @property
     def winner(self) -> Color | None:

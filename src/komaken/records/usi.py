@@ -74,11 +74,7 @@ def _parse_line(line: str, lineno: int, strict: bool, file: str | None, given: V
 
 def dumps(record: GameRecord) -> str:
     """``startpos moves …`` for the 9×9 start, else ``sfen <SFEN> moves …`` (one line)."""
-    if record.variant.name == "shogi" and record.is_standard_start:
-        head = "startpos"
-    else:
-        head = "sfen " + record.initial_sfen
-    return head + (" moves " + " ".join(m.usi() for m in record.moves) if record.moves else "") + "\n"
+    return record.usi() + "\n"
 
 
 def dumps_all(records: list[GameRecord]) -> str:

@@ -10,10 +10,8 @@ See ``docs/games.md`` for the notation and the engine.
 
 from komaken.reversi._position import PASS, Reversi, ReversiMove, parse_square, square_name
 from komaken.reversi.engine import SearchResult, evaluate, search, solve
-from komaken.reversi.game import GAME
 
 __all__ = [
-    "GAME",
     "PASS",
     "Reversi",
     "ReversiMove",

@@ -78,13 +78,14 @@ def _cttz(typingctx, x):  # type: ignore[no-untyped-def]
 
 
 @njit(cache=True, inline="always")
-def popcount(x: np.uint64) -> int:
-    return np.int64(_ctpop(x))
+def popcount(x: np.uint64):  # no return type: an int64 that numba types, which is no int to mypy
+    # numba's stubs call an intrinsic with its typing function's signature (typingctx, x)
+    return np.int64(_ctpop(x))  # type: ignore[call-arg]
 
 
 @njit(cache=True, inline="always")
-def lowest_square(x: np.uint64) -> int:
-    return np.int64(_cttz(x))
+def lowest_square(x: np.uint64):  # no return type: as popcount
+    return np.int64(_cttz(x))  # type: ignore[call-arg]  # as in popcount
 
 
 @njit(cache=True, inline="always")

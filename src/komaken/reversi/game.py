@@ -14,11 +14,10 @@ from komaken.players.base import Player
 from komaken.players.registry import SEED, BuildContext, Option, PlayerType
 from komaken.presentation import Look, Presentation, grid_cells, marked
 from komaken.reversi._position import Reversi, ReversiMove, square_name
+from komaken.reversi.player import ReversiEnginePlayer
 
 
 def _build_engine(ctx: BuildContext, o: dict[str, Any]) -> Player:
-    from komaken.players.boardgames import ReversiEnginePlayer
-
     return ReversiEnginePlayer(o.get("depth"), o.get("empties", o.get("endgame_empties", 14)), o.get("seed"),
                                o.get("movetime"))
 

@@ -5,11 +5,10 @@
 2512
 """
 
-from komaken.shogi.game import GAME
 from komaken.shogi.position import Move, Piece, Position, Square
 from komaken.shogi.variant import BUILTIN, JUDKINS, MINISHOGI, SHOGI, Variant, load_variant
 
 __all__ = [
-    "BUILTIN", "GAME", "JUDKINS", "MINISHOGI", "Move", "Piece", "Position", "SHOGI", "Square", "Variant",
+    "BUILTIN", "JUDKINS", "MINISHOGI", "Move", "Piece", "Position", "SHOGI", "Square", "Variant",
     "load_variant",
 ]

@@ -161,9 +161,9 @@ def _grid(W: int, H: int, x0: int, y0: int, size: int) -> list[str]:
         out.append(f'<line x1="{x0}" y1="{y}" x2="{x0 + W * size}" y2="{y}" stroke="black"/>')
     font = size * 0.35
     for f in range(W, 0, -1):
-        x = x0 + (W - f) * size + size / 2
-        out.append(f'<text x="{x}" y="{y0 - size * 0.12}" font-size="{font}" text-anchor="middle">{f}</text>')
+        cx = x0 + (W - f) * size + size / 2
+        out.append(f'<text x="{cx}" y="{y0 - size * 0.12}" font-size="{font}" text-anchor="middle">{f}</text>')
     for r in range(1, H + 1):
-        y = y0 + (r - 1) * size + size / 2 + size * 0.12
-        out.append(f'<text x="{x0 + W * size + 4}" y="{y}" font-size="{font}">{KANSUJI[r]}</text>')
+        cy = y0 + (r - 1) * size + size / 2 + size * 0.12
+        out.append(f'<text x="{x0 + W * size + 4}" y="{cy}" font-size="{font}">{KANSUJI[r]}</text>')
     return out

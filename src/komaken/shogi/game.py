@@ -12,12 +12,21 @@ from __future__ import annotations
 import math
 import re
 from collections.abc import Mapping
+from pathlib import Path
 from typing import Any
 
 from komaken.errors import IllegalMoveError, KomakenError
 from komaken.games import GameSpec, RecordIO, termination_with_japanese
 from komaken.players.base import Player
+from komaken.players.engine import EnginePlayer
 from komaken.players.registry import SEED, BuildContext, Option, OptionError, PlayerType
+from komaken.players.thesis import ThesisPlayer
+from komaken.players.usi import UsiPlayer
+from komaken.shogi.display import svg
+from komaken.shogi.engine._evaluate import TERMS
+from komaken.shogi.engine.evalparams import EvalParams
+from komaken.shogi.engine.values import PieceValues
+from komaken.shogi.notation import japanese, parse_japanese
 from komaken.shogi.position import Move, Position
 from komaken.shogi.presentation import PRESENTATION, read_record, write_record
 from komaken.shogi.variant import Variant, load_variant, shipped_variants
@@ -34,7 +43,6 @@ def parse_move(position: Position, text: str) -> Move:
         if position.is_legal(move):
             return move
         raise IllegalMoveError(f"illegal move {position.explain_illegal(move)}")
-    from komaken.shogi.notation import parse_japanese
 
     try:
         return parse_japanese(position, t)
@@ -73,8 +81,6 @@ def _not_a_move(position: Position, text: str) -> str:
 
 def describe_move(position: Position, move: Move) -> str:
     """``▲７六歩 (7g7f)``: the Japanese move with its USI text."""
-    from komaken.shogi.notation import japanese
-
     try:
         return f"{position.turn.mark}{japanese(position, move)} ({move.usi()})"
     except KomakenError:
@@ -82,8 +88,6 @@ def describe_move(position: Position, move: Move) -> str:
 
 
 def _svg(position: Position) -> str:
-    from komaken.shogi.display import svg
-
     return svg(position)
 
 
@@ -91,8 +95,6 @@ def _svg(position: Position) -> str:
 
 def _values(value: Any, variant: Variant | None) -> dict[str, Any]:
     if isinstance(value, str):  # a value table file, e.g. written by `komaken values fit`
-        from komaken.shogi.engine.values import PieceValues
-
         return PieceValues.from_toml(value, variant).as_dict()
     letters = tuple(getattr(variant, "piece_letters", ()))
     out = {}
@@ -109,8 +111,6 @@ def _values(value: Any, variant: Variant | None) -> dict[str, Any]:
 
 
 def _terms(value: Any, variant: Any) -> dict[str, float]:
-    from komaken.shogi.engine._evaluate import TERMS
-
     out = {}
     for term, v in value.items():
         if term not in TERMS:
@@ -123,10 +123,6 @@ def _terms(value: Any, variant: Any) -> dict[str, float]:
 
 def _params(value: Any, variant: Any) -> str:
     """An evaluation parameter file: read and checked whole now, so a bad one stops the run early."""
-    from pathlib import Path
-
-    from komaken.shogi.engine.evalparams import EvalParams
-
     EvalParams.load(value, variant if variant is not None else "shogi")
     return str(Path(value).resolve())
 
@@ -136,16 +132,12 @@ def _usi_options(value: Any, variant: Any) -> dict[str, str]:
 
 
 def _build_engine(ctx: BuildContext, o: dict[str, Any]) -> Player:
-    from komaken.players.engine import EnginePlayer
-
     return EnginePlayer(ctx.variant, depth=o.get("depth"), nodes=o.get("nodes"), movetime=o.get("movetime"),
                         values=o.get("values"), seed=o.get("seed", 0), hash_mb=o.get("hash", 16),
                         skill=o.get("skill"), elo=o.get("elo"), params=o.get("params"), **o.get("eval", {}))
 
 
 def _build_thesis(ctx: BuildContext, o: dict[str, Any]) -> Player:
-    from komaken.players.thesis import ThesisPlayer
-
     theirs: Mapping[str, int] | None = None
     if ctx.opponent is not None:  # the published program held both players' tables
         theirs = ctx.opponent.options.get("values")
@@ -154,8 +146,6 @@ def _build_thesis(ctx: BuildContext, o: dict[str, Any]) -> Player:
 
 
 def _build_usi(ctx: BuildContext, o: dict[str, Any]) -> Player:
-    from komaken.players.usi import UsiPlayer
-
     options = dict(o.get("options", {}))
     if ctx.variant is not None and ctx.variant.name != "shogi":
         options.setdefault("UCI_Variant", ctx.variant.name)

@@ -17,6 +17,7 @@ from komaken.errors import IllegalMoveError
 from komaken.game import Color
 from komaken.shogi import _kernels as K
 from komaken.shogi._board import BLACK_BIT, KIND_OF_LETTER, KING, LETTERS, kind_letter, square
+from komaken.shogi.notation import japanese, japanese_marked
 from komaken.shogi.square import Piece, Square
 
 if TYPE_CHECKING:
@@ -94,8 +95,6 @@ class Move:
         """Japanese text of this move about to be played in ``position``: ``７六歩``, ``同銀``,
         ``５二金直`` (``marked=True``: ``▲７六歩``).  ``style`` is ``"ki2"``, ``"kif"`` (``７六歩(77)``)
         or ``"origin"`` — see :mod:`komaken.shogi.notation`."""
-        from komaken.shogi.notation import japanese, japanese_marked
-
         write = japanese_marked if marked else japanese
         return write(position, self, style=style)  # type: ignore[arg-type]
 

@@ -48,9 +48,11 @@ from komaken.errors import IllegalMoveError
 from komaken.game import Color
 from komaken.shogi._names import ENGLISH, KIND_OF_NAME
 from komaken.shogi._names import KANJI_MOVE as NAMES
+from komaken.shogi.square import Square
 
 if TYPE_CHECKING:
-    from komaken.shogi.position import Move, Position
+    from komaken.shogi.move import Move
+    from komaken.shogi.position import Position
 
 Style = Literal["ki2", "kif", "origin"]
 
@@ -112,10 +114,8 @@ def _can_promote(position: Position, move: Move) -> bool:
     """Whether the board move had a choice between promoting and not."""
     if move.drop:
         return False
-    from komaken.shogi.position import Move as _Move
-
     assert move.from_square is not None
-    other = _Move.board_move(move.from_square, move.to_square, not move.promotion)
+    other = type(move).board_move(move.from_square, move.to_square, not move.promotion)
     return position.is_legal(other)
 
 
@@ -219,8 +219,6 @@ def parse_japanese(position: Position, text: str) -> Move:
     ``５二金左上``, ``２二角成``/``不成``/``生`` …  Raises :class:`IllegalMoveError` when the text
     is malformed, names no legal move, or could be more than one.
     """
-    from komaken.shogi.position import Square
-
     raw = text.strip()
     names = position.variant.names
     m = _move_re(names.own).match(raw)
@@ -284,8 +282,6 @@ def parse_japanese(position: Position, text: str) -> Move:
 
 
 def _why_not_from(position: Position, kind: str, frm: object, to: object) -> str:
-    from komaken.shogi.position import Square
-
     assert isinstance(frm, Square) and isinstance(to, Square)
     english = position.variant.names.english
     piece = position.piece_at(frm) if 1 <= frm.file <= position.variant.width else None

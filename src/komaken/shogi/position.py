@@ -18,7 +18,7 @@ from __future__ import annotations
 
 from collections.abc import Iterator
 from dataclasses import replace
-from typing import TYPE_CHECKING, Self
+from typing import Self
 
 import numpy as np
 
@@ -26,6 +26,7 @@ from komaken.errors import IllegalMoveError, InvalidPositionError
 from komaken.game import Color, Outcome, Termination
 from komaken.legal import LegalMoves
 from komaken.shogi import _kernels as K
+from komaken.shogi import display
 from komaken.shogi._board import (
     BLACK_BIT,
     BOARD_SIZE,
@@ -38,13 +39,12 @@ from komaken.shogi._board import (
     kind_letter,
     square,
 )
+from komaken.shogi.kernel import KernelState, state_of
 from komaken.shogi.move import Move
+from komaken.shogi.notation import _MOVE_RE, japanese_marked, parse_japanese
 from komaken.shogi.sfen import format_sfen, parse_sfen
 from komaken.shogi.square import Piece, Square, _to_square
 from komaken.shogi.variant import SHOGI, Variant, load_variant
-
-if TYPE_CHECKING:
-    from komaken.shogi.kernel import KernelState
 
 _INITIAL_CAPACITY = 512
 
@@ -70,8 +70,6 @@ def _variant_for_sfen(text: str) -> str:
 
 def _not_a_move(value: object) -> str:
     if isinstance(value, str):
-        from komaken.shogi.notation import _MOVE_RE
-
         if _MOVE_RE.match(value.strip()):
             return f"push() takes a Move; for Japanese move text use pos.push_japanese({value!r})"
         return f"push() takes a Move; for USI text use pos.push_usi({value!r}) (or push(Move.from_usi(...)))"
@@ -324,8 +322,6 @@ class Position:
     def push_japanese(self, text: str) -> Move:
         """Parse Japanese move text (``７六歩``, ``76歩``, ``同銀``, ``５五角打``) and play it;
         returns the move.  See :func:`komaken.shogi.notation.parse_japanese`."""
-        from komaken.shogi.notation import parse_japanese
-
         move = self._with_piece(parse_japanese(self, text))
         self.push(move)
         return move
@@ -335,8 +331,6 @@ class Position:
         move takes on the square just moved to (like python-chess's ``variation_san``):
         ``▲２二金打 △同　玉 ▲３二金打``.  ``moves`` are Moves or USI text; raises
         :class:`IllegalMoveError` at the first illegal one.  The position is left unchanged."""
-        from komaken.shogi.notation import japanese_marked
-
         walker = self.copy()
         words = []
         for item in moves:
@@ -459,8 +453,6 @@ class Position:
     # ---- the kernel seam ---------------------------------------------------------------------
     def kernel_state(self, room: int = 0) -> KernelState:
         """Copies of the kernel arrays with room for ``room`` more plies (:mod:`komaken.shogi.kernel`)."""
-        from komaken.shogi.kernel import state_of
-
         return state_of(self, room)
 
     def legal_codes(self) -> np.ndarray:
@@ -473,27 +465,19 @@ class Position:
 
     # ---- display -----------------------------------------------------------------------------
     def __str__(self) -> str:
-        from komaken.shogi.display import japanese_diagram
-
-        return japanese_diagram(self)
+        return display.japanese_diagram(self)
 
     def ascii(self) -> str:
         """A plain-ASCII board."""
-        from komaken.shogi.display import ascii_diagram
-
-        return ascii_diagram(self)
+        return display.ascii_diagram(self)
 
     def _repr_svg_(self) -> str:
         """The SVG board (how Jupyter shows a position), the last move pushed shaded."""
-        from komaken.shogi.display import svg
-
-        return svg(self, lastmove=self.peek())
+        return display.svg(self, lastmove=self.peek())
 
     def svg(self, size: int = 40, *, lastmove: Move | None = None) -> str:
         """An SVG board; see :func:`komaken.shogi.display.svg`."""
-        from komaken.shogi.display import svg
-
-        return svg(self, size, lastmove=lastmove)
+        return display.svg(self, size, lastmove=lastmove)
 
 
 __all__ = ["Move", "Piece", "Position", "Square"]

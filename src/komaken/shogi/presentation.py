@@ -20,6 +20,7 @@ from typing import Any
 from komaken.errors import KomakenError
 from komaken.game import Color, Game, Outcome
 from komaken.presentation import Look, Presentation, grid_cells
+from komaken.records import GameRecord, dumps, kif, parse
 from komaken.shogi.display import KANSUJI
 from komaken.shogi.notation import japanese_marked
 from komaken.shogi.position import Move, Position, Square
@@ -68,8 +69,6 @@ PRESENTATION = Presentation(
 def write_record(pos: Game[Any], fmt: str, names: tuple[str | None, str | None], outcome: Outcome | None,
                  comment: str | None) -> str:
     """The game as KIF, KI2, CSA or USI (:mod:`komaken.records`)."""
-    from komaken.records import GameRecord, dumps, kif
-
     assert isinstance(pos, Position)
     rec = GameRecord.from_position(pos, black=names[0], white=names[1], result=outcome, comment=comment)
     return kif.dumps(rec) if fmt == "kif" else dumps(rec, fmt)  # type: ignore[arg-type]
@@ -77,8 +76,6 @@ def write_record(pos: Game[Any], fmt: str, names: tuple[str | None, str | None],
 
 def read_record(text: str, variant: Any) -> tuple[Game[Any], tuple[str | None, str | None]]:
     """The position at the end of a KIF/KI2/CSA/USI record and the players' names."""
-    from komaken.records import parse
-
     try:
         rec = parse(text, variant=variant)
         return rec.position(), (rec.black, rec.white)

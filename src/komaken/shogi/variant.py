@@ -66,6 +66,7 @@ from komaken.shogi._board import (
 )
 from komaken.shogi._names import PieceNames
 from komaken.shogi._pieces import Movement, PieceMoves, pieces_from_toml, pieces_to_toml
+from komaken.shogi.sfen import parse_sfen
 
 Repetition = Literal["draw", "sente_loses"]
 Impasse = Literal["none", "24", "27"]
@@ -147,7 +148,6 @@ class Variant:
             raise VariantError(f"{where}: max_plies must be >= 0")
         if self.max_plies == 0:
             object.__setattr__(self, "max_plies", None)
-        from komaken.shogi.sfen import parse_sfen
 
         try:
             parse_sfen(self.start_sfen, self, check_counts=False)
@@ -163,7 +163,6 @@ class Variant:
             raise VariantError(f"{where}: rules.uchifuzume needs the pawn (P) to move one step forward only "
                                f"(pieces.P steps = [\"N\"]); set uchifuzume = false for other pawns")
         kings = [0, 0]
-        from komaken.shogi.sfen import parse_sfen
 
         board, _, _, _ = parse_sfen(self.start_sfen, self, check_counts=False)
         for code in board.values():
@@ -210,8 +209,6 @@ class Variant:
     @cached_property
     def max_counts(self) -> dict[int, int]:
         """How many pieces of each base kind exist (from the start position)."""
-        from komaken.shogi.sfen import parse_sfen
-
         board, hands, _, _ = parse_sfen(self.start_sfen, self, check_counts=False)
         counts: dict[int, int] = {}
         for code in board.values():

@@ -14,7 +14,6 @@ from komaken.game import Color
 from komaken.search.generic import SearchResult, negamax
 from komaken.search.generic import best_move as _generic_best_move
 from komaken.tictactoe._position import LINES, ROWS, TicTacToe, TicTacToeMove, mark
-from komaken.tictactoe.game import GAME
 
 
 def best_move(position: TicTacToe, seed: int | None = None) -> SearchResult[TicTacToeMove]:
@@ -27,4 +26,4 @@ def value(position: TicTacToe) -> float:
     return negamax(position)
 
 
-__all__ = ["GAME", "Color", "LINES", "ROWS", "TicTacToe", "TicTacToeMove", "best_move", "mark", "value"]
+__all__ = ["Color", "LINES", "ROWS", "TicTacToe", "TicTacToeMove", "best_move", "mark", "value"]

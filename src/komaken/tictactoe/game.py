@@ -10,14 +10,13 @@ from typing import Any
 
 from komaken.games import GameSpec, checked_move
 from komaken.players.base import Player
+from komaken.players.boardgames import PerfectPlayer
 from komaken.players.registry import SEED, BuildContext, Option, PlayerType
 from komaken.presentation import Look, Presentation, grid_cells, marked
 from komaken.tictactoe._position import ROWS, TicTacToe, TicTacToeMove
 
 
 def _build_perfect(ctx: BuildContext, o: dict[str, Any]) -> Player:
-    from komaken.players.boardgames import PerfectPlayer
-
     return PerfectPlayer(o.get("seed"), o.get("depth"))
 
 

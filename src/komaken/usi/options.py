@@ -16,6 +16,7 @@ from __future__ import annotations
 
 import re
 from dataclasses import dataclass
+from typing import Any
 
 from komaken.errors import KomakenError
 from komaken.shogi.engine.search import MAX_MULTIPV
@@ -137,7 +138,7 @@ def skill(options: dict[str, str]) -> Skill:
     return Skill(int(options["Skill Level"]))
 
 
-def piece_values(options: dict[str, str], explicit: set[str]) -> dict[str, object]:
+def piece_values(options: dict[str, str], explicit: set[str]) -> dict[str, Any]:
     """The ``Value_*`` / ``ValueHand_*`` options that were set (``explicit``), as a
     :class:`~komaken.shogi.engine.values.PieceValues` mapping; a hand value not set follows its board value."""
     board = {k: int(options[f"Value_{k}"]) for k in SEED_TABLE if f"Value_{k}" in explicit}

@@ -16,6 +16,7 @@ from collections.abc import Callable
 
 from komaken.players.base import RESIGN
 from komaken.players.thesis import ThesisPlayer
+from komaken.shogi.engine.mate import solve
 from komaken.shogi.engine.search import Alarm, Engine, Limits, SearchResult
 from komaken.shogi.engine.timeman import next_iteration_fits
 from komaken.shogi.position import Move, Position
@@ -178,8 +179,6 @@ def think_thesis(s: Search, thesis: ThesisPlayer, pos: Position, go: Go, t_go: f
 
 def mate(s: Search, pos: Position, go: Go, send: Send) -> str:
     """``go mate``: the ``checkmate`` line."""
-    from komaken.shogi.engine.mate import solve
-
     assert go.mate is not None
     limit = None if go.mate <= 0 else max(0.001, go.mate / 1000.0 - s.overhead)
     try:

@@ -21,6 +21,8 @@ from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Any
 
+import numpy as np
+
 from komaken.errors import KomakenError
 from komaken.players.registry import Option
 from komaken.web import _games as G
@@ -207,7 +209,6 @@ def _nesting(text: str) -> int:
     more opening brackets than :data:`MAX_NESTING`, so the usual body costs two ``count`` calls."""
     if text.count("[") + text.count("{") <= MAX_NESTING:
         return 0
-    import numpy as np
 
     brackets = np.frombuffer(_NOT_BRACKET.sub("", _STRING.sub("", text)).encode("ascii"), dtype=np.uint8)
     steps = np.where((brackets == ord("[")) | (brackets == ord("{")), 1, -1)

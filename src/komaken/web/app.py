@@ -27,6 +27,7 @@ from starlette.routing import Mount, Route
 from starlette.staticfiles import StaticFiles
 
 from komaken.errors import KomakenError
+from komaken.records import encode_text
 from komaken.web import _fields as F
 from komaken.web import _games as G
 from komaken.web import reports
@@ -187,8 +188,6 @@ class Api:
 
 
 def _download(text: str, name: str) -> Response:
-    from komaken.records import encode_text
-
     encoded = encode_text(text, name)  # game.kif: Shift_JIS, as every .kif reader expects
     return Response(encoded.data, media_type=f"text/plain; charset={encoded.charset}",
                     headers={"Content-Disposition": f'attachment; filename="{name}"'})

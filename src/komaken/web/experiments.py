@@ -21,6 +21,7 @@ from typing import Any
 from komaken.errors import KomakenError
 from komaken.game import Color
 from komaken.lab.config import Experiment, experiment_from_dict
+from komaken.lab.report import status_json
 from komaken.lab.storage import ExperimentDB, GameRow, select_columns
 from komaken.web import _games as G
 
@@ -139,8 +140,6 @@ class Databases:
 
     def status(self, index: Any) -> dict[str, Any]:
         """``komaken experiment status --json`` for database ``index``, plus its game."""
-        from komaken.lab.report import status_json
-
         self._experiment_only(index)
         with self.connect(index) as db:
             exp = experiment(db)  # first: a database still being created is "not yet", not an error

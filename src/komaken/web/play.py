@@ -12,6 +12,7 @@ progress (depth, score, principal variation) included.
 from __future__ import annotations
 
 import asyncio
+import json
 import queue
 import secrets
 import threading
@@ -306,8 +307,6 @@ class Sessions:
 
 async def event_stream(session: Session, is_disconnected: Any, keepalive: float = 10.0) -> Any:
     """Server-sent events: the state now, then every change (``thinking`` while it thinks)."""
-    import json
-
     q: asyncio.Queue[dict[str, Any]] = asyncio.Queue()
     session.listeners.add(q)
     try:

@@ -19,6 +19,10 @@ import threading
 from pathlib import Path
 from typing import Any
 
+from komaken.lab import report as R
+from komaken.lab.plots import score_figure, value_figures
+from komaken.lab.report_text import document
+from komaken.web import study
 from komaken.web.experiments import Databases, NotFound
 
 _cache: dict[int, tuple[Any, dict[str, Any], dict[str, bytes]]] = {}
@@ -63,8 +67,6 @@ def blocks_json(blocks: list[tuple[Any, ...]]) -> tuple[list[dict[str, Any]], di
 
 
 def _build(dbs: Databases, index: Any) -> tuple[dict[str, Any], dict[str, bytes]]:
-    from komaken.web import study
-
     src = dbs.source(index)
     is_study = src.path.exists() and dbs.kind(src.index) == "study"
     members = study.members(dbs) if is_study else [src]
@@ -79,10 +81,6 @@ def _build(dbs: Databases, index: Any) -> tuple[dict[str, Any], dict[str, bytes]
 
 
 def _experiment(dbs: Databases, index: int) -> tuple[dict[str, Any], dict[str, bytes]]:
-    from komaken.lab import report as R
-    from komaken.lab.plots import score_figure, value_figures
-    from komaken.lab.report_text import document
-
     src = dbs.source(index)
     with dbs.connect(index) as db:
         exp, stats = R.collect(db)

@@ -19,6 +19,8 @@ from pathlib import Path
 from typing import Any
 
 from komaken.errors import KomakenError
+from komaken.lab.valuestudy.odds import NAME_PREFIX
+from komaken.lab.valuestudy.report import Loaded, load, markdown, plot
 from komaken.web.experiments import Databases, Source, experiment
 
 BOOTSTRAP = 300  # whole-game resamples per study database (the CLI's default is 500)
@@ -30,8 +32,6 @@ CAPTION = ("Each piece's value in gold units against the board size n, with 95 %
 
 def members(dbs: Databases) -> list[Source]:
     """The study and odds databases among those the server was given."""
-    from komaken.lab.valuestudy.odds import NAME_PREFIX
-
     out = []
     for src in dbs.sources:
         if not src.path.exists():
@@ -64,8 +64,6 @@ def snapshot(src: Path, dst: Path) -> Path:
 
 def report(dbs: Databases, index: int) -> tuple[dict[str, Any], dict[str, bytes]]:
     """The study's report document and its figure's SVG."""
-    from komaken.lab.valuestudy.report import Loaded, load, markdown, plot
-
     sources = members(dbs)
     notes: list[str] = []
     loaded = Loaded([], [])

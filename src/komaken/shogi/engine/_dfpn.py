@@ -60,8 +60,8 @@ def _children(bd: np.ndarray, hd: np.ndarray, st: np.ndarray, hh: np.ndarray, hi
 
 @njit(cache=True)
 def _mid(bd: np.ndarray, hd: np.ndarray, st: np.ndarray, hh: np.ndarray, hist: np.ndarray, geo: np.ndarray,
-         rules: np.ndarray, tk: np.ndarray, tv: np.ndarray, mbuf: np.ndarray, ctl: np.ndarray, th_phi: int,
-         th_delta: int, ply: int, attacker: int) -> None:
+         rules: np.ndarray, tk: np.ndarray, tv: np.ndarray, mbuf: np.ndarray, ctl: np.ndarray, th_phi,
+         th_delta, ply, attacker) -> None:
     ctl[0] += 1
     h = _key(hh[st[ST_PLY]], ply)
     moves = mbuf[ply]

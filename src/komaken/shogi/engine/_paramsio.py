@@ -18,7 +18,7 @@ from komaken.shogi.engine._evaluate import (
     O_TEMPO,
     O_UNDEFENDED,
 )
-from komaken.shogi.engine.values import HAND_LETTERS
+from komaken.shogi.engine.values import HAND_LETTERS, kind_code
 from komaken.shogi.variant import _toml_str
 
 if TYPE_CHECKING:
@@ -35,8 +35,6 @@ def _key(letter: str) -> str:
 
 def to_toml(p: EvalParams, comment: str = "") -> str:
     """The whole parameter set as a TOML document (only the variant's pieces are written)."""
-    from komaken.shogi.engine.evalparams import kind_code
-
     t = p.tables
     letters = p.letters()
     pieces = [k for k in letters if k != "K"]

@@ -192,8 +192,8 @@ def _child_sums(bd: np.ndarray, mv: int, rules: np.ndarray, bval: np.ndarray, hv
 @njit(cache=True)
 def qsearch(bd: np.ndarray, hd: np.ndarray, st: np.ndarray, hh: np.ndarray, hist: np.ndarray, geo: np.ndarray,
             rules: np.ndarray, bval: np.ndarray, hval: np.ndarray, w: np.ndarray, mbuf: np.ndarray,
-            sbuf: np.ndarray, ctl: np.ndarray, acc: np.ndarray, sp: np.ndarray, alpha: int, beta: int,
-            ply: int) -> int:
+            sbuf: np.ndarray, ctl: np.ndarray, acc: np.ndarray, sp: np.ndarray, alpha, beta,
+            ply) -> int:
     """Captures only (every evasion when in check) until the position is quiet.
 
     Out of check only the captures are generated (:func:`gen_captures_into`), never the quiet
@@ -275,7 +275,7 @@ def negamax(bd: np.ndarray, hd: np.ndarray, st: np.ndarray, hh: np.ndarray, hist
             rules: np.ndarray, bval: np.ndarray, hval: np.ndarray, w: np.ndarray, tt_key: np.ndarray,
             tt_data: np.ndarray, killers: np.ndarray, history: np.ndarray, pv: np.ndarray, pvlen: np.ndarray,
             mbuf: np.ndarray, sbuf: np.ndarray, ctl: np.ndarray, acc: np.ndarray, sp: np.ndarray, lmr: np.ndarray,
-            depth: int, alpha: int, beta: int, ply: int, can_null: int) -> int:
+            depth: int, alpha: int, beta: int, ply, can_null) -> int:
     """Score of the position from the side to move's view, searched ``depth`` plies deep."""
     pvlen[ply] = ply
     if ply > 0:
@@ -474,7 +474,7 @@ def search_depth(bd: np.ndarray, hd: np.ndarray, st: np.ndarray, hh: np.ndarray,
                  rules: np.ndarray, bval: np.ndarray, hval: np.ndarray, w: np.ndarray, tt_key: np.ndarray,
                  tt_data: np.ndarray, killers: np.ndarray, history: np.ndarray, pv: np.ndarray, pvlen: np.ndarray,
                  mbuf: np.ndarray, sbuf: np.ndarray, ctl: np.ndarray, acc: np.ndarray, sp: np.ndarray, lmr: np.ndarray,
-                 depth: int, alpha: int, beta: int) -> int:
+                 depth: int, alpha, beta) -> int:
     """One iteration of iterative deepening from the root (ply 0); the GIL is released.
 
     ``acc[ply]`` holds the material and PSQ sums (:func:`material_psq`) of the position at ``ply``,

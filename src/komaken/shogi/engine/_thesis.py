@@ -153,8 +153,8 @@ def leaf_score(bd: np.ndarray, hd: np.ndarray, st: np.ndarray, rules: np.ndarray
 @njit(cache=True)
 def _nega(bd: np.ndarray, hd: np.ndarray, st: np.ndarray, hh: np.ndarray, hist: np.ndarray, geo: np.ndarray,
           rules: np.ndarray, tb: np.ndarray, th: np.ndarray, hv: np.ndarray, hn: np.ndarray, mbuf: np.ndarray,
-          kbuf: np.ndarray, rs: np.ndarray, ctl: np.ndarray, depth: int, depth_max: int, alpha: int,
-          beta: int, noise: int) -> int:
+          kbuf: np.ndarray, rs: np.ndarray, ctl: np.ndarray, depth, depth_max, alpha,
+          beta, noise) -> int:
     if ctl[3] != 0:  # stopped from outside: unwind at once (the caller discards this score)
         return 0
     if depth >= depth_max:

@@ -35,7 +35,7 @@ from typing import Any, NoReturn
 import numpy as np
 
 from komaken.errors import KomakenError
-from komaken.shogi._board import KIND_OF_LETTER
+from komaken.shogi.engine import _paramsio
 from komaken.shogi.engine._evaluate import (
     N_ATTACKED,
     N_FILES,
@@ -56,7 +56,7 @@ from komaken.shogi.engine._evaluate import (
     weights,
 )
 from komaken.shogi.engine._searchparams import SEARCH_PARAMS, search_array, search_defaults
-from komaken.shogi.engine.values import PieceValues
+from komaken.shogi.engine.values import PieceValues, kind_code
 from komaken.shogi.variant import Variant, load_variant, shipped_id, shipped_variants
 
 #: terms a file may weight (``noise`` is an engine setting, not a parameter)
@@ -79,12 +79,6 @@ _noted: set[tuple[object, ...]] = set()
 
 class ParamsError(KomakenError):
     """An evaluation parameter file that cannot be used; the message names the file and the key."""
-
-
-def kind_code(letter: str) -> int:
-    """The kernel kind (0..15) of a piece letter such as ``"+R"``."""
-    base = KIND_OF_LETTER[letter.lstrip("+")]
-    return base | 8 if letter.startswith("+") else base
 
 
 @dataclass(frozen=True, eq=False)
@@ -190,9 +184,7 @@ class EvalParams:
 
     def to_toml(self, comment: str = "") -> str:
         """The complete file (loads back to equal parameters)."""
-        from komaken.shogi.engine._paramsio import to_toml
-
-        return to_toml(self, comment)
+        return _paramsio.to_toml(self, comment)
 
     def write(self, path: str | Path, comment: str = "") -> None:
         Path(path).write_text(self.to_toml(comment), encoding="utf-8")

@@ -24,6 +24,7 @@ import time
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 from pathlib import Path
+from typing import Any
 
 import numpy as np
 
@@ -148,7 +149,7 @@ class Engine:
     tables; ``values`` and ``terms`` override it.
     """
 
-    def __init__(self, variant: Variant | str = "shogi", values: PieceValues | Mapping[str, int] | None = None,
+    def __init__(self, variant: Variant | str = "shogi", values: PieceValues | Mapping[str, Any] | None = None,
                  terms: Mapping[str, float] | None = None, hash_mb: int = 16, seed: int = 0,
                  overhead: float = 0.03, skill: Skill | None = None,
                  params: EvalParams | str | Path | None = None) -> None:
@@ -178,7 +179,7 @@ class Engine:
         self._acc = np.zeros((S.MAX_PLY + 2, 2), dtype=np.float64)
         self._lock = threading.Lock()
 
-    def set_values(self, values: PieceValues | Mapping[str, int] | None) -> None:
+    def set_values(self, values: PieceValues | Mapping[str, Any] | None) -> None:
         if not isinstance(values, PieceValues):
             values = override_values(self.params.values, values)
         self.values = values
@@ -371,7 +372,7 @@ def _since(t0: float) -> float:
     return time.perf_counter() - t0
 
 
-def search(position: Position, limits: Limits | None = None, values: PieceValues | Mapping[str, int] | None = None,
+def search(position: Position, limits: Limits | None = None, values: PieceValues | Mapping[str, Any] | None = None,
            *, terms: Mapping[str, float] | None = None, seed: int = 0, hash_mb: int = 16,
            info: InfoCallback | None = None, multipv: int = 1, skill: Skill | None = None,
            params: EvalParams | str | Path | None = None) -> SearchResult[Move]:

@@ -15,6 +15,7 @@ from __future__ import annotations
 import threading
 import time
 from collections.abc import Mapping
+from typing import Any
 
 import numpy as np
 
@@ -39,7 +40,7 @@ class ThesisSearch:
     rest of the game, depends on the timing.
     """
 
-    def __init__(self, variant: Variant | str, values: Mapping[str, int] | PieceValues | None = None, depth: int = 4,
+    def __init__(self, variant: Variant | str, values: Mapping[str, Any] | PieceValues | None = None, depth: int = 4,
                  seed: int = 0, hand_quirk: bool = False, opponent_values: Mapping[str, int] | None = None,
                  noise: int = 500, movetime: float | None = None) -> None:
         self.variant = load_variant(variant)

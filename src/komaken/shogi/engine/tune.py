@@ -36,6 +36,7 @@ from __future__ import annotations
 
 import dataclasses
 import math
+import tomllib
 from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
 from pathlib import Path
 
@@ -43,13 +44,19 @@ import numpy as np
 from scipy.optimize import minimize, minimize_scalar
 from scipy.special import expit
 
+from komaken import records
 from komaken.errors import KomakenError
+from komaken.lab.valuestudy.storage import StudyDB
+from komaken.records import format_of
+from komaken.shogi._kernels import MAX_MOVES
 from komaken.shogi.engine._evaluate import O_MOB, O_RANK, O_SHIELD, O_TEMPO, O_UNDEFENDED, W_MOBILITY, W_SIZE
-from komaken.shogi.engine._features import N_FEATURES, O_BOARD, O_HAND, game_features
+from komaken.shogi.engine._features import N_FEATURES, O_BOARD, O_HAND, game_features, record_features
+from komaken.shogi.engine._search import MAX_PLY
+from komaken.shogi.engine._selfplay import COL_FLAGS, NF, NOT_QUIET
 from komaken.shogi.engine.evalparams import TABLE_RANGE, EvalParams, kind_code
 from komaken.shogi.engine.values import MAX_PIECE_VALUE, PieceValues
 from komaken.shogi.position import Position
-from komaken.shogi.variant import Variant
+from komaken.shogi.variant import Variant, variant_from_dict
 
 LAMBDAS = (1e-2, 1e-3, 1e-4, 1e-5, 1e-6)
 #: engine scores as targets: ``σ(score / LABEL_SCALE)``, and positions scored beyond ±LABEL_CAP left out
@@ -110,13 +117,7 @@ def read_games(db: str | Path, variant: Variant | None = None,
     result — or, given ``labels`` (``{game: {ply: score}}``, black's view, from
     :func:`komaken.lab.label.load_labels`), only the labelled positions, each with
     ``σ(score / scale)``; a score beyond ±:data:`LABEL_CAP` (a decided position) is left out."""
-    from komaken.lab.valuestudy.storage import StudyDB
-    from komaken.shogi.engine._selfplay import COL_FLAGS, NF, NOT_QUIET
-    from komaken.shogi.variant import variant_from_dict
-
     with StudyDB.open(db) as study:
-        import tomllib
-
         v = variant_from_dict(tomllib.loads(study.config()["variant_toml"]), source=str(db))
         if variant is not None and (variant.name, variant.width, variant.height) != (v.name, v.width, v.height):
             raise KomakenError(f"{db}: the games are of {v.name}, not {variant.name}")
@@ -166,8 +167,6 @@ def _collect(games: Iterable[tuple[np.ndarray, float | np.ndarray]], progress: C
 
 def record_files(paths: Sequence[str | Path]) -> list[Path]:
     """``paths`` with each folder replaced by the record files in it (by suffix, sorted)."""
-    from komaken.records import format_of
-
     files: list[Path] = []
     for path in map(Path, paths):
         if path.is_dir():
@@ -185,11 +184,6 @@ def read_records(paths: Sequence[str | Path], params: EvalParams, skip: int = 0,
     stands for its record files) from ply ``skip`` on, each labelled with its game's result.
     A game with no result (中断, an unknown end) is left out; a game of another variant, or a
     record that cannot be read, raises an error naming the file (and the line)."""
-    from komaken import records
-    from komaken.shogi._kernels import MAX_MOVES
-    from komaken.shogi.engine._features import record_features
-    from komaken.shogi.engine._search import MAX_PLY
-
     v = params.variant
     bval, hval = params.arrays()
     mbuf = np.zeros((MAX_PLY + 2, MAX_MOVES), dtype=np.int64)

@@ -44,7 +44,8 @@ HAND_LETTERS = ("R", "B", "G", "S", "N", "L", "P")
 _ALL_LETTERS = tuple(SEED_TABLE)
 
 
-def _code(letter: str) -> int:
+def kind_code(letter: str) -> int:
+    """The kernel kind (0..15) of a piece letter such as ``"+R"``."""
     kind = KIND_OF_LETTER[letter.lstrip("+")]
     return kind | 8 if letter.startswith("+") else kind
 
@@ -128,7 +129,7 @@ class PieceValues:
         """Kernel tables: ``bval[piece code]`` signed (black +, white -) and ``hval[color, kind]``."""
         bval = np.zeros(64, dtype=np.int64)
         for letter, v in self.board.items():
-            c = _code(letter)
+            c = kind_code(letter)
             bval[c | BLACK_BIT] = v
             bval[c | WHITE_BIT] = -v
         hval = np.zeros((2, 8), dtype=np.int64)
@@ -192,4 +193,4 @@ def _int(value: Any, key: Any) -> int:
     return check_piece_value(value, key)
 
 
-__all__ = ["HAND_LETTERS", "MAX_PIECE_VALUE", "PieceValues", "SEED_TABLE", "check_piece_value"]
+__all__ = ["HAND_LETTERS", "MAX_PIECE_VALUE", "PieceValues", "SEED_TABLE", "check_piece_value", "kind_code"]
