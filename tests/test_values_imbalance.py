@@ -197,7 +197,8 @@ def _synthetic(path: Path, games: int, seed: int, **kw: object) -> None:
 
 def test_report_tells_the_designs_apart_and_compares_them(tmp_path: Path) -> None:
     from komaken.lab.valuestudy.fit import fit_study, format_fit
-    from komaken.lab.valuestudy.report import primary, write_report
+    from komaken.lab.valuestudy.laws import primary
+    from komaken.lab.valuestudy.report import build, load
 
     level, ex = tmp_path / "level.db", tmp_path / "ex.db"
     _synthetic(level, 300, 1)
@@ -206,11 +207,11 @@ def test_report_tells_the_designs_apart_and_compares_them(tmp_path: Path) -> Non
     assert [f.design for f in fits] == ["level", "exchange 2"]
     assert primary(fits, "minishogi") is fits[1] and primary(fits[:1], "minishogi") is fits[0]
     assert "2 pieces exchanged" in format_fit(fits[1]) and fits[1].seconds == 200.0
-    write_report([level, ex], tmp_path / "rep", bootstrap=20)
+    build(load([level, ex], bootstrap=20)).write(tmp_path / "rep")
     md = (tmp_path / "rep" / "report.md").read_text(encoding="utf-8")
     assert "| minishogi | 5 | 1000 nodes | 300 |" in md and "| minishogi | 5 | 1000 nodes, exchange 2 | 400 |" in md
     assert "| minishogi | 1000 | exchange 2 | 400 | 200 |" in md and "| minishogi | 1000 | level | 300 | 150 |" in md
-    assert "- minishogi B: exchange 2 " in md and " − level " in md
+    assert "* minishogi B: exchange 2 " in md and " − level " in md
     assert "not tested: no variant has studies of one design at two node budgets" in md
 
 

@@ -374,24 +374,24 @@ def test_fitted_table_is_accepted_by_play_specs_experiments_and_usi(tmp_path: Pa
 
 
 def test_report_writes_tables_plots_and_hypotheses(tmp_path: Path) -> None:
-    from komaken.lab.valuestudy.report import write_report
+    from komaken.lab.valuestudy.report import build, load
 
     db = tmp_path / "mini.db"
     _synthetic_db(db, 300, np.random.default_rng(6))
-    paths = write_report([db], tmp_path / "rep", bootstrap=20)
+    paths = build(load([db], bootstrap=20)).write(tmp_path / "rep")
     assert {p.name for p in paths} == {"report.md", "report.html", "report.json", "values_vs_n.png",
                                        "values_vs_n.svg"}
     md = (tmp_path / "rep" / "report.md").read_text(encoding="utf-8")
     assert "| minishogi | 5 | 1000 nodes | 300 |" in md
     assert "H1: not tested" in md or "not tested: no ctrl9" in md
-    assert "data:image/png;base64," in (tmp_path / "rep" / "report.html").read_text(encoding="utf-8")
+    assert "data:image/svg+xml;base64," in (tmp_path / "rep" / "report.html").read_text(encoding="utf-8")
 
 
 def test_saturation_law_recovers_its_parameters_and_tells_a_bad_fit() -> None:
     """c − d·q^(n−5) fitted to values made by it (half-widths 0.04) returns c, d, q and χ²/dof ≈ 0;
     a straight line fits those values badly; a straight line or a step is no saturation (q at a
     bound) and three sizes are too few for three parameters: no law."""
-    from komaken.lab.valuestudy.report import linear_law, saturation_law
+    from komaken.lab.valuestudy.laws import linear_law, saturation_law
 
     c, d, q = 2.1, 0.95, 0.4
     pts = [(n, c - d * q ** (n - 5), c - d * q ** (n - 5) - 0.04, c - d * q ** (n - 5) + 0.04) for n in range(5, 10)]

@@ -131,11 +131,11 @@ def status(db: Path, as_json: bool) -> None:
 @click.option("--out", type=click.Path(file_okay=False, path_type=Path), required=True, help="Output folder.")
 def report(db: Path, out: Path) -> None:
     """Write report.md, report.html and plots (PNG + SVG) into --out."""
-    from komaken.lab.report import write_report
+    from komaken.lab.report import build
     from komaken.lab.storage import ExperimentDB
 
     with ExperimentDB.open(db) as store:
-        files = write_report(store, out)
+        files = build(store).write(out)
     for f in files:
         click.echo(str(f))
 

@@ -105,9 +105,9 @@ def odds(variant: str, pieces: str, games: int, db: Path, nodes: int, workers: i
 @click.option("--bootstrap", type=within(limits.BOOTSTRAP), default=500, show_default=True)
 def report(dbs: tuple[Path, ...], out: Path, bootstrap: int) -> None:
     """Tables and plots of value against board size (Markdown, HTML, PNG, SVG)."""
-    from komaken.lab.valuestudy.report import write_report
+    from komaken.lab.valuestudy.report import build, load
 
-    paths = write_report(list(dbs), out, bootstrap=bootstrap)
+    paths = build(load(list(dbs), bootstrap)).write(out)
     click.echo("\n".join(str(p) for p in paths))
     sys.stdout.flush()
 
