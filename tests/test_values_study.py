@@ -17,10 +17,11 @@ from click.testing import CliRunner
 
 from komaken.cli import main
 from komaken.errors import KomakenError
+from komaken.lab.errors import ExperimentDBError
 from komaken.lab.valuestudy.fit import FitError, Positions, fit_positions, fit_study, write_values_toml
+from komaken.lab.valuestudy.games import SelfPlayGame, create_study, insert, open_study, study_games
 from komaken.lab.valuestudy.odds import OddsError, odds_openings, odds_start, parse_pieces
 from komaken.lab.valuestudy.selfplay import _Context, run_selfplay, study_config
-from komaken.lab.valuestudy.storage import SelfPlayGame, StudyDB, StudyDBError
 from komaken.match import play_game as python_play_game
 from komaken.players.engine import EnginePlayer
 from komaken.shogi import Position
@@ -34,12 +35,9 @@ CLI = [sys.executable, "-m", "komaken", "values"]
 
 
 def _rows(db: Path) -> list[tuple]:
-    conn = sqlite3.connect(db)
-    try:
-        return conn.execute("SELECT game_index, seed, score, termination, plies, moves, features FROM games "
-                            "ORDER BY game_index").fetchall()
-    finally:
-        conn.close()
+    with open_study(db) as study:
+        return [(g.game_index, g.seed, g.score, g.termination, g.plies, g.moves, g.features)
+                for g in study_games(study)]
 
 
 def _count(db: Path) -> int:
@@ -198,7 +196,7 @@ def test_whole_game_bootstrap_covers_the_truth_at_about_the_nominal_rate() -> No
 def _synthetic_db(path: Path, games: int, rng: np.random.Generator) -> None:
     """Synthetic games stored as a minishogi study: black's material advantage decides."""
     config = study_config("minishogi", games=games)
-    with StudyDB.create(path, config) as db:
+    with create_study(path, config) as db:
         base = np.zeros(NF, dtype=np.int8)
         for i, c in enumerate((0, 3, 4, 5, 6)):  # P S G B R on the board, one each
             base[c] = base[20 + c] = 1
@@ -212,7 +210,7 @@ def _synthetic_db(path: Path, games: int, rng: np.random.Generator) -> None:
             row[20 * (1 - side) + 13 + col] = 1  # captured: in the other side's hand
             score = float(rng.random() < (0.25 if side == 0 else 0.75))
             feat = np.tile(row, (5, 1))
-            db.insert(SelfPlayGame(g, g, score, "checkmate", 10, 2, 5, b"", feat.tobytes(), 0.0, 0.0))
+            insert(db, SelfPlayGame(g, g, score, "checkmate", 10, 2, 5, b"", feat.tobytes(), 0.0, 0.0))
 
 
 def test_fit_study_writes_values_the_engine_reads(tmp_path: Path) -> None:
@@ -278,7 +276,7 @@ def test_a_database_of_another_study_is_refused_untouched(tmp_path: Path) -> Non
     run_selfplay(study_config("minishogi", games=3, nodes=100), db)
     before = _digest(db)
     for config in (study_config("judkins", games=3, nodes=100), study_config("minishogi", games=3, nodes=200)):
-        with pytest.raises(StudyDBError, match="another study"):
+        with pytest.raises(ExperimentDBError, match="another study"):
             run_selfplay(config, db)
     assert _digest(db) == before
     lab = tmp_path / "lab.db"

@@ -30,7 +30,7 @@ import numpy as np
 from komaken.errors import KomakenError
 
 if TYPE_CHECKING:
-    from komaken.lab.valuestudy.storage import SelfPlayGame
+    from komaken.lab.valuestudy.games import SelfPlayGame
     from komaken.usi.client import UsiProcess
 
 #: the score stored for a mate found by the labelling engine (black's view: + black mates)
@@ -60,9 +60,9 @@ def score_of(lines: Sequence[str]) -> int | None:
 
 
 def _meta(study_db: Path, command: Sequence[str], nodes: int, options: Mapping[str, str]) -> dict[str, str]:
-    from komaken.lab.valuestudy.storage import StudyDB, identity
+    from komaken.lab.valuestudy.games import identity, open_study
 
-    with StudyDB.open(study_db) as study:
+    with open_study(study_db) as study:
         study_id = identity(study.config())
     return {"study": study_id, "command": json.dumps(list(command)), "nodes": str(nodes),
             "options": json.dumps(dict(sorted(options.items())))}
@@ -100,20 +100,20 @@ def label_study(study_db: str | Path, labels: str | Path, command: Sequence[str]
     starts afresh there (komaken) gives the same scores whichever process labels a game; one that
     keeps some state across games (Fairy-Stockfish, a little) gives scores that depend on which
     game its process labelled before, and so on timing."""
-    from komaken.lab.valuestudy.storage import StudyDB
+    from komaken.lab.valuestudy.games import open_study, study_games
     from komaken.shogi.variant import variant_from_dict
 
     if isinstance(workers, bool) or not isinstance(workers, int) or workers < 1:
         raise LabelError(f"workers must be a positive integer, not {workers!r}")
     study_db, labels, options = Path(study_db), Path(labels), dict(options or {})
-    with StudyDB.open(study_db) as study:
+    with open_study(study_db) as study:
         import tomllib
 
         config = study.config()
         if config.get("imbalance"):
             raise LabelError(f"{study_db}: its games start from odds positions; label a study of level starts")
         v = variant_from_dict(tomllib.loads(config["variant_toml"]), source=str(study_db))
-        games = list(study.games())
+        games = list(study_games(study))
     conn = _open(labels, _meta(study_db, command, nodes, options))
     done = {r[0] for r in conn.execute("SELECT game_index FROM labelled")}
     pending = [g for g in games if g.game_index not in done]
@@ -207,7 +207,7 @@ def _label_game(eng: UsiProcess, game: SelfPlayGame, nodes: int) -> list[tuple[i
 
 def load_labels(labels: str | Path, study_db: str | Path) -> dict[int, dict[int, int]]:
     """``{game_index: {ply: score}}`` (black's view) of a label file made for ``study_db``."""
-    from komaken.lab.valuestudy.storage import StudyDB, identity
+    from komaken.lab.valuestudy.games import identity, open_study
 
     labels = Path(labels)
     if not labels.is_file():
@@ -215,7 +215,7 @@ def load_labels(labels: str | Path, study_db: str | Path) -> dict[int, dict[int,
     conn = _open(labels, None)
     try:
         stored = dict(conn.execute("SELECT key, value FROM meta").fetchall())
-        with StudyDB.open(study_db) as study:
+        with open_study(study_db) as study:
             if stored.get("study") != identity(study.config()):
                 raise LabelError(f"{labels}: labels of another study than {study_db}")
         out: dict[int, dict[int, int]] = {}

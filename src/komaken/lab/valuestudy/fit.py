@@ -26,7 +26,8 @@ from typing import Any
 import numpy as np
 
 from komaken.errors import KomakenError
-from komaken.lab.valuestudy.storage import StudyDB
+from komaken.lab.storage import ExperimentDB
+from komaken.lab.valuestudy.games import open_study, study_games
 from komaken.shogi.engine.selfplay import COL_FLAGS, COL_SIDE, NF, NOT_QUIET
 
 UNPROMOTED = ("P", "L", "N", "S", "G", "B", "R")
@@ -66,7 +67,7 @@ class Positions:
     positions: int
 
 
-def load_positions(db: StudyDB, letters: tuple[str, ...] | None = None) -> Positions:
+def load_positions(db: ExperimentDB, letters: tuple[str, ...] | None = None) -> Positions:
     """Read every game's quiet positions (the rows the regression uses)."""
     config = db.config()
     if letters is None:
@@ -74,7 +75,7 @@ def load_positions(db: StudyDB, letters: tuple[str, ...] | None = None) -> Posit
     xs, ys, gs = [], [], []
     total = 0
     n_games = 0
-    for g in db.games():
+    for g in study_games(db):
         feat = g.feature_array(config.get("features", NF))
         total += len(feat)
         quiet = (feat[:, COL_FLAGS] & NOT_QUIET) == 0
@@ -236,10 +237,10 @@ def fit_positions(p: Positions, *, bootstrap: int = 500, seed: int = 0) -> tuple
 
 def fit_study(db_path: str | Path, *, bootstrap: int = 500, min_games: int = 200, seed: int = 0) -> FitResult:
     """Fit method A on a study database (``FitError`` if it holds too few games)."""
-    with StudyDB.open(db_path) as db:
+    with open_study(db_path) as db:
         config = db.config()
         p = load_positions(db)
-        seconds = db.totals()["seconds"]
+        seconds = db.seconds()
     if p.games < min_games:
         raise FitError(
             f"{db_path}: {p.games} games with quiet positions stored; the fit needs at least {min_games} "

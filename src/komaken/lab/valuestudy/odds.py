@@ -17,7 +17,6 @@ from __future__ import annotations
 
 import math
 import random
-import sqlite3
 import tomllib
 import warnings
 from dataclasses import dataclass
@@ -28,6 +27,7 @@ import numpy as np
 
 from komaken.errors import KomakenError
 from komaken.lab import limits
+from komaken.lab.migrate import SELFPLAY
 from komaken.lab.openings import derive_seed
 from komaken.lab.stats import format_estimate, wilson_interval
 from komaken.lab.valuestudy.selfplay import default_max_plies
@@ -192,13 +192,9 @@ def _refuse_another_db(db: Path, text: str, sfens: list[str]) -> str:
     if not (db.exists() and db.stat().st_size > 0):
         return text
     from komaken.lab import ExperimentDB, experiment_from_dict
-    from komaken.lab.valuestudy.storage import KIND, read_meta
+    from komaken.lab.storage import kind_of
 
-    try:
-        kind = read_meta(db)[1].get("kind")
-    except sqlite3.DatabaseError:
-        kind = None  # not a study database: the lab's own check below names the problem
-    if kind == KIND:
+    if kind_of(db) == SELFPLAY:
         raise OddsError(f"{db}: holds a `komaken values selfplay` study, not odds games; refusing to touch it "
                         "(use another --db)")
     with warnings.catch_warnings():

@@ -25,9 +25,9 @@ from komaken.lab.document import Block, Figure, Report, figure, prose, pyplot
 from komaken.lab.stats import format_estimate
 from komaken.lab.valuestudy import hypotheses as H
 from komaken.lab.valuestudy.fit import FitResult, fit_study
+from komaken.lab.valuestudy.games import StudyError, open_study
 from komaken.lab.valuestudy.laws import budget, family, fsf_factor, linear_law, saturation_law, series
 from komaken.lab.valuestudy.odds import OddsResult, analyse_odds
-from komaken.lab.valuestudy.storage import StudyDB, StudyDBError
 
 PIECES = ("B", "R", "S", "P", "+B", "+R", "+P", "+S")
 FSF_RG = {5: 1.16, 6: 1.29, 9: 1.65}  # rook/gold ratios quoted for Fairy-Stockfish (issue 11)
@@ -44,8 +44,8 @@ def load(dbs: list[Path], bootstrap: int = 500) -> Loaded:
     fits, odds = [], []
     for db in dbs:
         try:
-            StudyDB.open(db).close()
-        except StudyDBError:
+            open_study(db).close()
+        except StudyError:
             try:
                 odds.append(analyse_odds(db))
             except KomakenError as exc:

@@ -1,4 +1,5 @@
-"""Self-play for the piece-values study: schedule games of the kernel into a :class:`StudyDB`.
+"""Self-play for the piece-values study: schedule games of the kernel into the study's
+results database (:mod:`komaken.lab.valuestudy.games`).
 
 Every game is identified by its index; its seed is derived from the study seed, the variant and
 the index only (:func:`komaken.lab.openings.derive_seed`), so a study gives the same games with
@@ -31,9 +32,11 @@ from komaken.errors import KomakenError
 from komaken.lab import limits
 from komaken.lab import runner as _lab_runner
 from komaken.lab.errors import RunError
+from komaken.lab.migrate import SELFPLAY
 from komaken.lab.openings import derive_seed
+from komaken.lab.storage import ExperimentDB
+from komaken.lab.valuestudy.games import SelfPlayGame, create_study, insert
 from komaken.lab.valuestudy.imbalance import check_imbalance, imbalance_seed, imbalanced_start
-from komaken.lab.valuestudy.storage import SelfPlayGame, StudyDB
 from komaken.shogi import Position
 from komaken.shogi.engine.evalparams import O_RANK, O_UNDEFENDED, EvalParams, pad_tables, search_defaults
 from komaken.shogi.engine.selfplay import NF, SelfPlay
@@ -235,10 +238,8 @@ def run_selfplay(config: dict[str, Any], db_path: str | Path, *, workers: int = 
     """Play every missing game ``0 .. config["games"] - 1`` of the study into ``db_path``."""
     t0 = time.perf_counter()
     _lab_runner.check_workers(workers)
-    with StudyDB.create(db_path, config) as db:
-        if db.config().get("games") != config["games"]:
-            db.set_games_target(config["games"])
-        done = db.done_indexes()
+    with create_study(db_path, config) as db:
+        done = db.done_indexes(SELFPLAY)
         left = config["games"] - sum(1 for i in done if 0 <= i < config["games"])
         summary = SelfPlaySummary(0, len(done), config["games"], 0, 0.0)
         if left:  # the indexes are made as they are taken: a huge target costs nothing up front
@@ -249,7 +250,7 @@ def run_selfplay(config: dict[str, Any], db_path: str | Path, *, workers: int = 
     return summary
 
 
-def _schedule(db: StudyDB, config: dict[str, Any], queue: Iterator[int], left: int, workers: int, dask: str | None,
+def _schedule(db: ExperimentDB, config: dict[str, Any], queue: Iterator[int], left: int, workers: int, dask: str | None,
               summary: SelfPlaySummary, on_game: Callable[[SelfPlayGame], None] | None) -> None:
     config_json = json.dumps(config, sort_keys=True)
     backend: Any
@@ -280,7 +281,7 @@ def _schedule(db: StudyDB, config: dict[str, Any], queue: Iterator[int], left: i
                     raise RunError(f"self-play {which} failed: {type(exc).__name__}: {exc}") from exc
                 for game in games:
                     played, seconds = played + 1, seconds + game.seconds
-                    if db.insert(game):
+                    if insert(db, game):
                         summary.played += 1
                         summary.positions += game.positions
                         if on_game is not None:

@@ -110,11 +110,11 @@ def read_games(db: str | Path, variant: Variant | None = None,
     result — or, given ``labels`` (``{game: {ply: score}}``, black's view, from
     :func:`komaken.lab.label.load_labels`), only the labelled positions, each with
     ``σ(score / scale)``; a score beyond ±:data:`LABEL_CAP` (a decided position) is left out."""
-    from komaken.lab.valuestudy.storage import StudyDB
+    from komaken.lab.valuestudy.games import open_study, study_games
     from komaken.shogi.engine._selfplay import COL_FLAGS, NF, NOT_QUIET
     from komaken.shogi.variant import variant_from_dict
 
-    with StudyDB.open(db) as study:
+    with open_study(db) as study:
         import tomllib
 
         v = variant_from_dict(tomllib.loads(study.config()["variant_toml"]), source=str(db))
@@ -123,7 +123,7 @@ def read_games(db: str | Path, variant: Variant | None = None,
         start = Position.start(v)
 
         def rows() -> Iterator[tuple[np.ndarray, float]]:
-            for game in study.games():
+            for game in study_games(study):
                 flags = game.feature_array(NF)[:, COL_FLAGS]
                 keep = (flags & NOT_QUIET) == 0
                 moves = game.move_codes().astype(np.int64)
