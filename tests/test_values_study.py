@@ -324,12 +324,12 @@ def test_sigkill_mid_run_then_resume_gives_exact_count(tmp_path: Path) -> None:
 def test_dask_tasks_carry_about_half_a_second_of_games_local_tasks_one() -> None:
     """A Dask task costs a round trip through the scheduler: games go in tasks of ~0.5 s (at least
     one, at most 64); a local pool gets one game per task; before any game is back, one."""
-    from komaken.lab.valuestudy.selfplay import MAX_BATCH, _Dask, _Inline, batch_size
+    from komaken.lab.valuestudy.selfplay import MAX_BATCH, SELFPLAY_WORK, batch_size
 
-    dask = object.__new__(_Dask)  # no cluster needed to size its tasks
-    assert batch_size(dask, 0.0) == 1 and batch_size(dask, 0.035) == 14 and batch_size(dask, 2.0) == 1
-    assert batch_size(dask, 1e-4) == MAX_BATCH == 64
-    assert batch_size(_Inline(), 0.035) == 1
+    assert SELFPLAY_WORK.batch is batch_size
+    assert batch_size(True, 0.0) == 1 and batch_size(True, 0.035) == 14 and batch_size(True, 2.0) == 1
+    assert batch_size(True, 1e-4) == MAX_BATCH == 64
+    assert batch_size(False, 0.035) == 1
 
 
 def test_dask_loopback_cluster_gives_identical_rows(tmp_path: Path, dask_cluster: str) -> None:
