@@ -188,7 +188,7 @@ def _next_game(pool: ThreadPoolExecutor,
 def _label_game(eng: UsiProcess, game: SelfPlayGame, nodes: int) -> list[tuple[int, int, int]]:
     """``(game, ply, score in black's view)`` of each quiet position of ``game``, asked of ``eng``."""
     from komaken.shogi import Move
-    from komaken.shogi.engine._selfplay import COL_FLAGS, NF, NOT_QUIET
+    from komaken.shogi.engine.selfplay import COL_FLAGS, NF, NOT_QUIET
 
     quiet = (game.feature_array(NF)[:, COL_FLAGS] & NOT_QUIET) == 0
     usi = [Move(code).usi() for code in game.move_codes().tolist()]  # a move code alone spells its USI

@@ -241,7 +241,12 @@ class ExperimentDB:
             if _writable(path):
                 raise
             # Read-only file or file system: status, report and export still work.
-            return cls(path, _read_only(path))
+            db = cls(path, _read_only(path))
+            if db.meta("kind") == STUDY_FORMAT:
+                db.close()
+                raise ExperimentDBError(f"{path}: a study database of an earlier komaken on a read-only file; copy "
+                                        "it somewhere writable once, where it is converted") from None
+            return db
         db = cls(path, conn)
         if upgrade:
             db._upgrade()

@@ -1,13 +1,14 @@
 """The board-size study on the Reports page: the report of ``komaken values report``
 (:func:`komaken.lab.valuestudy.report.build`) for the study databases the server was given.
 
-A study database (``komaken values selfplay``) is told from a lab database by its ``meta``
-table (``kind = komaken-values-selfplay``).  The study is read across databases — one per board
-size and family — so the report of any one of them covers every study database named with
-``--db``, plus the odds databases (``komaken values odds``, lab databases whose experiment is
-named ``values-odds:…``) among them.  The study code opens its files for writing, so it is given
-a snapshot: each database is copied through a read-only SQLite connection (the backup API) into
-a temporary folder, and the originals are never opened otherwise.
+A study database (``komaken values selfplay``) is told from a lab experiment by its ``meta`` table
+(``kind = selfplay``, or ``komaken-values-selfplay`` in the format of an earlier komaken). The
+study is read across databases — one per board size and family — so the report of any one of them
+covers every study database named with ``--db``, plus the odds databases (``komaken values odds``,
+lab databases whose experiment is named ``values-odds:…``) among them. The study code opens its
+files for writing (and converts one of the earlier format in place), so it is given a snapshot:
+each database is copied through a read-only SQLite connection (the backup API) into a temporary
+folder, and the originals are never opened otherwise.
 """
 
 from __future__ import annotations
