@@ -316,7 +316,10 @@ class ExperimentDB:
     def experiment(self) -> Experiment:
         """The experiment of players in pairings stored in the database, validated again."""
         if self.kind != MATCH:
-            raise ExperimentDBError(f"{self.path}: holds {self.kind} games, not an experiment of players in pairings")
+            hint = " (a piece-values study: read it with `komaken values fit` or `values report`)" \
+                if self.kind == SELFPLAY else ""
+            raise ExperimentDBError(f"{self.path}: holds {self.kind} games, not an experiment of players in "
+                                    f"pairings{hint}")
         text = self.meta("config")
         if text is None:
             raise ExperimentDBError(f"{self.path}: the database holds no experiment configuration")
