@@ -233,8 +233,8 @@ class ExperimentDB:
         ``upgrade`` brings a database written by an earlier komaken up to this schema
         (:mod:`komaken.lab.migrate`); without it only its ``meta`` may be read."""
         path = Path(path)
-        if kind_of(path) is None:
-            raise ExperimentDBError(f"{path}: {_refusal(path)}")
+        if (kind := _inspect(path)).startswith("!"):
+            raise ExperimentDBError(f"{path}: {kind[1:]}")
         try:
             conn = _connect(path, create=False)
         except ExperimentDBError:
@@ -482,40 +482,31 @@ def kind_of(path: Path) -> str | None:
     """The kind of work a komaken results database holds (``match``, ``selfplay``, ...), read
     without writing; ``None`` for a file that is none (missing, not SQLite, another program's, or
     written by a newer komaken)."""
+    kind = _inspect(path)
+    return None if kind.startswith("!") else kind
+
+
+def _inspect(path: Path) -> str:
+    """The kind :func:`kind_of` reads, or ``!`` and why there is none."""
+    if not path.exists():
+        return "!no such results database"
     try:
         ro = _read_only(path)
         try:
             if not {"meta", "games"} <= _tables(ro):
-                return None
+                return "!not a komaken experiment database"
             meta = dict(ro.execute("SELECT key, value FROM meta WHERE key IN ('schema_version', 'kind')").fetchall())
         finally:
             ro.close()
-    except (sqlite3.DatabaseError, OSError):
-        return None
+    except sqlite3.DatabaseError as exc:
+        return f"!not a komaken experiment database ({_explain(exc)})"
     version = str(meta.get("schema_version", ""))
-    if not version.isdigit() or int(version) > SCHEMA_VERSION:
-        return None
+    if not version.isdigit():
+        return "!not a komaken experiment database (no schema version)"
+    if int(version) > SCHEMA_VERSION:
+        return f"!written by a newer komaken (schema {version}, this one reads {SCHEMA_VERSION}); upgrade komaken"
     kind = str(meta.get("kind", MATCH))
     return SELFPLAY if kind == STUDY_FORMAT else kind
-
-
-def _refusal(path: Path) -> str:
-    """Why :func:`kind_of` found no komaken results database at ``path``."""
-    if not path.exists():
-        return "no such results database"
-    try:
-        ro = _read_only(path)
-        try:
-            if not {"meta", "games"} <= _tables(ro):
-                return "not a komaken experiment database"
-            row = ro.execute("SELECT value FROM meta WHERE key='schema_version'").fetchone()
-        finally:
-            ro.close()
-    except sqlite3.DatabaseError as exc:
-        return f"not a komaken experiment database ({_explain(exc)})"
-    if not (row and str(row[0]).isdigit()):
-        return "not a komaken experiment database (no schema version)"
-    return f"written by a newer komaken (schema {row[0]}, this one reads {SCHEMA_VERSION}); upgrade komaken"
 
 
 def _tables(conn: sqlite3.Connection) -> set[str]:
