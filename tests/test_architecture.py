@@ -62,8 +62,6 @@ DUCK_TYPES = {
 #: does an entry that no longer matches a circle.  The two left are the lab report's, which its
 #: rewrite removes.
 IMPORT_CIRCLES = [
-    {"komaken.lab.report", "komaken.lab.report_text"},
-    {"komaken.lab.valuestudy.hypotheses", "komaken.lab.valuestudy.report"},
 ]
 #: Heavy dependencies an import inside a function may defer, with their import time (numpy already
 #: loaded, idle 2-core machine; ``python benchmarks/architecture.py --imports``), each needed by
@@ -77,28 +75,15 @@ HEAVY = {
 #: Imports inside functions that defer a HEAVY package, ``file:function`` -> the package.  Any
 #: other import belongs at the top of its module (order the modules, or split one, to get there).
 DEFERRED_IMPORTS = {
-    "lab/plots.py:_pyplot": "matplotlib",
-    "lab/valuestudy/report.py:plot": "matplotlib",
-    "lab/report.py:_freeman_halton": "scipy",
-    "lab/report.py:same_distribution": "scipy",
+    "lab/document.py:pyplot": "matplotlib",
+    "lab/results.py:_freeman_halton": "scipy",
+    "lab/results.py:same_distribution": "scipy",
     "lab/stats.py:p_value_even": "scipy",
-    "lab/valuestudy/report.py:saturation_law": "scipy",
+    "lab/valuestudy/laws.py:saturation_law": "scipy",
     "lab/stats.py:wilson_interval": "statsmodels",
     "lab/valuestudy/fit.py:_glm": "statsmodels",
     "lab/runner.py:_Dask.__init__": "distributed",
     "lab/runner.py:_Dask.wait_first": "distributed",
-}
-#: The lab's other imports inside functions, ``file:function`` -> count: its report and value study
-#: are being rewritten as one pipeline, which moves each to the top of its module.
-LAB_INNER_IMPORTS = {
-    "lab/config.py:_load_variant": 1, "lab/export.py:record_text": 3, "lab/label.py:_label_game": 2,
-    "lab/label.py:_meta": 1, "lab/label.py:_start": 1, "lab/label.py:label_study": 3, "lab/label.py:load_labels": 1,
-    "lab/report.py:_freeman_halton": 1, "lab/report.py:_setup_line": 1, "lab/report.py:first_move_line": 1,
-    "lab/report.py:table_rows": 1, "lab/report.py:write_report": 2, "lab/runner.py:_WorkerContext.recover": 1,
-    "lab/runner.py:play_task": 1, "lab/valuestudy/fit.py:variant_letters": 2,
-    "lab/valuestudy/odds.py:_refuse_another_db": 2, "lab/valuestudy/odds.py:analyse_odds": 1,
-    "lab/valuestudy/odds.py:run_odds": 1, "lab/valuestudy/report.py:markdown": 1,
-    "lab/valuestudy/selfplay.py:_Inline.submit_games": 1,
 }
 #: The contracts' configuration; ``lint-imports`` reads it.
 CONTRACTS = ROOT / "pyproject.toml"
@@ -419,11 +404,11 @@ def web_game_knowledge(root: Path = SRC) -> list[str]:
 
 def inner_imports(root: Path = SRC) -> list[str]:
     """Imports inside functions: only those that defer a HEAVY package, listed in
-    DEFERRED_IMPORTS (and the lab's LAB_INNER_IMPORTS until its rewrite)."""
+    DEFERRED_IMPORTS."""
     hits = [hit for m in modules(root).values() for hit in _inner_imports(m)]
     deferred = {(where, name) for where, name in hits
                 if name.split(".")[0] in HEAVY and DEFERRED_IMPORTS.get(where) == name.split(".")[0]}
-    out = _counted([hit for hit in hits if hit not in deferred], LAB_INNER_IMPORTS,
+    out = _counted([hit for hit in hits if hit not in deferred], {},
                    "an import inside a function (put it at the top of the module)")
     out += [f"stale DEFERRED_IMPORTS entry: {where} imports no {package} inside it"
             for where, package in DEFERRED_IMPORTS.items()

@@ -531,12 +531,12 @@ def _study_as_csa(db: Path, path: Path) -> int:
     """The games of a self-play study as one CSA file (games separated by '/'); returns how many."""
     from komaken import records
     from komaken.game import Color, Outcome, Termination
-    from komaken.lab.valuestudy.storage import StudyDB
+    from komaken.lab.valuestudy.games import open_study, study_games
     from komaken.shogi.move import Move
 
     texts = []
-    with StudyDB.open(db) as study:
-        for game in study.games():
+    with open_study(db) as study:
+        for game in study_games(study):
             pos = Position.start("minishogi")
             for code in game.move_codes():
                 pos.push(Move(int(code)))
@@ -550,7 +550,8 @@ def _study_as_csa(db: Path, path: Path) -> int:
 def test_tune_on_records_reads_the_same_positions_as_the_study_they_came_from(tmp_path: Path) -> None:
     """The study's games written as CSA records give the same quiet positions, features and results;
     the command tunes on them and refuses bad input with one line and exit status 2."""
-    from komaken.shogi.engine.tune import read_games, read_records
+    from komaken.lab.valuestudy.positions import read_games
+    from komaken.shogi.engine.tune import read_records
 
     db = tmp_path / "games.db"
     r = _komaken("tune", "-v", "minishogi", "--games", "6", "--db", str(db), "--out", str(tmp_path / "a.toml"),
@@ -605,7 +606,7 @@ def test_a_study_keeps_its_tables_so_studies_begun_before_the_undefended_table_s
 def test_tune_plays_its_games_with_the_play_params_file(tmp_path: Path) -> None:
     """A second round: the games are the tuned engine's own, stored with its tables; a bad
     --play-params file is refused before any game."""
-    from komaken.lab.valuestudy.storage import StudyDB
+    from komaken.lab.valuestudy.games import open_study, study_games
 
     play = tmp_path / "play.toml"
     EvalParams.default("minishogi").write(play)
@@ -613,11 +614,11 @@ def test_tune_plays_its_games_with_the_play_params_file(tmp_path: Path) -> None:
     r = _komaken("tune", "-v", "minishogi", "--games", "4", "--db", str(db), "--out", str(out), "--nodes", "60",
                  "--play-params", str(play), "--random-plies", "3", "--l2", "1e-2", "-q")
     assert r.returncode == 0, r.stderr
-    with StudyDB.open(db) as study:
+    with open_study(db) as study:
         config = study.config()
         assert list(pad_tables(config["tables"])) == [float(x) for x in EvalParams.default("minishogi").tables]
         assert config["terms"]["mobility"] == 1.0 and config["random_plies"] == 3
-        assert all(g.opening_plies == 3 for g in study.games())
+        assert all(g.opening_plies == 3 for g in study_games(study))
     bad = _file(tmp_path, "[values]\nP = 1.5\n", "bad.toml")
     r = _komaken("tune", "-v", "minishogi", "--games", "2", "--db", str(tmp_path / "b.db"), "--out",
                  str(tmp_path / "o.toml"), "--play-params", str(bad))

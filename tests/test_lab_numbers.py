@@ -17,8 +17,10 @@ from click.testing import CliRunner
 
 from komaken.cli import main
 from komaken.lab import ExperimentDB, GameRow, load_experiment
-from komaken.lab.report import collect, settings, status_json
-from komaken.lab.report_text import html_page, markdown
+from komaken.lab.document import Report
+from komaken.lab.report import status_json
+from komaken.lab.report_text import document
+from komaken.lab.results import collect, settings, title
 from komaken.lab.runner import _plan
 
 TOY = """[experiment]
@@ -146,10 +148,10 @@ def test_an_experiment_file_that_is_not_utf8_is_one_line(tmp_path: Path) -> None
 
 
 def _report(db: ExperimentDB) -> tuple[str, str]:
-    """report.md and report.html as ``write_report`` writes them, without drawing the figures."""
+    """report.md and report.html as the report writes them, without drawing the figures."""
     exp, stats = collect(db)
-    found = settings(db, exp)
-    return markdown(exp, stats, found, []), html_page(exp, stats, found, [])
+    rep = Report(title(exp), document(exp, stats, settings(db, exp), []))
+    return rep.markdown(), rep.html()
 
 
 def _fill(db: ExperimentDB, pairing: str, a: str, b: str, results: str) -> None:

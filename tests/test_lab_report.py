@@ -11,7 +11,7 @@ import pytest
 from scipy.stats import fisher_exact, multivariate_hypergeom
 
 from komaken.lab import ExperimentDB, GameRow, load_experiment
-from komaken.lab.report import status_json, write_report
+from komaken.lab.report import build, status_json
 
 TABLE6 = Path(__file__).parents[1] / "examples" / "thesis_table6.toml"
 
@@ -37,7 +37,7 @@ def test_report_of_the_published_counts(tmp_path: Path) -> None:
             for i, r in enumerate(results):
                 db.insert(GameRow(p.name, i, p.a, p.b, r, "checkmate", "a", "", 0, 0, "", 0.0, i, 0.0))
         doc = status_json(db)
-        files = write_report(db, tmp_path / "out")
+        files = build(db).write(tmp_path / "out")
     row1 = doc["pairings"][0]
     assert (row1["a_wins"], row1["b_wins"], row1["draws"], row1["a_score"]) == (48, 48, 4, 0.5)
     # 53-37-10 (row 4, the thesis's best): 58 %, and 50 % is still inside the 95 % interval.
@@ -66,7 +66,7 @@ def test_report_reads_like_a_paper(tmp_path: Path) -> None:
             results = ["a"] * pub["wins"] + ["b"] * pub["losses"] + ["draw"] * pub["draws"]
             for i, r in enumerate(results):
                 db.insert(GameRow(p.name, i, p.a, p.b, r, "checkmate", "a", "", 0, 0, "", 0.0, i, 0.0))
-        write_report(db, tmp_path / "out")
+        build(db).write(tmp_path / "out")
     md = (tmp_path / "out" / "report.md").read_text(encoding="utf-8")
     page = (tmp_path / "out" / "report.html").read_text(encoding="utf-8")
     headings = re.findall(r"^## (.+)$", md, flags=re.M)
@@ -95,7 +95,7 @@ def test_report_reads_like_a_paper(tmp_path: Path) -> None:
 
 def test_value_figures_vary_one_thing_at_a_time() -> None:
     from komaken.lab.plots import _series
-    from komaken.lab.report import Setting
+    from komaken.lab.results import Setting
     from komaken.lab.stats import pairing_stats
 
     exp = load_experiment(TABLE6)
@@ -126,7 +126,7 @@ def test_status_and_report_say_the_same_for_a_perfect_score(tmp_path: Path) -> N
         first = exp.pairings[0]
         for i in range(5):
             db.insert(GameRow(first.name, i, first.a, first.b, "a", "checkmate", "a", "", 0, 0, "", 0.0, i, 0.0))
-        write_report(db, tmp_path / "out")
+        build(db).write(tmp_path / "out")
     status = CliRunner().invoke(main, ["experiment", "status", "--db", str(tmp_path / "p.db")]).output
     line = next(x for x in status.splitlines() if "[row01]" in x)
     assert "角2500 飛2500 [row01]: 5/5" in line and "score 100.0% (56.6–100.0%)" in line and "Elo +∞" in line
@@ -138,15 +138,15 @@ def test_status_and_report_say_the_same_for_a_perfect_score(tmp_path: Path) -> N
 
 def test_plots_draw_a_perfect_score_of_ten_games(tmp_path: Path) -> None:
     # 10 of 10 has a Wilson upper bound that rounds below 1.0; matplotlib refused the error bar
-    from komaken.lab import report as R
+    from komaken.lab.results import collect
 
     exp = load_experiment(TABLE6, games=10)
     with ExperimentDB.create(tmp_path / "p.db", exp) as db:
         for p, result in zip(exp.pairings[:3], ("a", "b", "a"), strict=True):
             for i in range(10):
                 db.insert(GameRow(p.name, i, p.a, p.b, result, "checkmate", "a", "", 0, 0, "", 0.0, i, 0.0))
-        exp, stats = R.collect(db)
-        files = R.write_report(db, tmp_path / "out")
+        exp, stats = collect(db)
+        files = build(db).write(tmp_path / "out")
     assert stats[0].a_score_ci95[1] == 1.0 and stats[1].a_score_ci95[0] == 0.0
     assert tmp_path / "out" / "score_ci.svg" in files
     assert (tmp_path / "out" / "score_ci.svg").read_bytes().startswith(b"<?xml")
@@ -155,7 +155,7 @@ def test_plots_draw_a_perfect_score_of_ten_games(tmp_path: Path) -> None:
 def test_title_is_derived_from_the_name_without_report_title() -> None:
     from dataclasses import replace
 
-    from komaken.lab.report import title
+    from komaken.lab.results import title
 
     exp = load_experiment(TABLE6)
     assert title(replace(exp, report={})) == "Thesis table 6"
@@ -163,7 +163,7 @@ def test_title_is_derived_from_the_name_without_report_title() -> None:
 
 
 def test_same_distribution_test() -> None:
-    from komaken.lab.report import same_distribution
+    from komaken.lab.results import same_distribution
 
     assert same_distribution((48, 48, 4), (48, 48, 4)) == 1.0
     # 2x2 (draws absent): Fisher's exact test, as scipy computes it
@@ -180,9 +180,9 @@ def test_same_distribution_test() -> None:
     assert same_distribution((1200, 600, 200), (600, 1200, 200)) == pytest.approx(math.exp(-200), rel=1e-6)
 
 
-def test_per_pairing_rows_of_the_web_page(tmp_path: Path) -> None:
-    from komaken.lab import report as R
-
+def test_a_report_is_data_the_page_and_the_files_share(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """build() makes the figures in memory and writes nothing; its JSON blocks, Markdown and HTML
+    say the same thing, and write() puts exactly the figures it holds beside them."""
     exp = load_experiment(TABLE6)
     with ExperimentDB.create(tmp_path / "t6.db", exp) as db:
         for p in exp.pairings[:8]:
@@ -190,8 +190,18 @@ def test_per_pairing_rows_of_the_web_page(tmp_path: Path) -> None:
             results = ["a"] * pub["wins"] + ["b"] * pub["losses"] + ["draw"] * pub["draws"]
             for i, r in enumerate(results):
                 db.insert(GameRow(p.name, i, p.a, p.b, r, "checkmate", "a", "", 0, 0, "", 0.0, i, 0.0))
-        exp, stats = R.collect(db)
-    header, rows = R.table_rows(exp, stats)
-    assert header[0] == "setting" and len(rows) == 39 and rows[6][:5] == ["角1000 飛1200", "100", "47", "49", "4"]
-    assert "**" not in R.first_move_line(stats, exp)
-    assert R._setup_line(exp, 800).endswith("Games: 800 of 3900.")
+        monkeypatch.chdir(tmp_path)
+        rep = build(db)
+    assert sorted(x.name for x in tmp_path.iterdir()) == ["t6.db"]  # nothing drawn to disk
+    blocks = rep.json_blocks()
+    table = next(b for b in blocks if b["kind"] == "table")
+    assert table["header"][0] == "setting" and len(table["rows"]) == 39
+    assert table["rows"][6][:5] == ["角1000 飛1200", "100", "47", "49", "4"]
+    figures = [b["name"] for b in blocks if b["kind"] == "figure"]
+    assert figures == [f.name for f in rep.figures] and figures[0] == "score_ci"
+    assert all(f.svg.startswith("<svg") and f.png.startswith(b"\x89PNG") for f in rep.figures)
+    assert (rep.svg("score_ci") or b"").startswith(b"<?xml") and rep.svg("nothing") is None
+    files = rep.write(tmp_path / "out")
+    drawn = {f"{n}.{ext}" for n in figures for ext in ("png", "svg")}
+    assert {f.name for f in files} == {"report.md", "report.html"} | drawn
+    assert (tmp_path / "out" / "report.md").read_text(encoding="utf-8") == rep.markdown()

@@ -165,7 +165,7 @@ def test_an_sprt_decision_stands_when_games_in_flight_are_stored_after_it(tmp_pa
     """With several workers, games still being played when the LLR crosses a bound are stored after
     the decision and can pull the LLR back inside the bounds.  The decision stays what the run saw:
     status and report say H1 (with the games it was taken at), and a resumed run plays no more."""
-    from komaken.lab.report import collect
+    from komaken.lab.results import collect
     from komaken.lab.stats import sprt_state
     from komaken.lab.storage import GameRow
 

@@ -14,12 +14,13 @@ import numpy as np
 import pytest
 
 from komaken.lab.label import MATE_CP, LabelError, label_study, load_labels, score_of
+from komaken.lab.valuestudy.games import open_study, study_games
+from komaken.lab.valuestudy.positions import read_games
 from komaken.lab.valuestudy.selfplay import run_selfplay, study_config
-from komaken.lab.valuestudy.storage import StudyDB
 from komaken.shogi import Position
 from komaken.shogi.engine._selfplay import COL_FLAGS, FLAG_CHECK, FLAG_QS_CAP, FLAG_QS_GAIN, NF
 from komaken.shogi.engine.evalparams import EvalParams
-from komaken.shogi.engine.tune import LABEL_CAP, read_games
+from komaken.shogi.engine.tune import LABEL_CAP
 from komaken.shogi.variant import load_variant
 
 USI = [sys.executable, "-m", "komaken", "usi"]
@@ -41,9 +42,9 @@ def study(tmp_path_factory: pytest.TempPathFactory) -> Path:
 
 
 def _quiet_plies(db: Path) -> dict[int, set[int]]:
-    with StudyDB.open(db) as s:
+    with open_study(db) as s:
         out = {}
-        for g in s.games():
+        for g in study_games(s):
             flags = g.feature_array(NF)[:, COL_FLAGS]
             quiet = (flags & (FLAG_CHECK | FLAG_QS_GAIN | FLAG_QS_CAP)) == 0
             out[g.game_index] = {g.opening_plies + int(i) for i in np.flatnonzero(quiet)}
@@ -61,8 +62,8 @@ def test_every_quiet_position_gets_the_engines_score_in_blacks_view_and_a_rerun_
     # scores are the side to move's; a sign slip would turn this correlation negative)
     values = EvalParams.default("minishogi").values.board
     balance, label = [], []
-    with StudyDB.open(study) as s:
-        for game in s.games():
+    with open_study(study) as s:
+        for game in study_games(s):
             pos = Position.start("minishogi")
             for ply, code in enumerate(game.move_codes().tolist()):
                 if ply in got[game.game_index] and abs(got[game.game_index][ply]) < LABEL_CAP:

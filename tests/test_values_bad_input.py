@@ -11,9 +11,9 @@ import pytest
 from click.testing import CliRunner
 
 from komaken.cli import main
+from komaken.lab.valuestudy.games import create_study
 from komaken.lab.valuestudy.odds import OddsError, run_odds, write_odds_experiment
 from komaken.lab.valuestudy.selfplay import study_config
-from komaken.lab.valuestudy.storage import StudyDB
 
 # Removing white's gold opens the file between black's rook and white's king with black to move.
 EXPOSED_KING = """name = "exposed5"
@@ -53,7 +53,7 @@ def test_an_odds_start_that_leaves_a_king_in_check_is_refused_before_anything_is
 
 def test_odds_into_a_selfplay_study_is_refused_untouched(tmp_path: Path) -> None:
     db = tmp_path / "study.db"
-    StudyDB.create(db, study_config("minishogi", games=10)).close()
+    create_study(db, study_config("minishogi", games=10)).close()
     before = _digest(db)
     code, out = _odds("--variant", "minishogi", "--pieces", "B", "--games", "4", "--db", str(db))
     assert code == 2 and out.count("\n") == 1
@@ -81,7 +81,7 @@ def test_odds_into_another_odds_study_is_refused_and_its_files_kept(tmp_path: Pa
 
 def test_too_few_games_to_fit_is_one_line_saying_how_many_and_alters_nothing(tmp_path: Path) -> None:
     db = tmp_path / "study.db"
-    StudyDB.create(db, study_config("ctrl6", games=10)).close()
+    create_study(db, study_config("ctrl6", games=10)).close()
     before = _digest(db)
     res = CliRunner().invoke(main, ["values", "fit", "--db", str(db), "--out", str(tmp_path / "v.toml")])
     assert res.exit_code == 2 and res.output.count("\n") == 1

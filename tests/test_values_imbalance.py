@@ -14,6 +14,7 @@ from click.testing import CliRunner
 
 from komaken.cli import main
 from komaken.lab.valuestudy.fit import design, letter_columns
+from komaken.lab.valuestudy.games import create_study, identity, insert, open_study, study_games
 from komaken.lab.valuestudy.imbalance import (
     ImbalanceError,
     check_imbalance,
@@ -22,7 +23,6 @@ from komaken.lab.valuestudy.imbalance import (
     removable,
 )
 from komaken.lab.valuestudy.selfplay import _Context, run_selfplay, study_config
-from komaken.lab.valuestudy.storage import StudyDB, identity
 from komaken.shogi import Position
 from komaken.shogi.engine.selfplay import NF
 from komaken.shogi.variant import load_variant
@@ -125,8 +125,8 @@ def test_imbalanced_games_start_from_their_start_and_resume(tmp_path: Path) -> N
     run_selfplay({**config, "games": 3}, db)
     s = run_selfplay(config, db)
     assert s.played == 3 and s.stored == 6
-    with StudyDB.open(db) as store:
-        games = list(store.games())
+    with open_study(db) as store:
+        games = list(study_games(store))
     assert [g.game_index for g in games] == list(range(6))
     letters = ("P", "S", "G", "B", "R")
     for g in games:
@@ -153,7 +153,7 @@ def test_cli_imbalance_runs_and_the_fit_reads_it(tmp_path: Path) -> None:
         assert conn.execute("SELECT COUNT(*) FROM games").fetchone()[0] == 4
     finally:
         conn.close()
-    with StudyDB.open(db) as store:
+    with open_study(db) as store:
         assert store.config()["imbalance"] == 1
     res = CliRunner().invoke(main, ["values", "fit", "--db", str(db), "--min-games", "200"])
     assert res.exit_code == 2 and "needs at least 200" in res.output
@@ -179,10 +179,10 @@ def test_sprt_validation_files_load(name: str) -> None:
 
 def _synthetic(path: Path, games: int, seed: int, **kw: object) -> None:
     """Synthetic minishogi games: one piece captured, the side ahead wins 3 games in 4."""
-    from komaken.lab.valuestudy.storage import SelfPlayGame
+    from komaken.lab.valuestudy.games import SelfPlayGame
 
     rng = np.random.default_rng(seed)
-    with StudyDB.create(path, study_config("minishogi", games=games, **kw)) as db:  # type: ignore[arg-type]
+    with create_study(path, study_config("minishogi", games=games, **kw)) as db:  # type: ignore[arg-type]
         base = np.zeros(NF, dtype=np.int8)
         for c in (0, 3, 4, 5, 6):
             base[c] = base[20 + c] = 1
@@ -192,12 +192,13 @@ def _synthetic(path: Path, games: int, seed: int, **kw: object) -> None:
             row[20 * side + col] = 0
             row[20 * (1 - side) + 13 + col] = 1
             score = float(rng.random() < (0.25 if side == 0 else 0.75))
-            db.insert(SelfPlayGame(g, g, score, "checkmate", 10, 2, 5, b"", np.tile(row, (5, 1)).tobytes(), 0.5, 0.0))
+            insert(db, SelfPlayGame(g, g, score, "checkmate", 10, 2, 5, b"", np.tile(row, (5, 1)).tobytes(), 0.5, 0.0))
 
 
 def test_report_tells_the_designs_apart_and_compares_them(tmp_path: Path) -> None:
     from komaken.lab.valuestudy.fit import fit_study, format_fit
-    from komaken.lab.valuestudy.report import primary, write_report
+    from komaken.lab.valuestudy.laws import primary
+    from komaken.lab.valuestudy.report import build, load
 
     level, ex = tmp_path / "level.db", tmp_path / "ex.db"
     _synthetic(level, 300, 1)
@@ -206,11 +207,11 @@ def test_report_tells_the_designs_apart_and_compares_them(tmp_path: Path) -> Non
     assert [f.design for f in fits] == ["level", "exchange 2"]
     assert primary(fits, "minishogi") is fits[1] and primary(fits[:1], "minishogi") is fits[0]
     assert "2 pieces exchanged" in format_fit(fits[1]) and fits[1].seconds == 200.0
-    write_report([level, ex], tmp_path / "rep", bootstrap=20)
+    build(load([level, ex], bootstrap=20)).write(tmp_path / "rep")
     md = (tmp_path / "rep" / "report.md").read_text(encoding="utf-8")
     assert "| minishogi | 5 | 1000 nodes | 300 |" in md and "| minishogi | 5 | 1000 nodes, exchange 2 | 400 |" in md
     assert "| minishogi | 1000 | exchange 2 | 400 | 200 |" in md and "| minishogi | 1000 | level | 300 | 150 |" in md
-    assert "- minishogi B: exchange 2 " in md and " − level " in md
+    assert "* minishogi B: exchange 2 " in md and " − level " in md
     assert "not tested: no variant has studies of one design at two node budgets" in md
 
 

@@ -17,10 +17,11 @@ from click.testing import CliRunner
 
 from komaken.cli import main
 from komaken.errors import KomakenError
+from komaken.lab.errors import ExperimentDBError
 from komaken.lab.valuestudy.fit import FitError, Positions, fit_positions, fit_study, write_values_toml
+from komaken.lab.valuestudy.games import SelfPlayGame, create_study, insert, open_study, study_games
 from komaken.lab.valuestudy.odds import OddsError, odds_openings, odds_start, parse_pieces
 from komaken.lab.valuestudy.selfplay import _Context, run_selfplay, study_config
-from komaken.lab.valuestudy.storage import SelfPlayGame, StudyDB, StudyDBError
 from komaken.match import play_game as python_play_game
 from komaken.players.engine import EnginePlayer
 from komaken.shogi import Position
@@ -34,12 +35,9 @@ CLI = [sys.executable, "-m", "komaken", "values"]
 
 
 def _rows(db: Path) -> list[tuple]:
-    conn = sqlite3.connect(db)
-    try:
-        return conn.execute("SELECT game_index, seed, score, termination, plies, moves, features FROM games "
-                            "ORDER BY game_index").fetchall()
-    finally:
-        conn.close()
+    with open_study(db) as study:
+        return [(g.game_index, g.seed, g.score, g.termination, g.plies, g.moves, g.features)
+                for g in study_games(study)]
 
 
 def _count(db: Path) -> int:
@@ -198,7 +196,7 @@ def test_whole_game_bootstrap_covers_the_truth_at_about_the_nominal_rate() -> No
 def _synthetic_db(path: Path, games: int, rng: np.random.Generator) -> None:
     """Synthetic games stored as a minishogi study: black's material advantage decides."""
     config = study_config("minishogi", games=games)
-    with StudyDB.create(path, config) as db:
+    with create_study(path, config) as db:
         base = np.zeros(NF, dtype=np.int8)
         for i, c in enumerate((0, 3, 4, 5, 6)):  # P S G B R on the board, one each
             base[c] = base[20 + c] = 1
@@ -212,7 +210,7 @@ def _synthetic_db(path: Path, games: int, rng: np.random.Generator) -> None:
             row[20 * (1 - side) + 13 + col] = 1  # captured: in the other side's hand
             score = float(rng.random() < (0.25 if side == 0 else 0.75))
             feat = np.tile(row, (5, 1))
-            db.insert(SelfPlayGame(g, g, score, "checkmate", 10, 2, 5, b"", feat.tobytes(), 0.0, 0.0))
+            insert(db, SelfPlayGame(g, g, score, "checkmate", 10, 2, 5, b"", feat.tobytes(), 0.0, 0.0))
 
 
 def test_fit_study_writes_values_the_engine_reads(tmp_path: Path) -> None:
@@ -278,7 +276,7 @@ def test_a_database_of_another_study_is_refused_untouched(tmp_path: Path) -> Non
     run_selfplay(study_config("minishogi", games=3, nodes=100), db)
     before = _digest(db)
     for config in (study_config("judkins", games=3, nodes=100), study_config("minishogi", games=3, nodes=200)):
-        with pytest.raises(StudyDBError, match="another study"):
+        with pytest.raises(ExperimentDBError, match="another study"):
             run_selfplay(config, db)
     assert _digest(db) == before
     lab = tmp_path / "lab.db"
@@ -326,12 +324,12 @@ def test_sigkill_mid_run_then_resume_gives_exact_count(tmp_path: Path) -> None:
 def test_dask_tasks_carry_about_half_a_second_of_games_local_tasks_one() -> None:
     """A Dask task costs a round trip through the scheduler: games go in tasks of ~0.5 s (at least
     one, at most 64); a local pool gets one game per task; before any game is back, one."""
-    from komaken.lab.valuestudy.selfplay import MAX_BATCH, _Dask, _Inline, batch_size
+    from komaken.lab.valuestudy.selfplay import MAX_BATCH, SELFPLAY_WORK, batch_size
 
-    dask = object.__new__(_Dask)  # no cluster needed to size its tasks
-    assert batch_size(dask, 0.0) == 1 and batch_size(dask, 0.035) == 14 and batch_size(dask, 2.0) == 1
-    assert batch_size(dask, 1e-4) == MAX_BATCH == 64
-    assert batch_size(_Inline(), 0.035) == 1
+    assert SELFPLAY_WORK.batch is batch_size
+    assert batch_size(True, 0.0) == 1 and batch_size(True, 0.035) == 14 and batch_size(True, 2.0) == 1
+    assert batch_size(True, 1e-4) == MAX_BATCH == 64
+    assert batch_size(False, 0.035) == 1
 
 
 def test_dask_loopback_cluster_gives_identical_rows(tmp_path: Path, dask_cluster: str) -> None:
@@ -374,24 +372,24 @@ def test_fitted_table_is_accepted_by_play_specs_experiments_and_usi(tmp_path: Pa
 
 
 def test_report_writes_tables_plots_and_hypotheses(tmp_path: Path) -> None:
-    from komaken.lab.valuestudy.report import write_report
+    from komaken.lab.valuestudy.report import build, load
 
     db = tmp_path / "mini.db"
     _synthetic_db(db, 300, np.random.default_rng(6))
-    paths = write_report([db], tmp_path / "rep", bootstrap=20)
+    paths = build(load([db], bootstrap=20)).write(tmp_path / "rep")
     assert {p.name for p in paths} == {"report.md", "report.html", "report.json", "values_vs_n.png",
                                        "values_vs_n.svg"}
     md = (tmp_path / "rep" / "report.md").read_text(encoding="utf-8")
     assert "| minishogi | 5 | 1000 nodes | 300 |" in md
     assert "H1: not tested" in md or "not tested: no ctrl9" in md
-    assert "data:image/png;base64," in (tmp_path / "rep" / "report.html").read_text(encoding="utf-8")
+    assert "data:image/svg+xml;base64," in (tmp_path / "rep" / "report.html").read_text(encoding="utf-8")
 
 
 def test_saturation_law_recovers_its_parameters_and_tells_a_bad_fit() -> None:
     """c − d·q^(n−5) fitted to values made by it (half-widths 0.04) returns c, d, q and χ²/dof ≈ 0;
     a straight line fits those values badly; a straight line or a step is no saturation (q at a
     bound) and three sizes are too few for three parameters: no law."""
-    from komaken.lab.valuestudy.report import linear_law, saturation_law
+    from komaken.lab.valuestudy.laws import linear_law, saturation_law
 
     c, d, q = 2.1, 0.95, 0.4
     pts = [(n, c - d * q ** (n - 5), c - d * q ** (n - 5) - 0.04, c - d * q ** (n - 5) + 0.04) for n in range(5, 10)]

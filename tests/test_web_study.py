@@ -61,19 +61,9 @@ def test_the_study_report_has_its_tables_and_figure_and_the_file_is_untouched(db
     assert tables[0]["caption"].startswith("Method A")
     assert tables[0]["header"][:4] == ["variant", "n", "budget", "games"]
     assert tables[0]["rows"][0][:4] == ["minishogi", "5", "1000 nodes", "300"]
-    assert [b["name"] for b in doc["blocks"] if b["kind"] == "figure"] == ["values_vs_n"] == doc["plots"]
+    assert [b["name"] for b in doc["blocks"] if b["kind"] == "figure"] == ["values_vs_n"]
     assert any(b["kind"] == "h2" and b["text"].startswith("Hypotheses") for b in doc["blocks"])
     assert svg.status_code == 200 and b"<svg" in svg.content
     # unchanged; a read-only reader of a WAL database leaves at most an empty -wal (SQLite's own)
     wal = mini.with_name("mini.db-wal")
     assert _digest(mini) == before and (not wal.exists() or wal.stat().st_size == 0)
-
-
-def test_markdown_blocks() -> None:
-    md = ("# T\n\nSome words\nmore words\n\nA table:\n\n| a | b |\n|---|---|\n| 1 | 2 |\n\n![x](f.png)\n\n"
-          "## H\n\n- one\n- two **bold**\n")
-    assert study.markdown_blocks(md, {"f.png": ("f", "cap")}) == [
-        {"kind": "h1", "text": "T"}, {"kind": "p", "text": "Some words more words"},
-        {"kind": "table", "number": 1, "caption": "A table", "header": ["a", "b"], "rows": [["1", "2"]]},
-        {"kind": "figure", "number": 1, "name": "f", "caption": "cap"}, {"kind": "h2", "text": "H"},
-        {"kind": "ul", "items": ["one", "two **bold**"]}]

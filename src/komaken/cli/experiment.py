@@ -16,7 +16,7 @@ from komaken.lab import limits
 from komaken.lab.config import load_experiment
 from komaken.lab.export import export as do_export
 from komaken.lab.progress import LineProgress, RichProgress
-from komaken.lab.report import status_json, write_report
+from komaken.lab.report import build, status_json
 from komaken.lab.runner import resume_experiment, run_experiment
 from komaken.lab.storage import ExperimentDB
 
@@ -128,7 +128,7 @@ def status(db: Path, as_json: bool) -> None:
 def report(db: Path, out: Path) -> None:
     """Write report.md, report.html and plots (PNG + SVG) into --out."""
     with ExperimentDB.open(db) as store:
-        files = write_report(store, out)
+        files = build(store).write(out)
     for f in files:
         click.echo(str(f))
 

@@ -12,9 +12,10 @@ import click
 from komaken.cli._common import VARIANT_HELP, within
 from komaken.lab import limits
 from komaken.lab.label import label_study, load_labels
+from komaken.lab.valuestudy.positions import read_games
 from komaken.lab.valuestudy.selfplay import run_selfplay, study_config
 from komaken.shogi.engine.evalparams import EvalParams
-from komaken.shogi.engine.tune import LAMBDAS, read_games, read_records
+from komaken.shogi.engine.tune import LAMBDAS, read_records
 from komaken.shogi.engine.tune import tune as fit
 from komaken.shogi.variant import load_variant
 

@@ -12,7 +12,7 @@ from komaken.cli._common import VARIANT_HELP, within
 from komaken.lab import limits
 from komaken.lab.valuestudy.fit import fit_study, format_fit, write_values_toml
 from komaken.lab.valuestudy.odds import analyse_odds, format_odds, run_odds
-from komaken.lab.valuestudy.report import write_report
+from komaken.lab.valuestudy.report import build, load
 from komaken.lab.valuestudy.selfplay import run_selfplay, study_config
 
 DB = click.Path(dir_okay=False, path_type=Path)
@@ -102,7 +102,7 @@ def odds(variant: str, pieces: str, games: int, db: Path, nodes: int, workers: i
 @click.option("--bootstrap", type=within(limits.BOOTSTRAP), default=500, show_default=True)
 def report(dbs: tuple[Path, ...], out: Path, bootstrap: int) -> None:
     """Tables and plots of value against board size (Markdown, HTML, PNG, SVG)."""
-    paths = write_report(list(dbs), out, bootstrap=bootstrap)
+    paths = build(load(list(dbs), bootstrap)).write(out)
     click.echo("\n".join(str(p) for p in paths))
     sys.stdout.flush()
 

@@ -9,6 +9,7 @@ file read in, paths made absolute, ``--games`` applied) which the results databa
 from __future__ import annotations
 
 import copy
+import dataclasses
 import hashlib
 import json
 import math
@@ -361,7 +362,6 @@ def _lab_variant(game: GameSpec) -> str:
 
 
 def _load_variant(err: Any, game: GameSpec, name: str, repetition: str | None, max_plies: int | None) -> Any:
-    import dataclasses
 
     try:
         variant = game.variant(name)

@@ -14,9 +14,11 @@ import csv
 from datetime import UTC, datetime
 from typing import Any, TextIO
 
-from komaken.games import GameSpec
+from komaken.games import GameSpec, find_game
 from komaken.lab.errors import ExportError
 from komaken.lab.storage import GAME_COLUMNS, ExperimentDB, GameRow
+from komaken.records import GameRecord, dumps
+from komaken.shogi.position import Position
 
 FORMATS = ("csv", "kif", "csa")
 
@@ -64,9 +66,6 @@ def _records(db: ExperimentDB, fmt: str, out: TextIO) -> int:
 
 def record_text(fmt: str, row: GameRow, a_label: str, b_label: str, variant: Any, game: GameSpec | None = None) -> str:
     """One stored game as a KIF or CSA record (``komaken.records``; ``game`` defaults to shogi)."""
-    from komaken.games import find_game
-    from komaken.records import GameRecord, dumps
-    from komaken.shogi.position import Position
 
     game = game or find_game("shogi")
     position = game.position(row.start or None, variant)

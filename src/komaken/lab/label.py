@@ -8,7 +8,7 @@ score of every quiet position of a self-play study (the positions the fit uses: 
 capture sequence that gains material) and keeps the scores, **in black's view and in the
 engine's centipawns**, in a label file: an SQLite database beside the study, written game by
 game, so an interrupted run continues where it stopped and a finished one is not asked again.
-:func:`load_labels` reads them back for :func:`komaken.shogi.engine.tune.read_games`.
+:func:`load_labels` reads them back for :func:`komaken.lab.valuestudy.positions.read_games`.
 
 A label file belongs to one study, engine command and node count: another of any of them is an
 error (:class:`LabelError`), never a mix.  A mate score is stored as ``±MATE_CP``; the fit leaves
@@ -20,6 +20,7 @@ from __future__ import annotations
 import json
 import re
 import sqlite3
+import tomllib
 from collections.abc import Callable, Iterator, Mapping, Sequence
 from concurrent.futures import FIRST_COMPLETED, Future, ThreadPoolExecutor, wait
 from pathlib import Path
@@ -28,9 +29,14 @@ from typing import TYPE_CHECKING
 import numpy as np
 
 from komaken.errors import KomakenError
+from komaken.lab.valuestudy.games import identity, open_study, study_games
+from komaken.shogi import Move
+from komaken.shogi.engine.selfplay import COL_FLAGS, NF, NOT_QUIET
+from komaken.shogi.variant import variant_from_dict
+from komaken.usi.client import UsiProcess
 
 if TYPE_CHECKING:
-    from komaken.lab.valuestudy.storage import SelfPlayGame
+    from komaken.lab.valuestudy.games import SelfPlayGame
     from komaken.usi.client import UsiProcess
 
 #: the score stored for a mate found by the labelling engine (black's view: + black mates)
@@ -60,9 +66,8 @@ def score_of(lines: Sequence[str]) -> int | None:
 
 
 def _meta(study_db: Path, command: Sequence[str], nodes: int, options: Mapping[str, str]) -> dict[str, str]:
-    from komaken.lab.valuestudy.storage import StudyDB, identity
 
-    with StudyDB.open(study_db) as study:
+    with open_study(study_db) as study:
         study_id = identity(study.config())
     return {"study": study_id, "command": json.dumps(list(command)), "nodes": str(nodes),
             "options": json.dumps(dict(sorted(options.items())))}
@@ -100,20 +105,17 @@ def label_study(study_db: str | Path, labels: str | Path, command: Sequence[str]
     starts afresh there (komaken) gives the same scores whichever process labels a game; one that
     keeps some state across games (Fairy-Stockfish, a little) gives scores that depend on which
     game its process labelled before, and so on timing."""
-    from komaken.lab.valuestudy.storage import StudyDB
-    from komaken.shogi.variant import variant_from_dict
 
     if isinstance(workers, bool) or not isinstance(workers, int) or workers < 1:
         raise LabelError(f"workers must be a positive integer, not {workers!r}")
     study_db, labels, options = Path(study_db), Path(labels), dict(options or {})
-    with StudyDB.open(study_db) as study:
-        import tomllib
+    with open_study(study_db) as study:
 
         config = study.config()
         if config.get("imbalance"):
             raise LabelError(f"{study_db}: its games start from odds positions; label a study of level starts")
         v = variant_from_dict(tomllib.loads(config["variant_toml"]), source=str(study_db))
-        games = list(study.games())
+        games = list(study_games(study))
     conn = _open(labels, _meta(study_db, command, nodes, options))
     done = {r[0] for r in conn.execute("SELECT game_index FROM labelled")}
     pending = [g for g in games if g.game_index not in done]
@@ -160,7 +162,6 @@ def _label_games(conn: sqlite3.Connection, engines: Sequence[UsiProcess], games:
 
 def _start(command: Sequence[str], options: Mapping[str, str]) -> UsiProcess:
     """A labelling engine, past ``usi`` and ``isready`` with ``options`` set."""
-    from komaken.usi.client import UsiProcess
 
     eng = UsiProcess(list(command), name=Path(command[0]).name)
     try:
@@ -187,8 +188,6 @@ def _next_game(pool: ThreadPoolExecutor,
 
 def _label_game(eng: UsiProcess, game: SelfPlayGame, nodes: int) -> list[tuple[int, int, int]]:
     """``(game, ply, score in black's view)`` of each quiet position of ``game``, asked of ``eng``."""
-    from komaken.shogi import Move
-    from komaken.shogi.engine._selfplay import COL_FLAGS, NF, NOT_QUIET
 
     quiet = (game.feature_array(NF)[:, COL_FLAGS] & NOT_QUIET) == 0
     usi = [Move(code).usi() for code in game.move_codes().tolist()]  # a move code alone spells its USI
@@ -207,7 +206,6 @@ def _label_game(eng: UsiProcess, game: SelfPlayGame, nodes: int) -> list[tuple[i
 
 def load_labels(labels: str | Path, study_db: str | Path) -> dict[int, dict[int, int]]:
     """``{game_index: {ply: score}}`` (black's view) of a label file made for ``study_db``."""
-    from komaken.lab.valuestudy.storage import StudyDB, identity
 
     labels = Path(labels)
     if not labels.is_file():
@@ -215,7 +213,7 @@ def load_labels(labels: str | Path, study_db: str | Path) -> dict[int, dict[int,
     conn = _open(labels, None)
     try:
         stored = dict(conn.execute("SELECT key, value FROM meta").fetchall())
-        with StudyDB.open(study_db) as study:
+        with open_study(study_db) as study:
             if stored.get("study") != identity(study.config()):
                 raise LabelError(f"{labels}: labels of another study than {study_db}")
         out: dict[int, dict[int, int]] = {}

@@ -2,45 +2,25 @@
 against one piece value with everything else held fixed.
 
 Labels in the figures are ASCII (``B1000 R1200``): the default matplotlib font has no kanji,
-and the figures must look the same on every machine.  Each figure is written as PNG and SVG;
-:class:`Figure` also keeps the SVG text so the HTML report can carry it inline.
+and the figures must look the same on every machine.  Each figure is rendered in memory
+(:func:`komaken.lab.document.figure`): the report carries its SVG and PNG.
 """
 
 from __future__ import annotations
 
 from collections.abc import Sequence
-from dataclasses import dataclass
-from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
-if TYPE_CHECKING:
-    from komaken.lab.report import Setting
+from komaken.lab.document import Figure, figure, pyplot
+from komaken.lab.results import Setting
 
 
-@dataclass(frozen=True, slots=True)
-class Figure:
-    """One figure: its file base name (``score_ci``), caption and SVG markup."""
-
-    name: str
-    caption: str
-    svg: str
-
-
-def _pyplot() -> Any:
-    import matplotlib
-
-    matplotlib.use("Agg")
-    import matplotlib.pyplot as plt
-
-    return plt
-
-
-def score_figure(settings: Sequence[Setting], out: Path) -> Figure | None:
+def score_figure(settings: Sequence[Setting]) -> Figure | None:
     """Each setting's score of player a with its 95% interval (published scores as red ×)."""
     played = [s for s in settings if s.stats.games]
     if not played:
         return None
-    plt = _pyplot()
+    plt = pyplot()
     fig, ax = plt.subplots(figsize=(7, max(2.5, 0.28 * len(played) + 1.2)))
     ys = list(range(len(played)))[::-1]
     x = [s.stats.a_score for s in played]
@@ -57,12 +37,11 @@ def score_figure(settings: Sequence[Setting], out: Path) -> Figure | None:
     ax.set_xlabel("score of player a (win 1, draw 1/2)")
     ax.legend(loc="lower right", fontsize=7)
     fig.tight_layout()
-    return _save(fig, out, "score_ci", "The score of player a in each setting, with its 95% interval; "
+    return figure(fig, "score_ci", "The score of player a in each setting, with its 95% interval; "
                  "the dashed line is an even score.")
 
 
-def value_figures(settings: Sequence[Setting], letters: Sequence[str], names: dict[str, str],
-                  out: Path) -> list[Figure]:
+def value_figures(settings: Sequence[Setting], letters: Sequence[str], names: dict[str, str]) -> list[Figure]:
     """For each piece letter, score against its value over settings that differ in that value
     only (one line per combination of the other values)."""
     figures = []
@@ -72,7 +51,7 @@ def value_figures(settings: Sequence[Setting], letters: Sequence[str], names: di
         series = _series(settings, letter, letters)
         if not series:
             continue
-        plt = _pyplot()
+        plt = pyplot()
         fig, ax = plt.subplots(figsize=(7.5, 4))
         width = max(v for pts in series.values() for v, _ in pts) - min(v for pts in series.values() for v, _ in pts)
         for k, (label, pts) in enumerate(sorted(series.items())):
@@ -94,7 +73,7 @@ def value_figures(settings: Sequence[Setting], letters: Sequence[str], names: di
         name = names.get(letter, letter)
         caption = (f"Score against the value of {name}, each line holding every other value fixed "
                    f"(only settings that differ in {name} alone are joined).")
-        figures.append(_save(fig, out, f"score_vs_{letter.replace('+', 'promoted_')}", caption))
+        figures.append(figure(fig, f"score_vs_{letter.replace('+', 'promoted_')}", caption))
     return figures
 
 
@@ -136,15 +115,6 @@ def _series(settings: Sequence[Setting], letter: str, letters: Sequence[str]) ->
 def _tied(letter: str, s: Setting) -> bool:
     """A promoted letter whose value equals its unpromoted one (left out of labels)."""
     return letter.startswith("+") and s.values.get(letter) == s.values.get(letter[1:])
-
-
-def _save(fig: Any, out: Path, name: str, caption: str) -> Figure:
-    plt = _pyplot()
-    fig.savefig(out / f"{name}.png", dpi=120)
-    fig.savefig(out / f"{name}.svg")
-    plt.close(fig)
-    text = (out / f"{name}.svg").read_text(encoding="utf-8")
-    return Figure(name, caption, text[text.index("<svg"):])
 
 
 __all__ = ["Figure", "score_figure", "value_figures"]

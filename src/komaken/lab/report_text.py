@@ -1,23 +1,16 @@
-"""The report's text: one document (summary, setup, tables, figures, methods) rendered as
-Markdown and as a self-contained HTML page.
-
-The document is a list of blocks — ``("h1", text)``, ``("p", text)``, ``("ul", [items])``,
-``("table", caption, header, rows)``, ``("figure", number, Figure)`` — so both renderings say
-exactly the same thing.  ``**bold**`` is the only inline markup.
+"""The words of an experiment's report: one document (summary, setup, tables, figures, methods)
+as the blocks of :mod:`komaken.lab.document`, which renders them as Markdown, HTML and JSON.
 """
 
 from __future__ import annotations
 
-import base64
-import html
-import re
 from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
 from komaken.lab.config import Experiment
-from komaken.lab.plots import Figure
-from komaken.lab.report import (
+from komaken.lab.document import Block, Figure
+from komaken.lab.results import (
     PIECE_NAMES,
     Setting,
     piece_values,
@@ -37,8 +30,6 @@ from komaken.lab.stats import (
     p_value_even,
     wilson_interval,
 )
-
-Block = tuple[Any, ...]
 
 
 def document(exp: Experiment, stats: list[PairingStats], found: list[Setting], figures: Sequence[Figure],
@@ -306,108 +297,4 @@ def sprt_table(sprts: list[tuple[str, PairingStats]]) -> Block:
             ["setting", "model", "H0 Elo", "H1 Elo", "pairs 0–2", "LLR", "bounds", "decision"], rows)
 
 
-# ---- rendering ------------------------------------------------------------------------------
-def markdown(exp: Experiment, stats: list[PairingStats], found: list[Setting], figures: Sequence[Figure],
-             seconds: float = 0.0) -> str:
-    """The report as Markdown (figures linked as the SVG files beside it)."""
-    out: list[str] = []
-    tables = 0
-    for block in document(exp, stats, found, figures, seconds):
-        kind = block[0]
-        if kind == "h1":
-            out += [f"# {block[1]}", ""]
-        elif kind == "h2":
-            out += [f"## {block[1]}", ""]
-        elif kind == "p":
-            out += [block[1], ""]
-        elif kind == "ul":
-            out += [f"* {item}" for item in block[1]] + [""]
-        elif kind == "table":
-            tables += 1
-            _, caption, header, rows = block
-            out += [f"*Table {tables}. {caption}*", "", "| " + " | ".join(header) + " |",
-                    "|" + "|".join("---" for _ in header) + "|"]
-            out += ["| " + " | ".join(c.replace("|", "\\|") for c in row) + " |" for row in rows] + [""]
-        elif kind == "figure":
-            _, n, fig = block
-            out += [f"![Figure {n}]({fig.name}.svg)", "", f"*Figure {n}. {fig.caption}*", ""]
-    return "\n".join(out).rstrip() + "\n"
-
-
-CSS = """
-body{font-family:Georgia,'Times New Roman','IPAexMincho','IPAMincho','Noto Serif CJK JP',serif;color:#222;
- margin:2em auto;padding:0 1.5em;line-height:1.5;max-width:110em}
-p,ul,.summary{max-width:62em}
-h1{font-size:1.7em;line-height:1.25;margin-bottom:.2em}
-h2{font-size:1.25em;margin-top:1.8em;border-bottom:1px solid #bbb;padding-bottom:.15em}
-.summary{background:#f7f5ee;border-left:4px solid #7a1f1f;padding:.3em 1.2em;margin:1em 0}
-.wrap{overflow-x:auto;margin:.6em 0 1em}
-table{border-collapse:collapse;font-size:.85em;font-variant-numeric:tabular-nums;border-top:2px solid #333;
- border-bottom:2px solid #333}
-caption{caption-side:top;text-align:left;padding:.3em 0;font-size:.95em}
-th{border-bottom:1px solid #333;padding:3px 9px;text-align:right;white-space:nowrap;font-weight:600}
-td{padding:2px 9px;text-align:right;white-space:nowrap}
-tr:nth-child(even) td{background:#f6f6f6}
-th:first-child,td:first-child{text-align:left}
-td.ref{color:#888}
-figure{margin:1.2em 0}figure img{max-width:100%;height:auto}
-figcaption{font-size:.95em;max-width:48em}
-code{font-size:.9em;background:#f0f0f0;padding:0 .2em}
-"""
-
-
-def html_page(exp: Experiment, stats: list[PairingStats], found: list[Setting], figures: Sequence[Figure],
-              seconds: float = 0.0) -> str:
-    """The report as one self-contained HTML page: the figures are embedded as SVG data URIs."""
-    blocks = document(exp, stats, found, figures, seconds)
-    out = ["<!doctype html><html lang='en'><head><meta charset='utf-8'>",
-           f"<title>{html.escape(title(exp))}</title><style>{CSS}</style></head><body>"]
-    tables = 0
-    in_summary = False
-    for block in blocks:
-        kind = block[0]
-        if kind == "h2" and in_summary:
-            out.append("</div>")
-            in_summary = False
-        if kind == "h1":
-            out.append(f"<h1>{_inline(block[1])}</h1>")
-        elif kind == "h2":
-            out.append(f"<h2>{_inline(block[1])}</h2>")
-            if block[1] == "Summary":
-                out.append("<div class='summary'>")
-                in_summary = True
-        elif kind == "p":
-            out.append(f"<p>{_inline(block[1])}</p>")
-        elif kind == "ul":
-            out.append("<ul>" + "".join(f"<li>{_inline(i)}</li>" for i in block[1]) + "</ul>")
-        elif kind == "table":
-            tables += 1
-            _, caption, header, rows = block
-            out.append(f"<div class='wrap'><table><caption><b>Table {tables}.</b> {_inline(caption)}</caption><tr>"
-                       + "".join(f"<th>{html.escape(h)}</th>" for h in header) + "</tr>")
-            muted = header[-1] == "pairing"  # the pairing's name: a reference, not a result
-            out += ["<tr>" + "".join(f"<td{_cls(muted and i == len(row) - 1)}>{html.escape(c)}</td>"
-                                     for i, c in enumerate(row)) + "</tr>" for row in rows]
-            out.append("</table></div>")
-        elif kind == "figure":
-            _, n, fig = block
-            data = base64.b64encode(fig.svg.encode("utf-8")).decode("ascii")
-            out.append(f"<figure id='{fig.name}'><img alt='Figure {n}: {html.escape(fig.caption)}' "
-                       f"src='data:image/svg+xml;base64,{data}'><figcaption><b>Figure {n}.</b> "
-                       f"{_inline(fig.caption)}</figcaption></figure>")
-    out.append("</body></html>")
-    return "\n".join(out) + "\n"
-
-
-def _cls(ref: bool) -> str:
-    return " class='ref'" if ref else ""
-
-
-def _inline(text: str) -> str:
-    """Escape, then ``**bold**`` → ``<strong>`` and ```code``` → ``<code>``."""
-    t = html.escape(text)
-    t = re.sub(r"\*\*(.+?)\*\*", r"<strong>\1</strong>", t)
-    return re.sub(r"`(.+?)`", r"<code>\1</code>", t)
-
-
-__all__ = ["document", "html_page", "markdown", "summary"]
+__all__ = ["TOO_FEW", "document", "first_move_line", "results_table", "setup_line", "summary"]

@@ -1,4 +1,10 @@
-"""Run an experiment: schedule the missing games on local processes or a Dask cluster.
+"""The lab's one runner: schedule the missing games of any kind of work on local processes or a
+Dask cluster, and store each in this process as it finishes.
+
+A kind of work (:class:`WorkKind`) says how a worker plays a batch of games and names them in an
+error; :func:`run_work` plays it.  A lab experiment (players in pairings,
+:func:`run_experiment`) is the kind ``match``; the piece-values study's self-play
+(:mod:`komaken.lab.valuestudy.selfplay`) is the kind ``selfplay``.  For every kind:
 
 * Each game is identified by ``(pairing, game_index)``; its seeds, colours and opening are
   derived from the experiment seed and that identity only, so results do not depend on which
@@ -18,12 +24,14 @@ from __future__ import annotations
 import concurrent.futures as cf
 import dataclasses
 import hashlib
+import itertools
+import json
 import multiprocessing
 import os
 import signal
 import threading
 import time
-from collections.abc import Iterable, Iterator
+from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Protocol
@@ -36,8 +44,9 @@ from komaken.lab.openings import derive_seed, opening, start_factory
 from komaken.lab.players import build_player, check_players
 from komaken.lab.runlock import run_lock
 from komaken.lab.stats import sprt_state
-from komaken.lab.storage import ExperimentDB, GameRow
+from komaken.lab.storage import MATCH, ExperimentDB, GameRow
 from komaken.players.base import Player
+from komaken.players.usi import UsiPlayer
 
 # --------------------------------------------------------------------------------------------
 # Worker side
@@ -73,7 +82,6 @@ class _WorkerContext:
     def recover(self, key: tuple[str, str, str]) -> None:
         """After a crash or a timeout: restart an external engine in place (it was killed), or
         drop any other player so the next game builds a fresh one."""
-        from komaken.players.usi import UsiPlayer
 
         player = self.players.get(key)
         if isinstance(player, UsiPlayer):
@@ -127,9 +135,13 @@ _CONTEXTS: dict[tuple[str, int], _WorkerContext] = {}
 _CONTEXTS_LOCK = threading.Lock()
 
 
+def play_games(config_json: str, keys: list[tuple[str, int]]) -> list[dict[str, Any]]:
+    """The ``match`` kind's task: play the games ``(pairing, game_index)`` in a worker, in order."""
+    return [play_task(config_json, pairing, index) for pairing, index in keys]
+
+
 def play_task(config_json: str, pairing: str, game_index: int) -> dict[str, Any]:
     """Play one game in a worker (process or Dask thread) and return its row as a dict."""
-    import json
 
     key = (hashlib.sha256(config_json.encode()).hexdigest(), threading.get_ident())
     with _CONTEXTS_LOCK:
@@ -153,8 +165,9 @@ def _init_worker(parent: int) -> None:
 
 class _Backend(Protocol):
     window: int
+    remote: bool
 
-    def submit(self, config_json: str, pairing: str, game_index: int) -> Any: ...
+    def submit(self, fn: Callable[..., Any], *args: Any) -> Any: ...
 
     def wait_first(self, futures: Iterable[Any]) -> set[Any]: ...
 
@@ -165,11 +178,12 @@ class _Inline:
     """Play in this process (``--workers 1``): simplest to debug and profile."""
 
     window = 1
+    remote = False
 
-    def submit(self, config_json: str, pairing: str, game_index: int) -> Any:
-        fut: cf.Future[dict[str, Any]] = cf.Future()
+    def submit(self, fn: Callable[..., Any], *args: Any) -> Any:
+        fut: cf.Future[Any] = cf.Future()
         try:
-            fut.set_result(play_task(config_json, pairing, game_index))
+            fut.set_result(fn(*args))
         except Exception as exc:  # noqa: BLE001 - reported by the scheduler
             fut.set_exception(exc)
         return fut
@@ -184,6 +198,8 @@ class _Inline:
 class _Pool:
     """A pool of spawned worker processes (spawn: no inherited threads or locks)."""
 
+    remote = False
+
     def __init__(self, workers: int) -> None:
         self.window = 2 * workers
         self._pool = cf.ProcessPoolExecutor(
@@ -191,8 +207,8 @@ class _Pool:
             initargs=(os.getpid(),),
         )
 
-    def submit(self, config_json: str, pairing: str, game_index: int) -> Any:
-        return self._pool.submit(play_task, config_json, pairing, game_index)
+    def submit(self, fn: Callable[..., Any], *args: Any) -> Any:
+        return self._pool.submit(fn, *args)
 
     def wait_first(self, futures: Iterable[Any]) -> set[Any]:
         done, _ = cf.wait(list(futures), return_when=cf.FIRST_COMPLETED)
@@ -204,6 +220,8 @@ class _Pool:
 
 class _Dask:
     """A Dask distributed cluster (``--dask tcp://host:8786``)."""
+
+    remote = True
 
     def __init__(self, address: str) -> None:
         try:
@@ -217,8 +235,8 @@ class _Dask:
         threads = sum(self._client.nthreads().values()) or 1
         self.window = 2 * threads
 
-    def submit(self, config_json: str, pairing: str, game_index: int) -> Any:
-        return self._client.submit(play_task, config_json, pairing, game_index, pure=False)
+    def submit(self, fn: Callable[..., Any], *args: Any) -> Any:
+        return self._client.submit(fn, *args, pure=False)
 
     def wait_first(self, futures: Iterable[Any]) -> set[Any]:
         from distributed import wait
@@ -228,6 +246,69 @@ class _Dask:
 
     def close(self, cancel: bool) -> None:
         self._client.close()
+
+
+def one_per_task(remote: bool, mean_seconds: float) -> int:
+    """One game per task: the batch size of a kind whose games are long next to a task's cost."""
+    return 1
+
+
+@dataclass(frozen=True, slots=True)
+class WorkKind:
+    """A kind of work the runner plays; ``name`` is the ``meta.kind`` of its database
+    (:mod:`komaken.lab.storage`).
+
+    ``play(config_json, keys)`` runs in a worker — this process, a spawned process of the pool, or
+    a Dask worker — and returns one row per key, in order: a dict, with the game's ``seconds``
+    among its entries.  It must be a module-level function (pickled by name), and it gets the
+    configuration as JSON so a worker can keep what it built for it (players, compiled tables)
+    from task to task.  ``describe(keys)`` names the keys when their task failed (``game 3 of
+    pairing 'x' failed outside the players``).  ``batch(remote, mean_seconds)`` is how many keys
+    go in one task, given whether tasks go to a Dask cluster (each costs a round trip through
+    its scheduler) and the mean game so far (0: none yet)."""
+
+    name: str
+    play: Callable[[str, list[Any]], list[dict[str, Any]]]
+    describe: Callable[[list[Any]], str]
+    batch: Callable[[bool, float], int] = one_per_task
+
+
+def run_work(kind: WorkKind, config_json: str, keys: Iterator[Any], left: int,
+             store: Callable[[Any, dict[str, Any]], None], *, workers: int | None = None, dask: str | None = None,
+             external: bool = False) -> None:
+    """Play the ``left`` keys of ``keys`` as ``kind``'s tasks and hand each row to ``store(key, row)``
+    in this process, as its task finishes — the only writer of the database.
+
+    ``keys`` is read only as tasks are submitted, so it may be a generator that stops early (an
+    SPRT decided) or that is huge.  ``workers`` defaults to all cores, ``dask`` is a scheduler
+    address; ``external``: the work starts external processes (USI engines), so even one worker
+    runs in a worker process, which kills them when the run is killed.  A task that fails stops
+    the run with :class:`RunError`; tasks still in flight are cancelled."""
+    backend = _backend(workers, dask, left, external)
+    in_flight: dict[Any, list[Any]] = {}
+    played, seconds = 0, 0.0
+    cancel = True
+    try:
+        while True:
+            while len(in_flight) < backend.window:
+                chunk = list(itertools.islice(keys, kind.batch(backend.remote, seconds / played if played else 0.0)))
+                if not chunk:
+                    break
+                in_flight[backend.submit(kind.play, config_json, chunk)] = chunk
+            if not in_flight:
+                break
+            for fut in backend.wait_first(in_flight):
+                chunk = in_flight.pop(fut)
+                try:
+                    rows = fut.result()
+                except Exception as exc:
+                    raise RunError(f"{kind.describe(chunk)}: {type(exc).__name__}: {exc}") from exc
+                for key, row in zip(chunk, rows, strict=True):
+                    played, seconds = played + 1, seconds + float(row.get("seconds", 0.0))
+                    store(key, row)
+        cancel = False
+    finally:
+        backend.close(cancel)
 
 
 # --------------------------------------------------------------------------------------------
@@ -358,9 +439,8 @@ def _execute(
             progress.stop()
         return summary
 
-    backend = _backend(workers, dask, jobs, _external(exp))
     try:
-        _schedule(db, exp, backend, queue, counts, decided, summary, progress)
+        _schedule(db, exp, queue, jobs, counts, decided, summary, progress, workers, dask)
     finally:
         if progress is not None:
             progress.stop()
@@ -417,40 +497,23 @@ def _external(exp: Experiment) -> bool:
     return any(exp.players[name].kind == "usi" for name in used)
 
 
-def _schedule(db: ExperimentDB, exp: Experiment, backend: _Backend, queue: Iterator[tuple[str, int]],
-              counts: dict[str, PairingCounts], decided: set[str], summary: RunSummary,
-              progress: Progress | None) -> None:
-    """Keep the backend's window full, store each finished game in its own transaction."""
-    config_json = exp.to_json()
-    in_flight: dict[Any, tuple[str, int]] = {}
-    cancel = True
-    try:
-        while True:
-            while len(in_flight) < backend.window:
-                nxt = next(queue, None)
-                if nxt is None:
-                    break
-                in_flight[backend.submit(config_json, *nxt)] = nxt
-            if not in_flight:
-                break
-            for fut in backend.wait_first(in_flight):
-                name, idx = in_flight.pop(fut)
-                try:
-                    row = GameRow(**fut.result())
-                except Exception as exc:
-                    raise RunError(
-                        f"game {idx} of pairing {name!r} failed outside the players: {type(exc).__name__}: {exc}"
-                    ) from exc
-                if db.insert(row):
-                    summary.played += 1
-                    counts[name].add(row.result, row.game_index)
-                    if name not in decided and _sprt_decided(exp, db, counts[name]):
-                        decided.add(name)
-                if progress is not None:
-                    progress.advance(row, summary.counts)
-        cancel = False
-    finally:
-        backend.close(cancel)
+def _schedule(db: ExperimentDB, exp: Experiment, queue: Iterator[tuple[str, int]], jobs: int,
+              counts: dict[str, PairingCounts], decided: set[str], summary: RunSummary, progress: Progress | None,
+              workers: int | None, dask: str | None) -> None:
+    """Play the queue as the ``match`` kind, store each finished game in its own transaction."""
+
+    def store(key: tuple[str, int], result: dict[str, Any]) -> None:
+        name = key[0]
+        row = GameRow(**result)
+        if db.insert(row):
+            summary.played += 1
+            counts[name].add(row.result, row.game_index)
+            if name not in decided and _sprt_decided(exp, db, counts[name]):
+                decided.add(name)
+        if progress is not None:
+            progress.advance(row, summary.counts)
+
+    run_work(MATCH_WORK, exp.to_json(), queue, jobs, store, workers=workers, dask=dask, external=_external(exp))
 
 
 def _sprt_decided(exp: Experiment, db: ExperimentDB, c: PairingCounts) -> bool:
@@ -480,3 +543,11 @@ def _round_robin(lists: list[tuple[str, Iterator[int]]], decided: set[str]) -> I
             else:
                 yield name, idx
 
+
+def _describe_match(keys: list[tuple[str, int]]) -> str:
+    name, index = keys[0]
+    return f"game {index} of pairing {name!r} failed outside the players"
+
+
+#: the kind of a lab experiment: players in pairings (``meta.kind = match``)
+MATCH_WORK = WorkKind(MATCH, play_games, _describe_match)

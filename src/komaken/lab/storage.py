@@ -1,5 +1,11 @@
 """The results database: one SQLite file per experiment, one row per finished game.
 
+One schema for every kind of work the runner does (:mod:`komaken.lab.runner`): ``meta.kind``
+says which (``match``: players in pairings, the default; ``selfplay``: the piece-values study's
+self-play, :mod:`komaken.lab.valuestudy.selfplay`) and ``meta.config`` holds its configuration.
+A kind that keeps more than the game's row — the moves as ``int32`` codes and per-position
+features — stores it in ``positions``, in the game's own transaction.
+
 * WAL journal, ``synchronous=FULL``: each game is inserted in its own transaction, so a process
   killed at any instant (even with SIGKILL) leaves every finished game in the file and no
   half-written one.  ``UNIQUE(pairing, game_index)`` makes counting a game twice impossible.
@@ -8,7 +14,8 @@
   ``sprt_decision:PAIRING``, each SPRT decision as the run took it (games still being played when
   a bound was crossed are stored afterwards and must not undo it).
 * A database from another experiment, or written by a newer komaken (higher schema version), is
-  refused before anything is written to it.
+  refused before anything is written to it.  One written by an earlier komaken is brought up to
+  this schema in place, in one transaction (:mod:`komaken.lab.migrate`).
 """
 
 from __future__ import annotations
@@ -26,8 +33,11 @@ from typing import Any, TypeVar
 from komaken.game import Color, Outcome, Termination
 from komaken.lab.config import Experiment, experiment_from_dict
 from komaken.lab.errors import ConfigError, ExperimentDBError
+from komaken.lab.migrate import SELFPLAY, STUDY_FORMAT, migrate_study, upgrade_experiment
 
 SCHEMA_VERSION = 1
+#: the kind of a lab experiment of players in pairings (``meta.kind`` absent means this too)
+MATCH = "match"
 
 _SCHEMA = """
 CREATE TABLE meta (
@@ -53,7 +63,14 @@ CREATE TABLE games (
     termination   TEXT    NOT NULL DEFAULT '',
     UNIQUE (pairing, game_index)
 );
+CREATE TABLE positions (
+    game_id  INTEGER PRIMARY KEY REFERENCES games (id),
+    count    INTEGER NOT NULL,
+    codes    BLOB    NOT NULL,
+    features BLOB    NOT NULL
+);
 """
+_TABLES = [x.strip() for x in _SCHEMA.split(";") if x.strip()]
 
 GAME_COLUMNS = (
     "pairing",
@@ -107,6 +124,16 @@ class GameRow:
         return Outcome(Termination(self.termination) if self.termination else _legacy(self.reason), winner)
 
 
+@dataclass(frozen=True, slots=True)
+class Positions:
+    """What a kind of work keeps beside a game's row: its moves as ``int32`` codes and ``count`` rows
+    of per-position features (their layout is the kind's)."""
+
+    count: int
+    codes: bytes
+    features: bytes
+
+
 def _legacy(reason: str) -> Termination:
     """The termination of a row stored before the ``termination`` column, from its reason text."""
     head = reason.split(":", 1)[0].strip()
@@ -146,11 +173,41 @@ class ExperimentDB:
         schema) takes the same path: the transaction waits for the other run's and then finds
         the schema, where reading it at once would find an empty database.
         """
-        path = Path(path)
+        def same(db: ExperimentDB) -> None:
+            stored = db.experiment()
+            if stored.identity() != experiment.identity():
+                raise ExperimentDBError(
+                    f"{path}: holds experiment {stored.name!r} with a different configuration; "
+                    "refusing to mix results (use another --db, or `resume` to continue it)"
+                )
+
+        return cls._create(Path(path), MATCH, experiment.name, experiment.to_json(), same)
+
+    @classmethod
+    def create_work(cls, path: str | Path, kind: str, name: str, config: dict[str, Any]) -> ExperimentDB:
+        """Open ``path`` for work of ``kind`` (other than a match of players) with ``config`` (a JSON
+        object), creating it as :meth:`create` does.  An existing database must hold the same kind
+        and a configuration that differs at most in ``games`` (the target is then updated)."""
+        def same(db: ExperimentDB) -> None:
+            stored = db.config()
+            if db.kind != kind:
+                raise ExperimentDBError(f"{path}: holds {db.kind} games, not {kind}; refusing to mix them "
+                                        "(use another --db)")
+            diff = sorted(k for k in set(stored) | set(config) if k != "games" and stored.get(k) != config.get(k))
+            if diff:
+                raise ExperimentDBError(f"{path}: holds another study (differs in {', '.join(diff)}); refusing to "
+                                        "mix games (use another --db)")
+
+        return cls._create(Path(path), kind, name, json.dumps(config, sort_keys=True), same)
+
+    @classmethod
+    def _create(cls, path: Path, kind: str, name: str, config: str, same: Callable[[ExperimentDB], None]
+                ) -> ExperimentDB:
         if not path.exists() or _has_no_tables(path):
             conn = _connect(path, create=True)
             try:
-                made = _busy_retry(path, "cannot create the database", lambda: _create_schema(conn, experiment))
+                made = _busy_retry(path, "cannot create the database",
+                                   lambda: _create_schema(conn, kind, name, config))
             except BaseException:
                 conn.close()
                 raise
@@ -159,16 +216,11 @@ class ExperimentDB:
             conn.close()  # another run created it an instant ago: check it like any other
         db = cls.open(path, upgrade=False)
         try:
-            stored = db.experiment()
-            if stored.identity() != experiment.identity():
-                raise ExperimentDBError(
-                    f"{path}: holds experiment {stored.name!r} with a different configuration; "
-                    "refusing to mix results (use another --db, or `resume` to continue it)"
-                )
-            db._add_termination_column()
-            if stored.to_json() != experiment.to_json():
+            same(db)  # before any upgrade: a refused file is left as it was
+            db._upgrade()
+            if db.meta("config") != config:
                 with db._guard("cannot update the stored game counts"), db._conn:
-                    db._set_meta("config", experiment.to_json())
+                    db._set_meta("config", config)
         except BaseException:
             db.close()
             raise
@@ -178,59 +230,48 @@ class ExperimentDB:
     def open(cls, path: str | Path, upgrade: bool = True) -> ExperimentDB:
         """Open an existing database, refusing (without writing to it) one we cannot use.
 
-        ``upgrade`` adds what this version stores and an older one did not (see
-        :meth:`_add_termination_column`)."""
+        ``upgrade`` brings a database written by an earlier komaken up to this schema
+        (:mod:`komaken.lab.migrate`); without it only its ``meta`` may be read."""
         path = Path(path)
-        if not path.exists():
-            raise ExperimentDBError(f"{path}: no such results database")
-        # Check read-only first: a refused file must be left exactly as it was.
-        try:
-            ro = _read_only(path)
-            try:
-                if not {"meta", "games"} <= _tables(ro):
-                    raise ExperimentDBError(f"{path}: not a komaken experiment database")
-                row = ro.execute("SELECT value FROM meta WHERE key='schema_version'").fetchone()
-            finally:
-                ro.close()
-        except sqlite3.DatabaseError as exc:
-            raise ExperimentDBError(f"{path}: not a komaken experiment database ({_explain(exc)})") from None
-        version = int(row[0]) if row and str(row[0]).isdigit() else None
-        if version is None:
-            raise ExperimentDBError(f"{path}: not a komaken experiment database (no schema version)")
-        if version > SCHEMA_VERSION:
-            raise ExperimentDBError(
-                f"{path}: written by a newer komaken (schema {version}, this one reads {SCHEMA_VERSION}); "
-                "upgrade komaken"
-            )
+        if (kind := _inspect(path)).startswith("!"):
+            raise ExperimentDBError(f"{path}: {kind[1:]}")
         try:
             conn = _connect(path, create=False)
         except ExperimentDBError:
             if _writable(path):
                 raise
             # Read-only file or file system: status, report and export still work.
-            return cls(path, _read_only(path))
+            db = cls(path, _read_only(path))
+            if db.meta("kind") == STUDY_FORMAT:
+                db.close()
+                raise ExperimentDBError(f"{path}: a study database of an earlier komaken on a read-only file; copy "
+                                        "it somewhere writable once, where it is converted") from None
+            return db
         db = cls(path, conn)
         if upgrade:
-            db._add_termination_column()
+            db._upgrade()
         return db
 
-    def _add_termination_column(self) -> None:
-        """Add ``games.termination`` to a database made before it existed, in one transaction.
+    @property
+    def kind(self) -> str:
+        """The kind of work stored: ``match`` (players in pairings), ``selfplay``, ..."""
+        kind = self.meta("kind") or MATCH
+        return SELFPLAY if kind == STUDY_FORMAT else kind
 
-        Nothing is lost: old rows keep their reason text and their termination is read from it
-        (:attr:`GameRow.outcome`).  The schema version stays 1 — older komaken versions name
-        their columns and keep reading and writing the file.
-        """
-        with self._guard("cannot read the table of games"):
-            columns = {r[1] for r in self._conn.execute("PRAGMA table_info(games)")}
-        if "termination" in columns:
-            return
+    def _upgrade(self) -> None:
+        """Bring a database of an earlier komaken up to this schema, in one transaction; on failure
+        the file is as it was and the database is closed."""
         try:
-            with self._conn:
-                self._conn.execute("ALTER TABLE games ADD COLUMN termination TEXT NOT NULL DEFAULT ''")
+            if self.meta("kind") == STUDY_FORMAT:
+                config = self.config()
+                migrate_study(self._conn, _TABLES[1:], [t.value for t in Termination],
+                                      f"{SELFPLAY}:{config.get('variant', '?')}")
+            else:
+                upgrade_experiment(self._conn, _TABLES[-1])
         except sqlite3.Error as exc:
             self.close()
-            raise ExperimentDBError(f"{self.path}: cannot add the termination column: {_explain(exc)}") from None
+            raise ExperimentDBError(f"{self.path}: cannot bring the database up to this version of komaken "
+                                    f"(it is left as it was): {_explain(exc)}") from None
 
     def close(self) -> None:
         self._conn.close()
@@ -261,8 +302,24 @@ class ExperimentDB:
             row = self._conn.execute("SELECT value FROM meta WHERE key=?", (key,)).fetchone()
         return None if row is None else str(row[0])
 
+    def config(self) -> dict[str, Any]:
+        """The stored configuration as a JSON object (of any kind of work)."""
+        text = self.meta("config")
+        try:
+            value = json.loads(text or "")
+        except ValueError:
+            value = None
+        if not isinstance(value, dict):
+            raise ExperimentDBError(f"{self.path}: the stored configuration is missing or unreadable")
+        return value
+
     def experiment(self) -> Experiment:
-        """The experiment stored in the database, validated again."""
+        """The experiment of players in pairings stored in the database, validated again."""
+        if self.kind != MATCH:
+            hint = " (a piece-values study: read it with `komaken values fit` or `values report`)" \
+                if self.kind == SELFPLAY else ""
+            raise ExperimentDBError(f"{self.path}: holds {self.kind} games, not an experiment of players in "
+                                    f"pairings{hint}")
         text = self.meta("config")
         if text is None:
             raise ExperimentDBError(f"{self.path}: the database holds no experiment configuration")
@@ -293,18 +350,32 @@ class ExperimentDB:
         return value if isinstance(value, dict) else None
 
     # -- games -------------------------------------------------------------------------------
-    def insert(self, row: GameRow) -> bool:
-        """Store one finished game in its own transaction; ``False`` if it was already there."""
+    def insert(self, row: GameRow, positions: Positions | None = None) -> bool:
+        """Store one finished game (and its ``positions``) in its own transaction; ``False`` if it was
+        already there."""
         values = tuple(getattr(row, c) for c in GAME_COLUMNS)
         try:
             with self._guard(f"cannot store game {row.game_index} of {row.pairing!r}"), self._conn:
-                self._conn.execute(
+                cur = self._conn.execute(
                     f"INSERT INTO games ({', '.join(GAME_COLUMNS)}) VALUES ({', '.join('?' * len(values))})",
                     values,
                 )
+                if positions is not None:
+                    self._conn.execute("INSERT INTO positions (game_id, count, codes, features) VALUES (?, ?, ?, ?)",
+                                       (cur.lastrowid, positions.count, positions.codes, positions.features))
         except sqlite3.IntegrityError:
             return False
         return True
+
+    def games_with_positions(self, pairing: str | None = None) -> Iterator[tuple[GameRow, Positions]]:
+        """Stored games that keep positions, with them, by pairing and game index."""
+        cols = ", ".join(f"g.{c}" for c in GAME_COLUMNS)
+        sql = f"SELECT {cols}, p.count, p.codes, p.features FROM games g JOIN positions p ON p.game_id = g.id"
+        args: tuple[Any, ...] = () if pairing is None else (pairing,)
+        sql += "" if pairing is None else " WHERE g.pairing=?"
+        with self._guard("cannot read the stored games"):
+            for r in self._conn.execute(sql + " ORDER BY g.pairing, g.game_index", args):
+                yield GameRow(*r[:-3]), Positions(*r[-3:])
 
     def done_indexes(self, pairing: str) -> set[int]:
         with self._guard("cannot read the stored games"):
@@ -407,6 +478,37 @@ def _read_only(path: Path) -> sqlite3.Connection:
     return sqlite3.connect(_uri(path, "ro") + "&immutable=1", uri=True)
 
 
+def kind_of(path: Path) -> str | None:
+    """The kind of work a komaken results database holds (``match``, ``selfplay``, ...), read
+    without writing; ``None`` for a file that is none (missing, not SQLite, another program's, or
+    written by a newer komaken)."""
+    kind = _inspect(path)
+    return None if kind.startswith("!") else kind
+
+
+def _inspect(path: Path) -> str:
+    """The kind :func:`kind_of` reads, or ``!`` and why there is none."""
+    if not path.exists():
+        return "!no such results database"
+    try:
+        ro = _read_only(path)
+        try:
+            if not {"meta", "games"} <= _tables(ro):
+                return "!not a komaken experiment database"
+            meta = dict(ro.execute("SELECT key, value FROM meta WHERE key IN ('schema_version', 'kind')").fetchall())
+        finally:
+            ro.close()
+    except sqlite3.DatabaseError as exc:
+        return f"!not a komaken experiment database ({_explain(exc)})"
+    version = str(meta.get("schema_version", ""))
+    if not version.isdigit():
+        return "!not a komaken experiment database (no schema version)"
+    if int(version) > SCHEMA_VERSION:
+        return f"!written by a newer komaken (schema {version}, this one reads {SCHEMA_VERSION}); upgrade komaken"
+    kind = str(meta.get("kind", MATCH))
+    return SELFPLAY if kind == STUDY_FORMAT else kind
+
+
 def _tables(conn: sqlite3.Connection) -> set[str]:
     """The names of the tables in ``conn``'s database."""
     return {r[0] for r in conn.execute("SELECT name FROM sqlite_master WHERE type='table'")}
@@ -425,7 +527,7 @@ def _has_no_tables(path: Path) -> bool:
         return False
 
 
-def _create_schema(conn: sqlite3.Connection, experiment: Experiment) -> bool:
+def _create_schema(conn: sqlite3.Connection, kind: str, name: str, config: str) -> bool:
     """In one ``BEGIN IMMEDIATE`` transaction: create the tables and store the experiment, unless
     another process did it first (then ``False``).  Any other table there: refused untouched."""
     conn.execute("BEGIN IMMEDIATE")
@@ -433,10 +535,10 @@ def _create_schema(conn: sqlite3.Connection, experiment: Experiment) -> bool:
         if _tables(conn):
             conn.rollback()
             return False
-        for statement in filter(str.strip, _SCHEMA.split(";")):
+        for statement in _TABLES:
             conn.execute(statement)
-        for key, value in (("schema_version", str(SCHEMA_VERSION)), ("experiment", experiment.name),
-                           ("config", experiment.to_json()), ("created_at", str(time.time()))):
+        for key, value in (("schema_version", str(SCHEMA_VERSION)), ("kind", kind), ("experiment", name),
+                           ("config", config), ("created_at", str(time.time()))):
             conn.execute("INSERT INTO meta (key, value) VALUES (?, ?)", (key, value))
         conn.commit()
     except BaseException:

@@ -26,7 +26,9 @@ from komaken.lab.storage import ExperimentDB, GameRow, select_columns
 from komaken.web import _games as G
 
 MAX_PER_PAGE = 200
-STUDY_KIND = "komaken-values-selfplay"  # meta.kind of a piece-values study database (komaken values selfplay)
+#: meta.kind of a piece-values study database (komaken values selfplay), and of one written before studies were
+#: experiments (read here as it is: the server never writes, so it never converts one)
+STUDY_KINDS = ("selfplay", "komaken-values-selfplay")
 
 
 class NotFound(KomakenError):
@@ -79,7 +81,7 @@ class Databases:
             row = None
         finally:
             conn.close()
-        return "study" if row is not None and row[0] == STUDY_KIND else "experiment"
+        return "study" if row is not None and row[0] in STUDY_KINDS else "experiment"
 
     def _experiment_only(self, index: Any) -> None:
         if self.source(index).path.exists() and self.kind(index) == "study":

@@ -18,6 +18,7 @@ v_k / v_P (pawn units).
 
 from __future__ import annotations
 
+import tomllib
 import warnings
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -26,8 +27,10 @@ from typing import Any
 import numpy as np
 
 from komaken.errors import KomakenError
-from komaken.lab.valuestudy.storage import StudyDB
+from komaken.lab.storage import ExperimentDB
+from komaken.lab.valuestudy.games import open_study, study_games
 from komaken.shogi.engine.selfplay import COL_FLAGS, COL_SIDE, NF, NOT_QUIET
+from komaken.shogi.variant import variant_from_dict
 
 UNPROMOTED = ("P", "L", "N", "S", "G", "B", "R")
 PROMOTED = ("+P", "+L", "+N", "+S", "+B", "+R")
@@ -66,7 +69,7 @@ class Positions:
     positions: int
 
 
-def load_positions(db: StudyDB, letters: tuple[str, ...] | None = None) -> Positions:
+def load_positions(db: ExperimentDB, letters: tuple[str, ...] | None = None) -> Positions:
     """Read every game's quiet positions (the rows the regression uses)."""
     config = db.config()
     if letters is None:
@@ -74,7 +77,7 @@ def load_positions(db: StudyDB, letters: tuple[str, ...] | None = None) -> Posit
     xs, ys, gs = [], [], []
     total = 0
     n_games = 0
-    for g in db.games():
+    for g in study_games(db):
         feat = g.feature_array(config.get("features", NF))
         total += len(feat)
         quiet = (feat[:, COL_FLAGS] & NOT_QUIET) == 0
@@ -92,9 +95,7 @@ def load_positions(db: StudyDB, letters: tuple[str, ...] | None = None) -> Posit
 
 def variant_letters(config: dict[str, Any]) -> tuple[str, ...]:
     """The non-king piece letters of the study's variant, promoted ones last."""
-    import tomllib
 
-    from komaken.shogi.variant import variant_from_dict
 
     v = variant_from_dict(tomllib.loads(config["variant_toml"]), source="<study>")
     return tuple(x for x in v.piece_letters if x != "K")
@@ -236,10 +237,10 @@ def fit_positions(p: Positions, *, bootstrap: int = 500, seed: int = 0) -> tuple
 
 def fit_study(db_path: str | Path, *, bootstrap: int = 500, min_games: int = 200, seed: int = 0) -> FitResult:
     """Fit method A on a study database (``FitError`` if it holds too few games)."""
-    with StudyDB.open(db_path) as db:
+    with open_study(db_path) as db:
         config = db.config()
         p = load_positions(db)
-        seconds = db.totals()["seconds"]
+        seconds = db.seconds()
     if p.games < min_games:
         raise FitError(
             f"{db_path}: {p.games} games with quiet positions stored; the fit needs at least {min_games} "

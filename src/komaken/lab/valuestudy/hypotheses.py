@@ -9,9 +9,10 @@ from __future__ import annotations
 
 import numpy as np
 
+from komaken.lab.document import Block
 from komaken.lab.stats import format_estimate
 from komaken.lab.valuestudy.fit import FitResult
-from komaken.lab.valuestudy.report import fsf_factor, linear_law, primary, series
+from komaken.lab.valuestudy.laws import fsf_factor, linear_law, primary, series
 
 
 def _main(fits: list[FitResult], variant: str) -> FitResult | None:
@@ -100,21 +101,21 @@ def h3(fits: list[FitResult]) -> list[str]:
     return out + ["", f"H3: {word}" + (" (partly tested)" if 0 < len(verdicts) < 2 else "")]
 
 
-def precision(fits: list[FitResult], target: float = 0.05) -> list[str]:
-    """Half-widths of B and R and the games a ≤ ``target`` half-width would need (∝ 1/√games)."""
-    out = ["| variant | budget | start | games | game seconds | B half-width | R half-width | ≤ 0.05 met "
-           "| games needed for ≤ 0.05 |", "|---|---|---|---|---|---|---|---|---|"]
+def precision(fits: list[FitResult], target: float = 0.05) -> Block:
+    """A table: half-widths of B and R and the games a ≤ ``target`` half-width would need (∝ 1/√games)."""
+    rows = []
     for f in sorted(fits, key=lambda f: (f.variant.startswith("ctrl"), f.width, f.variant, f.design)):
         hw = [(f.value(x)[2] - f.value(x)[1]) / 2 for x in ("B", "R") if x in f.letters]
         if not hw:
             continue
         need = int(np.ceil(f.games * (max(hw) / target) ** 2))
         cells = [f"{(f.value(x)[2] - f.value(x)[1]) / 2:.3f}" if x in f.letters else "—" for x in ("B", "R")]
-        start = f.design
-        out.append(f"| {f.variant} | {f.config.get('nodes') or 'd' + str(f.config.get('depth'))} | {start} | "
-                   f"{f.games} | {f.seconds:.0f} | {cells[0]} | {cells[1]} | "
-                   f"{'**yes**' if max(hw) <= target else 'no'} | {need} |")
-    return out
+        budget = f.config.get("nodes") or "d" + str(f.config.get("depth"))
+        rows.append([f.variant, str(budget), f.design, str(f.games), f"{f.seconds:.0f}", *cells,
+                     "**yes**" if max(hw) <= target else "no", str(need)])
+    return ("table", f"Precision of B and R and the games a ≤ {target:g}-gold half-width needs (scaling as "
+            "1/√games)", ["variant", "budget", "start", "games", "game seconds", "B half-width", "R half-width",
+                          f"≤ {target:g} met", f"games needed for ≤ {target:g}"], rows)
 
 
 def _differences(f: FitResult, g: FitResult, name_f: str, name_g: str) -> list[str]:

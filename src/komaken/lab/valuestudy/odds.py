@@ -17,7 +17,6 @@ from __future__ import annotations
 
 import math
 import random
-import sqlite3
 import tomllib
 import warnings
 from dataclasses import dataclass
@@ -28,8 +27,12 @@ import numpy as np
 
 from komaken.errors import KomakenError
 from komaken.lab import limits
+from komaken.lab.config import experiment_from_dict, load_experiment
+from komaken.lab.migrate import SELFPLAY
 from komaken.lab.openings import derive_seed
+from komaken.lab.runner import run_experiment
 from komaken.lab.stats import format_estimate, wilson_interval
+from komaken.lab.storage import ExperimentDB, kind_of
 from komaken.lab.valuestudy.selfplay import default_max_plies
 from komaken.shogi import Position
 from komaken.shogi.kernel import COLOR_BIT, KING_KIND, piece_kind
@@ -191,14 +194,8 @@ def _refuse_another_db(db: Path, text: str, sfens: list[str]) -> str:
     The experiment text to run: ``text``, or its older spelling when ``db`` was written with that."""
     if not (db.exists() and db.stat().st_size > 0):
         return text
-    from komaken.lab import ExperimentDB, experiment_from_dict
-    from komaken.lab.valuestudy.storage import KIND, read_meta
 
-    try:
-        kind = read_meta(db)[1].get("kind")
-    except sqlite3.DatabaseError:
-        kind = None  # not a study database: the lab's own check below names the problem
-    if kind == KIND:
+    if kind_of(db) == SELFPLAY:
         raise OddsError(f"{db}: holds a `komaken values selfplay` study, not odds games; refusing to touch it "
                         "(use another --db)")
     with warnings.catch_warnings():
@@ -218,7 +215,6 @@ def _refuse_another_db(db: Path, text: str, sfens: list[str]) -> str:
 def run_odds(variant: str, pieces: str, *, games: int, db: str | Path, nodes: int = 1000, workers: int = 1,
              dask: str | None = None, seed: int = 0) -> Any:
     """Write the odds experiment and let the lab play it into ``db``."""
-    from komaken.lab import load_experiment, run_experiment
 
     path = write_odds_experiment(variant, pieces, games=games, db=db, nodes=nodes, seed=seed)
     return run_experiment(load_experiment(path), db, workers=workers, dask=dask)
@@ -256,7 +252,6 @@ def _deficit(s: np.ndarray) -> np.ndarray:
 
 def analyse_odds(db: str | Path, bootstrap: int = 2000, seed: int = 0) -> OddsResult:
     """Scores, Elo deficits and values (gold units) from an odds database."""
-    from komaken.lab import ExperimentDB
 
     with ExperimentDB.open(db) as edb:
         exp = edb.experiment()

@@ -1,4 +1,5 @@
-"""Self-play for the piece-values study: schedule games of the kernel into a :class:`StudyDB`.
+"""Self-play for the piece-values study: schedule games of the kernel into the study's
+results database (:mod:`komaken.lab.valuestudy.games`).
 
 Every game is identified by its index; its seed is derived from the study seed, the variant and
 the index only (:func:`komaken.lab.openings.derive_seed`), so a study gives the same games with
@@ -6,21 +7,20 @@ any number of workers, on a Dask cluster, or after any number of interruptions. 
 whole games in the numba kernel (:func:`komaken.shogi.engine._selfplay.play_game`) and send back the
 game's row; only the calling process writes, one transaction per game.
 
-The local process pool and the Dask client are the lab's (:mod:`komaken.lab.runner`); they submit
-:func:`play_batch` (``submit_games``) instead of the lab's task: one game per task locally, and on
-Dask as many as take about half a second (:func:`batch_size`), so that the cluster's per-task cost
-stays small.
+The games are a kind of the lab's work (:data:`SELFPLAY_WORK`, :class:`komaken.lab.runner.WorkKind`):
+the lab's runner plays them on its local process pool or Dask client, :func:`play_batch` being
+the task — one game per task locally, and on Dask as many as take about half a second
+(:func:`batch_size`), so that the cluster's per-task cost stays small.
 """
 
 from __future__ import annotations
 
 import hashlib
-import itertools
 import json
 import threading
 import time
 import tomllib
-from collections.abc import Callable, Iterator
+from collections.abc import Callable
 from dataclasses import asdict, dataclass
 from pathlib import Path
 from typing import Any
@@ -29,11 +29,11 @@ import numpy as np
 
 from komaken.errors import KomakenError
 from komaken.lab import limits
-from komaken.lab import runner as _lab_runner
-from komaken.lab.errors import RunError
+from komaken.lab.migrate import SELFPLAY
 from komaken.lab.openings import derive_seed
+from komaken.lab.runner import WorkKind, check_workers, run_work
+from komaken.lab.valuestudy.games import SelfPlayGame, create_study, insert
 from komaken.lab.valuestudy.imbalance import check_imbalance, imbalance_seed, imbalanced_start
-from komaken.lab.valuestudy.storage import SelfPlayGame, StudyDB
 from komaken.shogi import Position
 from komaken.shogi.engine.evalparams import O_RANK, O_UNDEFENDED, EvalParams, pad_tables, search_defaults
 from komaken.shogi.engine.selfplay import NF, SelfPlay
@@ -182,37 +182,16 @@ def play_batch(config_json: str, game_indexes: list[int]) -> list[dict[str, Any]
     return [play_task(config_json, i) for i in game_indexes]
 
 
-class _Inline(_lab_runner._Inline):
-    def submit_games(self, config_json: str, game_indexes: list[int]) -> Any:
-        import concurrent.futures as cf
-
-        fut: cf.Future[list[dict[str, Any]]] = cf.Future()
-        try:
-            fut.set_result(play_batch(config_json, game_indexes))
-        except Exception as exc:  # noqa: BLE001 - reported by the scheduler
-            fut.set_exception(exc)
-        return fut
-
-
-class _Pool(_lab_runner._Pool):
-    def submit_games(self, config_json: str, game_indexes: list[int]) -> Any:
-        return self._pool.submit(play_batch, config_json, game_indexes)
-
-
-class _Dask(_lab_runner._Dask):
-    def submit_games(self, config_json: str, game_indexes: list[int]) -> Any:
-        return self._client.submit(play_batch, config_json, game_indexes, pure=False)
-
-
 TASK_SECONDS = 0.5  # on Dask, games are sent in tasks of about this much play
 MAX_BATCH = 64
 
 
-def batch_size(backend: Any, game_seconds: float) -> int:
-    """Games per task: one for local workers; on Dask as many as take about :data:`TASK_SECONDS`
-    (a Dask task costs milliseconds of scheduling and a round trip, a 5×5 game at 1000 nodes
-    ~30 ms), at most :data:`MAX_BATCH`; ``game_seconds`` is the mean game so far (0: none yet)."""
-    if not isinstance(backend, _Dask) or game_seconds <= 0:
+def batch_size(remote: bool, game_seconds: float) -> int:
+    """Games per task: one for local workers; on Dask (``remote``) as many as take about
+    :data:`TASK_SECONDS` (a Dask task costs milliseconds of scheduling and a round trip, a 5×5 game
+    at 1000 nodes ~30 ms), at most :data:`MAX_BATCH`; ``game_seconds`` is the mean game so far
+    (0: none yet)."""
+    if not remote or game_seconds <= 0:
         return 1
     return max(1, min(MAX_BATCH, int(TASK_SECONDS / game_seconds)))
 
@@ -234,57 +213,33 @@ def run_selfplay(config: dict[str, Any], db_path: str | Path, *, workers: int = 
                  on_game: Callable[[SelfPlayGame], None] | None = None) -> SelfPlaySummary:
     """Play every missing game ``0 .. config["games"] - 1`` of the study into ``db_path``."""
     t0 = time.perf_counter()
-    _lab_runner.check_workers(workers)
-    with StudyDB.create(db_path, config) as db:
-        if db.config().get("games") != config["games"]:
-            db.set_games_target(config["games"])
-        done = db.done_indexes()
+    check_workers(workers)
+    with create_study(db_path, config) as db:
+        done = db.done_indexes(SELFPLAY)
         left = config["games"] - sum(1 for i in done if 0 <= i < config["games"])
         summary = SelfPlaySummary(0, len(done), config["games"], 0, 0.0)
         if left:  # the indexes are made as they are taken: a huge target costs nothing up front
             queue = (i for i in range(config["games"]) if i not in done)
-            _schedule(db, config, queue, left, workers, dask, summary, on_game)
+
+            def store(_index: int, row: dict[str, Any]) -> None:
+                game = SelfPlayGame(**row)
+                if insert(db, game):
+                    summary.played += 1
+                    summary.positions += game.positions
+                    if on_game is not None:
+                        on_game(game)
+
+            run_work(SELFPLAY_WORK, json.dumps(config, sort_keys=True), queue, left, store, workers=workers,
+                     dask=dask)
         summary.stored = db.count()
     summary.wall_seconds = time.perf_counter() - t0
     return summary
 
 
-def _schedule(db: StudyDB, config: dict[str, Any], queue: Iterator[int], left: int, workers: int, dask: str | None,
-              summary: SelfPlaySummary, on_game: Callable[[SelfPlayGame], None] | None) -> None:
-    config_json = json.dumps(config, sort_keys=True)
-    backend: Any
-    if dask is not None:
-        backend = _Dask(dask)
-    elif workers <= 1 or left == 1:
-        backend = _Inline()
-    else:
-        backend = _Pool(min(workers, left))
-    in_flight: dict[Any, list[int]] = {}
-    played, seconds = 0, 0.0
-    cancel = True
-    try:
-        while True:
-            while len(in_flight) < backend.window:
-                chunk = list(itertools.islice(queue, batch_size(backend, seconds / played if played else 0.0)))
-                if not chunk:
-                    break
-                in_flight[backend.submit_games(config_json, chunk)] = chunk
-            if not in_flight:
-                break
-            for fut in backend.wait_first(in_flight):
-                chunk = in_flight.pop(fut)
-                try:
-                    games = [SelfPlayGame(**row) for row in fut.result()]
-                except Exception as exc:
-                    which = f"game {chunk[0]}" if len(chunk) == 1 else f"games {chunk[0]}…{chunk[-1]}"
-                    raise RunError(f"self-play {which} failed: {type(exc).__name__}: {exc}") from exc
-                for game in games:
-                    played, seconds = played + 1, seconds + game.seconds
-                    if db.insert(game):
-                        summary.played += 1
-                        summary.positions += game.positions
-                        if on_game is not None:
-                            on_game(game)
-        cancel = False
-    finally:
-        backend.close(cancel)
+def _describe(game_indexes: list[int]) -> str:
+    which = f"game {game_indexes[0]}" if len(game_indexes) == 1 else f"games {game_indexes[0]}…{game_indexes[-1]}"
+    return f"self-play {which} failed"
+
+
+#: the piece-values study's self-play as a kind of the lab's work (``meta.kind = selfplay``)
+SELFPLAY_WORK = WorkKind(SELFPLAY, play_batch, _describe, batch_size)

@@ -27,17 +27,18 @@ to move's average edge in quiet positions instead (291 on 9×9 against Fairy-Sto
 horizon (docs/engine.md, 'Tempo').
 
 Instead of the games' results, the targets can be a stronger engine's search scores of the same
-positions (:mod:`komaken.lab.label`; ``read_games(labels=...)``): position ``i`` then has the target
-``y_i = σ(s_i / scale)`` for its score ``s_i`` in black's view, and the same fit follows — a
-soft target carries far more about one position than the result of a game decided many moves later.
+positions (:mod:`komaken.lab.label`, read by
+:func:`komaken.lab.valuestudy.positions.read_games` with ``labels``): position ``i`` then has
+the target ``y_i = σ(s_i / scale)`` for its score ``s_i`` in black's view, and the same fit
+follows — a soft target carries far more about one position than the result of a game decided
+many moves later.
 """
 
 from __future__ import annotations
 
 import dataclasses
 import math
-import tomllib
-from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
+from collections.abc import Callable, Iterable, Iterator, Sequence
 from pathlib import Path
 
 import numpy as np
@@ -46,17 +47,14 @@ from scipy.special import expit
 
 from komaken import records
 from komaken.errors import KomakenError
-from komaken.lab.valuestudy.storage import StudyDB
 from komaken.records import format_of
 from komaken.shogi._kernels import MAX_MOVES
 from komaken.shogi.engine._evaluate import O_MOB, O_RANK, O_SHIELD, O_TEMPO, O_UNDEFENDED, W_MOBILITY, W_SIZE
 from komaken.shogi.engine._features import N_FEATURES, O_BOARD, O_HAND, game_features, record_features
 from komaken.shogi.engine._search import MAX_PLY
-from komaken.shogi.engine._selfplay import COL_FLAGS, NF, NOT_QUIET
 from komaken.shogi.engine.evalparams import TABLE_RANGE, EvalParams, kind_code
 from komaken.shogi.engine.values import MAX_PIECE_VALUE, PieceValues
 from komaken.shogi.position import Position
-from komaken.shogi.variant import Variant, variant_from_dict
 
 LAMBDAS = (1e-2, 1e-3, 1e-4, 1e-5, 1e-6)
 #: engine scores as targets: ``σ(score / LABEL_SCALE)``, and positions scored beyond ±LABEL_CAP left out
@@ -109,44 +107,16 @@ def theta_of(params: EvalParams) -> np.ndarray:
     return theta
 
 
-def read_games(db: str | Path, variant: Variant | None = None,
-               progress: Callable[[int], None] | None = None,
-               labels: Mapping[int, Mapping[int, int]] | None = None,
-               scale: float = LABEL_SCALE) -> tuple[Variant, Dataset]:
-    """The quiet positions of every game in a study database, each labelled with its game's
-    result — or, given ``labels`` (``{game: {ply: score}}``, black's view, from
-    :func:`komaken.lab.label.load_labels`), only the labelled positions, each with
-    ``σ(score / scale)``; a score beyond ±:data:`LABEL_CAP` (a decided position) is left out."""
-    with StudyDB.open(db) as study:
-        v = variant_from_dict(tomllib.loads(study.config()["variant_toml"]), source=str(db))
-        if variant is not None and (variant.name, variant.width, variant.height) != (v.name, v.width, v.height):
-            raise KomakenError(f"{db}: the games are of {v.name}, not {variant.name}")
-        start = Position.start(v)
-
-        def rows() -> Iterator[tuple[np.ndarray, float]]:
-            for game in study.games():
-                flags = game.feature_array(NF)[:, COL_FLAGS]
-                keep = (flags & NOT_QUIET) == 0
-                moves = game.move_codes().astype(np.int64)
-                s = start.kernel_state(len(moves) + 8)
-                out = np.zeros((int(keep.sum()), N_FEATURES), dtype=np.float64)
-                if labels is None:
-                    n = game_features(s.bd, s.hd, s.st, s.hh, s.hist, s.rules, moves, game.opening_plies, keep, out)
-                    yield out[:n], game.score
-                    continue
-                scores = labels.get(game.game_index, {})
-                plies = game.opening_plies + np.flatnonzero(keep)
-                target = np.array([scores.get(int(p), LABEL_CAP) for p in plies], dtype=np.float64)
-                scored = np.abs(target) < LABEL_CAP  # unlabelled positions read LABEL_CAP: left out too
-                keep[np.flatnonzero(keep)] = scored
-                target = target[scored]
-                n = game_features(s.bd, s.hd, s.st, s.hh, s.hist, s.rules, moves, game.opening_plies, keep, out)
-                yield out[:n], expit(target / scale)
-
-        return v, _collect(rows(), progress, f"{db}: no games with quiet positions to tune on")
+def quiet_rows(start: Position, moves: np.ndarray, opening_plies: int, keep: np.ndarray) -> np.ndarray:
+    """The feature rows (black's view) of one game's positions that ``keep`` marks, counted from
+    ``opening_plies``, the game being ``moves`` (move codes) from ``start``."""
+    s = start.kernel_state(len(moves) + 8)
+    out = np.zeros((int(keep.sum()), N_FEATURES), dtype=np.float64)
+    n = game_features(s.bd, s.hd, s.st, s.hh, s.hist, s.rules, moves.astype(np.int64), opening_plies, keep, out)
+    return out[:n]
 
 
-def _collect(games: Iterable[tuple[np.ndarray, float | np.ndarray]], progress: Callable[[int], None] | None,
+def collect_positions(games: Iterable[tuple[np.ndarray, float | np.ndarray]], progress: Callable[[int], None] | None,
              empty: str) -> Dataset:
     """One :class:`Dataset` of each game's feature rows, labelled with its result (black's score;
     or one target per row) and its number, so the held-out split keeps a game's positions together; ``empty`` is the
@@ -206,7 +176,7 @@ def read_records(paths: Sequence[str | Path], params: EvalParams, skip: int = 0,
                 winner = rec.result.winner
                 yield out[:n], 0.5 if winner is None else 1.0 - int(winner)
 
-    return _collect(rows(), progress,
+    return collect_positions(rows(), progress,
                     f"no quiet positions of {v} games with a result in {', '.join(map(str, paths))}")
 
 
@@ -314,5 +284,5 @@ def _params_of(params: EvalParams, theta: np.ndarray, mobility: bool) -> EvalPar
 
 
 __all__ = ["DEFAULT_GROUPS", "Dataset", "GROUPS", "LABEL_CAP", "LABEL_SCALE", "LAMBDAS", "TuneResult",
-           "fit_k", "fit_theta", "read_games", "read_records",
+           "collect_positions", "fit_k", "fit_theta", "quiet_rows", "read_records",
            "record_files", "theta_of", "tune"]

@@ -1,0 +1,195 @@
+"""An experiment's results, grouped for reading: the statistics of each pairing, the settings
+(pairings that play the same two players with the same colours, counted together), and the
+names the report gives them (``角1000 飛1200``).  :mod:`komaken.lab.report` turns them into the
+report; ``komaken experiment status`` prints them.
+"""
+
+from __future__ import annotations
+
+import json
+import re
+from dataclasses import dataclass
+from typing import Any
+
+import numpy as np
+
+from komaken.lab.config import Experiment
+from komaken.lab.stats import PairingStats, pairing_stats
+from komaken.lab.storage import ExperimentDB
+from komaken.shogi._names import KANJI as PIECE_NAMES
+
+
+def collect(db: ExperimentDB) -> tuple[Experiment, list[PairingStats]]:
+    """The stored experiment and the statistics of each of its pairings."""
+    exp = db.experiment()
+    stats = []
+    for p in exp.pairings:
+        results, indexes = db.indexed_results(p.name)
+        decision = db.decision(p.name) if p.sprt is not None else None
+        stats.append(pairing_stats(p.name, p.a, p.b, results, p.sprt, indexes, decision))
+    return exp, stats
+
+
+@dataclass(frozen=True, slots=True)
+class Setting:
+    """The pairings that play the same two players with the same colours, counted together
+    (the thesis ran some settings several times, 100 games each)."""
+
+    label: str  # 角1000 飛1200, or "deep vs shallow"
+    ascii_label: str  # B1000 R1200 (for figures)
+    pairings: list[str]
+    a: str
+    b: str
+    colors: str
+    values: dict[str, int | None]  # the varied piece values of player a
+    stats: PairingStats
+    published: tuple[int, int, int] | None  # summed published W, L, D when every pairing has them
+
+
+def settings(db: ExperimentDB, exp: Experiment) -> list[Setting]:
+    """One entry per distinct setting, in the order of the experiment file."""
+    groups: dict[str, list[Any]] = {}
+    for p in exp.pairings:
+        key = json.dumps([dict(exp.players[p.a].settings), dict(exp.players[p.b].settings), p.colors],
+                         sort_keys=True, default=str)
+        groups.setdefault(key, []).append(p)
+    letters = varied_letters(exp)
+    out = []
+    for group in groups.values():
+        first = group[0]
+        results = [r for p in group for r in db.results(p.name)]
+        stats = pairing_stats(first.name, first.a, first.b, results)
+        pubs = [p.published for p in group]
+        published = None
+        if all(pubs):
+            w, l, d = (sum(int(pb[k]) for pb in pubs if pb) for k in ("wins", "losses", "draws"))
+            published = (w, l, d)
+        out.append(Setting(
+            label=setting_label(exp, first.a, first.b), ascii_label=setting_label(exp, first.a, first.b, ascii=True),
+            pairings=[p.name for p in group], a=first.a, b=first.b, colors=first.colors,
+            values={x: value_of(exp, first.a, x) for x in letters}, stats=stats,
+            published=published,
+        ))
+    return out
+
+
+def title(exp: Experiment) -> str:
+    """``[report] title`` from the experiment file, else one made from its name:
+    ``thesis-table6`` → ``Thesis table 6``."""
+    if exp.report.get("title"):
+        return str(exp.report["title"])
+    words = re.sub(r"(?<=[A-Za-z]{2})(?=\d)|(?<=\d)(?=[A-Za-z]{2})", " ", exp.name.replace("-", " ").replace("_", " "))
+    words = " ".join(words.split())
+    return words[:1].upper() + words[1:]
+
+
+def setting_label(exp: Experiment, a: str, b: str, *, ascii: bool = False) -> str:
+    """A setting's name from player a's varied piece values: ``角1000 飛1200`` (a promoted piece
+    only when its value differs from the unpromoted one: ``角1800 馬2000 飛2000 龍2200``).
+    Without varied values: the players' labels, ``deep vs shallow``."""
+    letters = varied_letters(exp)
+    if not letters:
+        return f"{exp.players[a].label} vs {exp.players[b].label}"
+    parts = []
+    for x in letters:
+        v = value_of(exp, a, x)
+        if v is None or (x.startswith("+") and x[1:] in letters and v == value_of(exp, a, x[1:])):
+            continue
+        parts.append(f"{x if ascii else PIECE_NAMES.get(x, x)}{v}")
+    label = " ".join(parts) or exp.players[a].label
+    if dict(exp.players[a].settings) == dict(exp.players[b].settings):
+        label += " (a = b)" if ascii else " (control: a = b)"  # the opponent's own values
+    return label
+
+
+def row_labels(exp: Experiment) -> list[str]:
+    """The setting of each pairing, with ``(run 2)``… when a setting is played again."""
+    seen: dict[str, int] = {}
+    labels = []
+    for p in exp.pairings:
+        label = setting_label(exp, p.a, p.b)
+        seen[label] = seen.get(label, 0) + 1
+        labels.append(label if seen[label] == 1 else f"{label} (run {seen[label]})")
+    return labels
+
+
+#: the smaller side's games up to which "same as published" is tested exactly (above: χ²)
+EXACT_MAX_GAMES = 500
+
+
+def same_distribution(ours: tuple[int, int, int], theirs: tuple[int, int, int]) -> float:
+    """p-value of the test that two W/L/D counts come from the same distribution (a small p: our
+    replica and the published program disagree).
+
+    Exact while the smaller side has at most :data:`EXACT_MAX_GAMES` games: the Freeman–Halton
+    test (Fisher's exact test extended to a 2×3 table; G. H. Freeman and J. H. Halton, Biometrika
+    38 (1951) 141–149) sums the probability, with both sides' totals and the W/L/D totals fixed, of
+    every table no more likely than the one observed.  A χ² test needs expected counts of about
+    five in every cell, which a draw column of a hundred games seldom has.  Above that size the χ²
+    test, whose approximation is then good (and the exact sum too long).
+
+    >>> from math import comb
+    >>> round(same_distribution((10, 0, 0), (0, 10, 0)) * comb(20, 10), 9)  # the two extreme tables
+    2.0
+    """
+    cols = [(a, b) for a, b in zip(ours, theirs, strict=True) if a + b > 0]
+    if len(cols) < 2 or sum(a for a, _ in cols) == 0 or sum(b for _, b in cols) == 0:
+        return 1.0
+    table = [[a for a, _ in cols], [b for _, b in cols]]
+    small = min(table, key=sum)
+    if sum(small) > EXACT_MAX_GAMES:
+        from scipy.stats import chi2_contingency
+
+        return float(chi2_contingency(table, correction=False).pvalue)
+    return _freeman_halton(small, [a + b for a, b in cols])
+
+
+def _freeman_halton(row: list[int], totals: list[int]) -> float:
+    """Two-sided exact p of ``row`` as one row of a 2×k table with column ``totals``."""
+    from scipy.stats import multivariate_hypergeom
+
+    n = sum(row)
+    grids = np.meshgrid(*[np.arange(min(c, n) + 1) for c in totals[:-1]], indexing="ij")
+    heads = np.stack([g.ravel() for g in grids], axis=1)
+    last = n - heads.sum(axis=1)
+    keep = (last >= 0) & (last <= totals[-1])
+    tables = np.column_stack([heads[keep], last[keep]])
+    probs = multivariate_hypergeom.pmf(tables, m=totals, n=n)
+    observed = multivariate_hypergeom.pmf(row, m=totals, n=n)
+    return float(min(1.0, probs[probs <= observed * (1 + 1e-7)].sum()))
+
+
+def varied_letters(exp: Experiment) -> list[str]:
+    """Piece letters whose value for player a differs between pairings or from player b."""
+    if "vary" in exp.report:
+        return [str(v) for v in exp.report["vary"]]
+    order: list[str] = []
+    for p in exp.pairings:
+        for name in (p.a, p.b):
+            for letter in piece_values(exp.players[name]):
+                if letter not in order:
+                    order.append(letter)
+    out = []
+    for letter in order:
+        seen = set()
+        for p in exp.pairings:
+            seen.add(value_of(exp, p.a, letter))
+            seen.add(value_of(exp, p.b, letter))
+        if len(seen) > 1:
+            out.append(letter)
+    return out
+
+
+def piece_values(spec: Any) -> dict[str, int]:
+    """A player's piece values as validated (a value file named in the experiment is read);
+    ``{}`` for a player without them."""
+    values = spec.options.get("values")
+    return values if isinstance(values, dict) else {}
+
+
+def value_of(exp: Experiment, player: str, letter: str) -> int | None:
+    return piece_values(exp.players[player]).get(letter)
+
+
+__all__ = ["PIECE_NAMES", "Setting", "collect", "piece_values", "row_labels", "same_distribution",
+           "setting_label", "settings", "title", "value_of", "varied_letters"]
