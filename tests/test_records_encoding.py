@@ -35,6 +35,7 @@ from komaken.records import (
     read,
     read_all,
     save_bytes,
+    save_streamed,
     target_of,
     write,
 )
@@ -159,6 +160,33 @@ def test_lab_export_and_web_download_write_kif_as_shift_jis(tmp_path: Path) -> N
     assert response.headers["content-type"] == "text/plain; charset=Shift_JIS"
     assert bytes(response.body).decode("cp932").startswith("#KIF version=2.0 encoding=Shift_JIS")
     assert _download("1. e4\n", "game.pgn").headers["content-type"] == "text/plain; charset=UTF-8"
+
+
+def test_streamed_records_are_shift_jis_until_a_character_does_not_fit(tmp_path: Path) -> None:
+    """An export writes game after game: Shift_JIS as long as every character fits; one that does
+    not, however late, makes the whole output UTF-8 (said on every #KIF line) with a warning."""
+    games = [dumps(random_game(seed), "kif") for seed in range(3)]
+
+    def write(extra: str):  # type: ignore[no-untyped-def]
+        def run(out) -> int:  # type: ignore[no-untyped-def]
+            for text in games:
+                out.write(text)
+            out.write(extra)
+            return len(games)
+        return run
+
+    n, warning = save_streamed(write(""), "kif", tmp_path / "all.kif", io.BytesIO())
+    text = (tmp_path / "all.kif").read_bytes().decode("cp932")
+    assert (n, warning) == (3, None) and text.count("encoding=Shift_JIS\n") == 3
+    assert len(read_all(tmp_path / "all.kif")) == 3
+    stdout = io.BytesIO()
+    n, warning = save_streamed(write("*lion \U0001F981\n"), "kif", None, stdout)
+    assert n == 3 and warning and "'\U0001f981'" in warning and "kif output" in warning
+    data = stdout.getvalue().decode("utf-8")
+    assert data.count("encoding=UTF-8\n") == 3 and "Shift_JIS" not in data
+    n, warning = save_streamed(write(""), "all.kifu", tmp_path / "all.kifu", io.BytesIO())
+    assert warning is None and (tmp_path / "all.kifu").read_bytes().decode("utf-8").count("encoding=UTF-8") == 3
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["all.kif", "all.kifu"]  # no temporary file left
 
 
 # ---- saving loses nothing ---------------------------------------------------------------------------

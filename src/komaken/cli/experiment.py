@@ -2,8 +2,8 @@
 
 from __future__ import annotations
 
-import io
 import json
+import sys
 from pathlib import Path
 from typing import TYPE_CHECKING
 
@@ -11,7 +11,6 @@ import click
 from rich.console import Console
 
 from komaken.cli._common import within
-from komaken.cli.records import emit
 from komaken.lab import limits
 from komaken.lab.config import load_experiment
 from komaken.lab.export import export as do_export
@@ -19,6 +18,7 @@ from komaken.lab.progress import LineProgress, RichProgress
 from komaken.lab.report import build, status_json
 from komaken.lab.runner import resume_experiment, run_experiment
 from komaken.lab.storage import ExperimentDB
+from komaken.records import save_streamed, target_of
 
 if TYPE_CHECKING:
     from komaken.lab.progress import LineProgress, RichProgress
@@ -140,9 +140,13 @@ def report(db: Path, out: Path) -> None:
 def export(db: Path, fmt: str, output: Path | None) -> None:
     """Write every stored game as CSV rows or KIF/CSA records (stdout unless -o)."""
     with ExperimentDB.open(db) as store:
-        text = io.StringIO(newline="")
-        n = do_export(store, fmt, text)
-    emit(text.getvalue(), fmt, str(output) if output else None)  # .kif is Shift_JIS, as for convert
+        if output is None and sys.stdout.isatty():  # a terminal shows text in its own encoding
+            n = do_export(store, fmt, sys.stdout)
+        else:  # game by game through a file: a million games never sit in memory
+            target = output if output is not None and target_of(output) else fmt
+            n, warning = save_streamed(lambda out: do_export(store, fmt, out), target, output, sys.stdout.buffer)
+            if warning:
+                click.echo(f"komaken: warning: {warning}", err=True)
     if output is not None:
         click.echo(f"{output}: {n} games", err=True)
 

@@ -23,7 +23,17 @@ import warnings
 from pathlib import Path
 
 from komaken.records import csa, ki2, kif, usi
-from komaken.records._files import TARGETS, Encoded, Format, decode, encode_text, format_of, save_bytes, target_of
+from komaken.records._files import (
+    TARGETS,
+    Encoded,
+    Format,
+    decode,
+    encode_text,
+    format_of,
+    save_bytes,
+    save_streamed,
+    target_of,
+)
 from komaken.records.record import (
     MAX_MOVE_SECONDS,
     MAX_PLIES,
@@ -172,4 +182,4 @@ def write(record: GameRecord, path: str | Path, format: Format | None = None) ->
 __all__ = ["FORMATS", "MAX_MOVE_SECONDS", "MAX_PLIES", "MAX_TOTAL_SECONDS", "TARGETS", "Encoded", "Format",
            "GameRecord", "RecordEncodingWarning", "RecordError", "Variation", "decode", "detect_format", "dumps",
            "encode", "encode_text", "format_of", "parse", "parse_all", "read", "read_all", "save_bytes",
-           "split_games", "target_of", "write"]
+           "save_streamed", "split_games", "target_of", "write"]

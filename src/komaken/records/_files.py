@@ -13,9 +13,12 @@ from __future__ import annotations
 import os
 import re
 import secrets
+import shutil
 import stat
+import tempfile
+from collections.abc import Callable
 from pathlib import Path
-from typing import Literal, NamedTuple
+from typing import IO, Literal, NamedTuple, TextIO, TypeVar, cast
 
 from komaken.records.record import RecordError
 
@@ -119,6 +122,11 @@ def save_bytes(path: str | os.PathLike[str], data: bytes) -> None:
     """Write ``data`` to ``path`` so that the file holds either its old bytes or all the new ones:
     written beside it and renamed over it (a failure or a kill midway loses nothing saved).
     Something that is not a regular file (``/dev/stdout``, a pipe) is written directly."""
+    _save(path, lambda fh: fh.write(data))
+
+
+def _save(path: str | os.PathLike[str], fill: Callable[[IO[bytes]], object]) -> None:
+    """:func:`save_bytes` of the bytes ``fill`` writes into the file it is given."""
     target = Path(path).resolve()
     try:
         mode: int | None = target.stat().st_mode
@@ -126,12 +134,12 @@ def save_bytes(path: str | os.PathLike[str], data: bytes) -> None:
         mode = None
     if mode is not None and not stat.S_ISREG(mode):
         with open(target, "wb") as fh:
-            fh.write(data)
+            fill(fh)
         return
     tmp = target.with_name(f".{target.name}.{secrets.token_hex(4)}.saving")
     try:
         with open(tmp, "xb") as fh:
-            fh.write(data)
+            fill(fh)
             fh.flush()
             os.fsync(fh.fileno())
         if mode is not None:
@@ -141,4 +149,48 @@ def save_bytes(path: str | os.PathLike[str], data: bytes) -> None:
         tmp.unlink(missing_ok=True)
 
 
-__all__ = ["TARGETS", "Encoded", "Format", "decode", "encode_text", "format_of", "save_bytes", "target_of"]
+T = TypeVar("T")
+
+
+class _Encoder:
+    """Text written onto a binary file in one encoding, a ``#KIF``/``#KI2`` line saying which;
+    a character the encoding lacks raises ``UnicodeEncodeError``."""
+
+    def __init__(self, raw: IO[bytes], encoding: str) -> None:
+        self.raw, self.encoding = raw, encoding
+
+    def write(self, text: str) -> int:
+        if self.encoding == "cp932":
+            text = _UTF8_LINE.sub(r"\1Shift_JIS", text)
+        self.raw.write(text.encode(self.encoding))
+        return len(text)
+
+
+def save_streamed(write: Callable[[TextIO], T], target: str | os.PathLike[str],
+                  output: str | os.PathLike[str] | None, stdout: IO[bytes]) -> tuple[T, str | None]:
+    """Run ``write`` on a text stream and put what it wrote in ``output`` (as :func:`save_bytes`
+    does) or on ``stdout``, encoded as :func:`encode_text` would encode it whole for ``target``:
+    many games at a time without holding them in memory.  The text goes to a temporary file
+    first; a character Shift_JIS lacks starts it over in UTF-8.  Returns what ``write`` returned,
+    and the warning when a Shift_JIS target had to be UTF-8."""
+    name = target_of(target)
+    first = TARGETS[name][1] if name is not None else "utf-8"
+    warning = None
+    for encoding in dict.fromkeys((first, "utf-8")):
+        with tempfile.TemporaryFile() as spool:
+            try:
+                result = write(cast(TextIO, _Encoder(spool, encoding)))
+            except UnicodeEncodeError as exc:
+                if encoding == "utf-8":
+                    raise
+                where = Path(target).name if Path(target).suffix else f"{name} output"
+                warning = (f"{where}: written as UTF-8, since {exc.object[exc.start]!r} has no Shift_JIS form; "
+                           f"most programs read .{name} files as Shift_JIS and will fail on it (.{name}u is UTF-8)")
+                continue
+            spool.seek(0)
+            if output is None:
+                shutil.copyfileobj(spool, stdout)
+            else:
+                _save(output, lambda fh: shutil.copyfileobj(spool, fh))
+            return result, warning
+    raise AssertionError("the UTF-8 pass returns or raises")
