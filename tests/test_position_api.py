@@ -124,6 +124,10 @@ def test_push_of_text_points_to_push_usi_or_push_japanese() -> None:
     with pytest.raises(IllegalMoveError, match="takes a Move"):
         pos.push(42)  # type: ignore[arg-type]
     assert pos.ply == 0
+    dobutsu = Position.start("dobutsu")  # a variant's own piece names are Japanese move text too
+    with pytest.raises(IllegalMoveError, match=r"push_japanese\('２二ヒ'\)"):
+        dobutsu.push("２二ヒ")  # type: ignore[arg-type]
+    assert dobutsu.push_japanese("２二ヒ").usi() == "2c2b"
 
 
 # ---- turn and Color ---------------------------------------------------------------------------

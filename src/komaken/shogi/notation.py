@@ -53,6 +53,7 @@ from komaken.shogi.square import Square
 if TYPE_CHECKING:
     from komaken.shogi.move import Move
     from komaken.shogi.position import Position
+    from komaken.shogi.variant import Variant
 
 Style = Literal["ki2", "kif", "origin"]
 
@@ -202,8 +203,10 @@ def _move_re(own: tuple[str, ...]) -> re.Pattern[str]:
     )
 
 
-#: the pattern with the standard names only
-_MOVE_RE = _move_re(())
+def looks_japanese(variant: Variant, text: str) -> bool:
+    """Whether ``text`` has the shape of Japanese move text with ``variant``'s piece names
+    (``７六歩``, ``同　銀``; どうぶつしょうぎ's ``２二ヒ``), legal or not."""
+    return _move_re(variant.names.own).match(text.strip()) is not None
 
 
 def _digit(ch: str) -> int:

@@ -41,7 +41,7 @@ from komaken.shogi._board import (
 )
 from komaken.shogi.kernel import KernelState, state_of
 from komaken.shogi.move import Move
-from komaken.shogi.notation import _MOVE_RE, japanese_marked, parse_japanese
+from komaken.shogi.notation import japanese_marked, looks_japanese, parse_japanese
 from komaken.shogi.sfen import format_sfen, parse_sfen
 from komaken.shogi.square import Piece, Square, _to_square
 from komaken.shogi.variant import SHOGI, Variant, load_variant
@@ -68,9 +68,9 @@ def _variant_for_sfen(text: str) -> str:
         ) from None
 
 
-def _not_a_move(value: object) -> str:
+def _not_a_move(value: object, variant: Variant) -> str:
     if isinstance(value, str):
-        if _MOVE_RE.match(value.strip()):
+        if looks_japanese(variant, value):
             return f"push() takes a Move; for Japanese move text use pos.push_japanese({value!r})"
         return f"push() takes a Move; for USI text use pos.push_usi({value!r}) (or push(Move.from_usi(...)))"
     return f"push() takes a Move (from pos.legal_moves or Move.from_usi), not {type(value).__name__}: {value!r}"
@@ -295,7 +295,7 @@ class Position:
 
     def _require_legal(self, move: Move) -> None:  # IllegalMoveError, naming the move and why
         if not isinstance(move, Move):
-            raise IllegalMoveError(_not_a_move(move))
+            raise IllegalMoveError(_not_a_move(move, self.variant))
         if not self.is_legal(move):
             raise IllegalMoveError(f"illegal move {self._describe_illegal(move)}")
 
