@@ -13,6 +13,7 @@ from komaken import records
 from komaken.game import Color, Termination
 from komaken.lab import ExperimentDB, load_experiment, run_experiment
 from komaken.records import GameRecord
+from komaken.records.record import variant_for_size
 from komaken.shogi import Position, load_variant
 from komaken.web._games import catalog
 from usi_support import DEADLINE, start_engine
@@ -141,8 +142,11 @@ def test_sfen_usi_and_records_round_trip() -> None:
     assert "|vキvラvゾ|一" in texts["kif"] and "   4 ２一キ(31)" in texts["kif"]
     assert "▲２二ヒ　　△同　ラ　　▲２三ヒ　　△２一キ" in texts["ki2"]
     assert "moves 2c2b 2a2b P*2c 3a2a" in texts["usi"] and "+2322FU" in texts["csa"]
-    with pytest.raises(records.RecordError, match=r"no built-in variant has a 3x4 board \(pass variant=\)"):
-        records.parse(texts["kif"], "kif")  # a 3x4 diagram alone does not say which game it is
+    for fmt in ("kif", "ki2"):  # 3x4 is dobutsu's size alone: the board says the game
+        back = records.parse(texts[fmt], fmt)
+        assert back.variant.name == "dobutsu" and back.position().sfen() == pos.sfen(), fmt
+    with pytest.raises(records.RecordError, match=r"no shipped variant has a 8x8 board of its own: name the variant"):
+        variant_for_size(8, 8, None, "test")  # ctrl8 shares its army with others: not guessed
 
 
 def test_usi_server_plays_dobutsu() -> None:

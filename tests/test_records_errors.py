@@ -63,7 +63,7 @@ def test_strict_false_keeps_the_valid_prefix() -> None:
     ("csa", "PI\n+\n%NOPE\n", 3, "unknown result %NOPE"),
     ("csa", "P1-OU\n+\n", 2, "1x1 board"),
     ("usi", "startpos moves 7g7f 7g7f\n", 1, "move 2 (7g7f)"),
-    ("usi", "sfen lnsgkgsnl/9 b - 1 moves\n", 1, "no built-in variant has a 2x2 board"),
+    ("usi", "sfen lnsgkgsnl/9 b - 1 moves\n", 1, "no shipped variant has a 2x2 board of its own"),
 ])
 def test_bad_input(fmt: str, text: str, line: int, reason: str) -> None:
     with pytest.raises(RecordError) as info:

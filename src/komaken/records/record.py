@@ -3,14 +3,16 @@
 from __future__ import annotations
 
 import math
+from collections import Counter
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
 from datetime import datetime
+from functools import cache
 
 from komaken.errors import KomakenError
 from komaken.game import Color, Outcome, Termination
 from komaken.shogi.position import Move, Position
-from komaken.shogi.variant import BUILTIN, SHOGI, Variant
+from komaken.shogi.variant import BUILTIN, SHOGI, Variant, shipped_variants
 
 
 class RecordError(KomakenError):
@@ -250,7 +252,17 @@ def summary_line(result: Outcome, plies: int, written: str | None = None) -> str
     return f"まで{plies}手で{who}の{how}"
 
 
-_SIZES = {(v.width, v.height): v for v in BUILTIN.values()}
+@cache
+def _sizes() -> dict[tuple[int, int], Variant]:
+    """The variant a record's board size means: a standard game's size means it (5×5 is
+    minishogi, not ctrl5); a shipped variant with pieces of its own means its size when no other
+    shipped variant has that size (3×4 is どうぶつしょうぎ)."""
+    out = {(v.width, v.height): v for v in BUILTIN.values()}
+    sizes = Counter((v.width, v.height) for v in shipped_variants().values())
+    for v in shipped_variants().values():
+        if v.names.own and sizes[(v.width, v.height)] == 1:
+            out.setdefault((v.width, v.height), v)
+    return out
 
 
 def variant_for_size(width: int, height: int, given: Variant | None, where: str) -> Variant:
@@ -261,9 +273,10 @@ def variant_for_size(width: int, height: int, given: Variant | None, where: str)
                               f"{given.width}x{given.height}")
         return given
     try:
-        return _SIZES[(width, height)]
+        return _sizes()[(width, height)]
     except KeyError:
-        raise RecordError(f"{where}: no built-in variant has a {width}x{height} board (pass variant=)") from None
+        raise RecordError(f"{where}: no shipped variant has a {width}x{height} board of its own: name the variant "
+                          f"(--variant on the command line, variant= in Python)") from None
 
 __all__ = ["GameRecord", "KIF_ENDINGS", "MAX_MOVE_SECONDS", "MAX_PLIES", "MAX_TOTAL_SECONDS", "RecordError",
            "Variation", "bounded_int", "check_seconds", "kif_ending", "outcome_for", "summary_line"]
