@@ -12,6 +12,7 @@ import pytest
 from komaken import records
 from komaken.game import Color, Termination
 from komaken.lab import ExperimentDB, load_experiment, run_experiment
+from komaken.lab.report import build
 from komaken.records import GameRecord
 from komaken.records.record import variant_for_size
 from komaken.shogi import Position, load_variant
@@ -167,12 +168,15 @@ def test_usi_server_plays_dobutsu() -> None:
 def test_an_experiment_plays_dobutsu_games(tmp_path: Path) -> None:
     exp = tmp_path / "dobutsu.toml"
     exp.write_text('[experiment]\nname = "dobutsu"\nvariant = "dobutsu"\ngames = 2\nseed = 3\nmax_plies = 120\n'
-                   '[players.a]\nengine = "engine"\ndepth = 3\n[players.b]\nengine = "engine"\ndepth = 1\n'
+                   '[players.a]\nengine = "engine"\ndepth = 3\nvalues = { R = 700 }\n'
+                   '[players.b]\nengine = "engine"\ndepth = 1\n'
                    '[[pairings]]\na = "a"\nb = "b"\n', encoding="utf-8")
     run_experiment(load_experiment(exp), tmp_path / "games.db", workers=1)
     with ExperimentDB.open(tmp_path / "games.db") as db:
         results = db.results("a-vs-b")
+        report = build(db).markdown()
     assert len(results) == 2 and all(r[0] for r in results), results
+    assert "キ700" in report and "飛" not in report  # the report names dobutsu's giraffe, not shogi's rook
 
 
 def test_the_web_page_offers_dobutsu_on_a_three_by_four_board_with_its_pieces() -> None:

@@ -4,7 +4,7 @@ as the blocks of :mod:`komaken.lab.document`, which renders them as Markdown, HT
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from pathlib import Path
 from typing import Any
 
@@ -13,6 +13,7 @@ from komaken.lab.document import Block, Figure
 from komaken.lab.results import (
     PIECE_NAMES,
     Setting,
+    piece_names,
     piece_values,
     row_labels,
     same_distribution,
@@ -79,7 +80,8 @@ def summary(exp: Experiment, stats: list[PairingStats], found: list[Setting],
     done = sum(s.games for s in stats)
     letters = varied_letters(exp)
     opponents = sorted({s.b for s in found})
-    names = ", ".join(f"{PIECE_NAMES.get(x, x)} ({x})" for x in letters)
+    kanji = piece_names(exp)
+    names = ", ".join(f"{kanji.get(x, x)} ({x})" for x in letters)
     if letters and len(opponents) == 1:
         question = (f"How does the score of player a against {exp.players[opponents[0]].label} depend on the "
                     f"values it gives to {names}?")
@@ -177,9 +179,9 @@ def setup_line(exp: Experiment) -> str:
 
 def player_lines(exp: Experiment) -> list[str]:
     """Player b of each setting in full; player a's shared options (its values are the rows)."""
-    lines = []
+    lines, kanji = [], piece_names(exp)
     for b in sorted({p.b for p in exp.pairings}):
-        lines.append(f"Player b, {exp.players[b].label}: {_describe_player(exp.players[b])}")
+        lines.append(f"Player b, {exp.players[b].label}: {_describe_player(exp.players[b], kanji)}")
     a_names = sorted({p.a for p in exp.pairings})
     skip = ("values", "label")
     shared = {k: v for k, v in exp.players[a_names[0]].settings.items() if k not in skip}
@@ -188,27 +190,30 @@ def player_lines(exp: Experiment) -> list[str]:
         lines.append(f"Player a: {_describe(shared, exp.players[a_names[0]].engine)}, with the piece values named "
                      "by each setting (the others as player b's).")
     else:
-        lines += [f"Player a, {exp.players[n].label}: {_describe_player(exp.players[n])}"
+        lines += [f"Player a, {exp.players[n].label}: {_describe_player(exp.players[n], kanji)}"
                   for n in a_names if n not in {p.b for p in exp.pairings}]
     return lines
 
 
-def _describe_player(spec: Any) -> str:
-    """A player's options as written, and its piece values as validated (a value file is read)."""
-    text = _describe({k: v for k, v in spec.settings.items() if k != "values"}, spec.engine, piece_values(spec))
+def _describe_player(spec: Any, kanji: Mapping[str, str]) -> str:
+    """A player's options as written, and its piece values as validated (a value file is read),
+    each piece by its ``kanji``."""
+    text = _describe({k: v for k, v in spec.settings.items() if k != "values"}, spec.engine, kanji,
+                     piece_values(spec))
     if isinstance(spec.settings.get("values"), str):
         text += f" (from {spec.settings['values']})"
     return text
 
 
-def _describe(settings: Any, engine: str, values: dict[str, int] | None = None) -> str:
+def _describe(settings: Any, engine: str, kanji: Mapping[str, str] = PIECE_NAMES,
+              values: dict[str, int] | None = None) -> str:
     opts = [f"{k} {_option(v)}" for k, v in settings.items() if k not in ("values", "label", "engine")]
     values = values or {}
     text = f"{engine} engine" + (f" ({', '.join(opts)})" if opts else "")
     if values:
         order = list(PIECE_NAMES)
         ordered = sorted(values.items(), key=lambda kv: order.index(kv[0]) if kv[0] in order else len(order))
-        text += "; piece values " + " ".join(f"{PIECE_NAMES.get(k, k)}{v}" for k, v in ordered)
+        text += "; piece values " + " ".join(f"{kanji.get(k, k)}{v}" for k, v in ordered)
     return text
 
 

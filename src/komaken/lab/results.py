@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import json
 import re
+from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Any
 
@@ -16,7 +17,16 @@ import numpy as np
 from komaken.lab.config import Experiment
 from komaken.lab.stats import PairingStats, pairing_stats
 from komaken.lab.storage import ExperimentDB
-from komaken.shogi._names import KANJI as PIECE_NAMES
+from komaken.shogi.variant import SHOGI
+
+#: the standard pieces' kanji by letter (``B`` → 角), for labels that name no variant
+PIECE_NAMES: Mapping[str, str] = SHOGI.names.kanji
+
+
+def piece_names(exp: Experiment) -> Mapping[str, str]:
+    """The kanji the experiment's variant gives its pieces (どうぶつしょうぎ's giraffe is キ where
+    shogi's rook is 飛); the standard ones for a game without variants."""
+    return exp.load_variant().names.kanji if exp.spec.has_variants else PIECE_NAMES
 
 
 def collect(db: ExperimentDB) -> tuple[Experiment, list[PairingStats]]:
@@ -90,12 +100,12 @@ def setting_label(exp: Experiment, a: str, b: str, *, ascii: bool = False) -> st
     letters = varied_letters(exp)
     if not letters:
         return f"{exp.players[a].label} vs {exp.players[b].label}"
-    parts = []
+    parts, names = [], piece_names(exp)
     for x in letters:
         v = value_of(exp, a, x)
         if v is None or (x.startswith("+") and x[1:] in letters and v == value_of(exp, a, x[1:])):
             continue
-        parts.append(f"{x if ascii else PIECE_NAMES.get(x, x)}{v}")
+        parts.append(f"{x if ascii else names.get(x, x)}{v}")
     label = " ".join(parts) or exp.players[a].label
     if dict(exp.players[a].settings) == dict(exp.players[b].settings):
         label += " (a = b)" if ascii else " (control: a = b)"  # the opponent's own values
@@ -191,5 +201,5 @@ def value_of(exp: Experiment, player: str, letter: str) -> int | None:
     return piece_values(exp.players[player]).get(letter)
 
 
-__all__ = ["PIECE_NAMES", "Setting", "collect", "piece_values", "row_labels", "same_distribution",
+__all__ = ["PIECE_NAMES", "Setting", "piece_names", "collect", "piece_values", "row_labels", "same_distribution",
            "setting_label", "settings", "title", "value_of", "varied_letters"]
