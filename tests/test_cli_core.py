@@ -6,9 +6,10 @@ import json
 import subprocess
 import sys
 
+import click
 from click.testing import CliRunner
 
-from komaken.cli import main
+from komaken.cli import COMMANDS, main
 
 
 def run(*args: str) -> subprocess.CompletedProcess[str]:
@@ -64,3 +65,15 @@ def test_a_command_imports_only_its_own_module() -> None:
               for command in ("usi", "experiment")}
     assert loaded["usi"] == []
     assert "komaken.lab" in loaded["experiment"]  # the probe sees a command that does load the lab
+
+
+def test_help_lists_each_command_by_its_own_summary_without_importing_it() -> None:
+    """``komaken --help`` writes the summaries kept in ``COMMANDS``: each is its command's own
+    first sentence, and listing them imports no command module."""
+    for name, (_, summary) in COMMANDS.items():
+        assert main.get_command(click.Context(main), name).get_short_help_str(1000) == summary, name
+    code = ("import sys; from komaken.cli import main\ntry:\n    main(['--help'])\nexcept SystemExit:\n    pass\n"
+            "print('LOADED', ' '.join(m for m in sys.modules if m.startswith('komaken.cli.') or m == 'numba'))")
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=300, check=True).stdout
+    assert "perft" in out and "Count the leaf nodes" in out
+    assert out.rsplit("LOADED", 1)[1].split() == []

@@ -12,6 +12,7 @@ import sys
 from typing import Any
 
 import click
+from click.utils import make_default_short_help
 
 from komaken.errors import KomakenError
 
@@ -41,21 +42,31 @@ class _Group(click.Group):
             fail("interrupted")
 
 
-#: each sub-command and the ``module:attribute`` that defines it; a command's module is imported
-#: when the command runs (or ``--help`` lists them all), so ``komaken usi`` loads no lab or web
+#: each sub-command: the ``module:attribute`` that defines it, and its summary (its docstring's
+#: first sentence; a test keeps the two equal).  A command's module is imported when the command
+#: runs, and ``komaken --help`` lists the summaries without importing any, so neither loads the
+#: lab, the web page or the engine's kernels for nothing.
 COMMANDS = {
-    "perft": "komaken.cli.perft:perft",
-    "show": "komaken.cli.show:show",
-    "variants": "komaken.cli.variants:variants",
-    "experiment": "komaken.cli.experiment:experiment",
-    "convert": "komaken.cli.records:convert",
-    "replay": "komaken.cli.records:replay",
-    "play": "komaken.cli.play:play",
-    "usi": "komaken.cli.usi:usi",
-    "mate": "komaken.cli.mate:mate",
-    "serve": "komaken.cli.serve:serve",
-    "values": "komaken.cli.values:values",
-    "tune": "komaken.cli.tune:tune",
+    "perft": ("komaken.cli.perft:perft", "Count the leaf nodes of the legal move tree DEPTH plies deep."),
+    "show": ("komaken.cli.show:show", "Print the board of a position."),
+    "variants": ("komaken.cli.variants:variants", "List the shipped variants (id, board, other names, "
+                 "description); with a variant id or a TOML file, print that variant resolved (its "
+                 "`inherits` chain applied) as TOML."),
+    "experiment": ("komaken.cli.experiment:experiment",
+                   "Run AI-vs-AI experiments into an SQLite database and report their statistics."),
+    "convert": ("komaken.cli.records:convert", "Convert a game record between KIF, KI2, CSA and USI."),
+    "replay": ("komaken.cli.records:replay", "Step through a game record on the board."),
+    "play": ("komaken.cli.play:play", "Play a game: human, engine, thesis replica, USI engine."),
+    "usi": ("komaken.cli.usi:usi",
+            "Speak USI on stdin/stdout until 'quit' (UCI_Variant picks the variant, as in Fairy-Stockfish)."),
+    "mate": ("komaken.cli.mate:mate", "Find the shortest mate by checks (詰将棋) of the position."),
+    "serve": ("komaken.cli.serve:serve",
+              "Serve the web page: play, watch experiments live, browse games, read reports."),
+    "values": ("komaken.cli.values:values",
+               "Measure piece values by self-play (regression) and material odds, on any board size."),
+    "tune": ("komaken.cli.tune:tune", "Fit piece values, piece-square tables, king safety and mobility (with "
+             "--fit tempo also the tempo) to game results (or to a stronger engine's search scores: "
+             "--label-engine)."),
 }
 
 
@@ -68,10 +79,18 @@ class _Commands(_Group):
     def get_command(self, ctx: click.Context, cmd_name: str) -> click.Command | None:
         if cmd_name not in COMMANDS:
             return None
-        module, _, attr = COMMANDS[cmd_name].partition(":")
+        module, _, attr = COMMANDS[cmd_name][0].partition(":")
         command = getattr(importlib.import_module(module), attr)
         assert isinstance(command, click.Command)
         return command
+
+    def format_commands(self, ctx: click.Context, formatter: click.HelpFormatter) -> None:
+        """The command list of ``--help`` from the summaries, as click would write it from the
+        commands themselves."""
+        limit = formatter.width - 6 - max(len(name) for name in COMMANDS)
+        rows = [(name, make_default_short_help(COMMANDS[name][1], limit)) for name in self.list_commands(ctx)]
+        with formatter.section("Commands"):
+            formatter.write_dl(rows)
 
 
 @click.group(cls=_Commands, context_settings={"help_option_names": ["-h", "--help"]})
