@@ -9,10 +9,10 @@ from __future__ import annotations
 
 import importlib
 import sys
+import textwrap
 from typing import Any
 
 import click
-from click.utils import make_default_short_help
 
 from komaken.errors import KomakenError
 
@@ -88,7 +88,8 @@ class _Commands(_Group):
         """The command list of ``--help`` from the summaries, as click would write it from the
         commands themselves."""
         limit = formatter.width - 6 - max(len(name) for name in COMMANDS)
-        rows = [(name, make_default_short_help(COMMANDS[name][1], limit)) for name in self.list_commands(ctx)]
+        rows = [(name, textwrap.shorten(COMMANDS[name][1], limit, placeholder="...", break_on_hyphens=False))
+                for name in self.list_commands(ctx)]
         with formatter.section("Commands"):
             formatter.write_dl(rows)
 
