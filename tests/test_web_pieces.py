@@ -156,6 +156,25 @@ def test_no_piece_needs_a_system_font(browsers, server, pieces: str, variant: st
     assert not page.errors
 
 
+def test_moves_and_words_fall_back_to_the_shipped_font(browsers, server) -> None:  # type: ignore[no-untyped-def]
+    """Without Japanese fonts the move list is written in the page's own cut of Noto Sans CJK JP,
+    which the browser had to load for it; each character is as wide as in that font (a missing
+    glyph box is narrower than a fullwidth character)."""
+    page = open_page(browsers, server, "none")
+    start(page, server.url, "builtin")
+    page.click("#board [data-sq='7g']")
+    page.click("#board [data-sq='7f']")
+    page.wait_for_selector("#moves li[data-ply='1']")
+    assert page.inner_text("#moves li[data-ply='1']") == "▲７六歩"
+    page.wait_for_function("[...document.fonts].some(f => f.family.replace(/\"/g, '') === 'komaken-ja' "
+                           "&& f.status === 'loaded')")
+    widths = page.evaluate("""() => { const s = document.createElement('span'); document.body.append(s);
+      return ['歩', '投了', 'なし', '７'].map(t => {
+        s.textContent = t; return s.getBoundingClientRect().width / [...t].length; }); }""")
+    assert all(abs(w - 15) < 0.5 for w in widths), widths  # 15 px: the page's font size, one em each
+    assert not page.errors
+
+
 def test_outlines_look_the_same_with_and_without_fonts_and_the_font_set_needs_one(browsers, server) -> None:  # type: ignore[no-untyped-def]
     """Each piece's picture with the built-in set is the same whether or not CJK fonts exist,
     while with the system-font set every kanji looks different without them (the fallback box):

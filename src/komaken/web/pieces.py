@@ -10,7 +10,7 @@
 * ``font`` — the labels as text in the system's fonts (the look of a machine with Japanese fonts).
 
 The outlines are made once, when the fonts or the shipped variants change, by
-``python tools/make_piece_glyphs.py`` (fontTools, which matplotlib already brings, and the Debian
+``python tools/make_page_glyphs.py`` (fontTools, which matplotlib already brings, and the Debian
 packages ``fonts-noto-cjk`` and ``fonts-dejavu-core``) into ``static/pieces.json``.
 Noto CJK is under the SIL Open Font License 1.1 and DejaVu under the Bitstream Vera licence;
 both notices are in ``static/FONT-LICENSES.txt``.
