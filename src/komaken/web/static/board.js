@@ -74,7 +74,10 @@ function drawBoard(el, board, opts) {
     svg.appendChild(g);
   });
   const files = opts.flip ? [...board.files].reverse() : board.files;
-  const ranks = opts.flip ? [...board.ranks].reverse() : board.ranks;
+  // the international set names shogi's ranks a, b, c … as USI and Western notation do
+  const western = PIECES.name === "international" && shape === "koma";
+  const rankNames = western ? board.ranks.map((_, i) => "abcdefghijklmnopqrstuvwxyz"[i]) : board.ranks;
+  const ranks = opts.flip ? [...rankNames].reverse() : rankNames;
   files.forEach((f, i) => svg.appendChild(labelEl(f, M + i * S + S / 2, M - 11, 13, {class: "coord"})));
   ranks.forEach((r, i) => svg.appendChild(labelEl(r, M + W * S + 11, M + i * S + S / 2, 13, {class: "coord"})));
   el.replaceChildren(svg);
@@ -109,9 +112,10 @@ function komaLabel(p, cx, cy, S) {
   if (PIECES.name !== "international" || !p.letter) {
     return labelEl(p.label, cx, cy, S * 0.46, {fill, "font-family": "serif"});
   }
-  const g = svgEl("g", {});
-  g.appendChild(labelEl(p.letter, cx, cy + S * 0.02, S * 0.5, {fill, "font-family": "sans-serif", "font-weight": 700}));
-  if (p.promoted) g.appendChild(labelEl("+", cx - S * 0.2, cy - S * 0.2, S * 0.26, {fill, "font-family": "sans-serif"}));
+  const g = svgEl("g", {}), shift = p.promoted ? S * 0.08 : 0;
+  g.appendChild(labelEl(p.letter, cx + shift, cy + S * 0.02, S * (p.promoted ? 0.44 : 0.5),
+                        {fill, "font-family": "sans-serif", "font-weight": 700}));
+  if (p.promoted) g.appendChild(labelEl("+", cx - S * 0.16, cy + S * 0.02, S * 0.3, {fill, "font-family": "sans-serif"}));
   return g;
 }
 
