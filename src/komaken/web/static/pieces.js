@@ -4,6 +4,11 @@
 "use strict";
 
 const PIECE_KEY = "komaken.pieces";
+// storage may be refused (a private window's settings): then the choice lasts for the page only
+const pieceStore = {
+  get() { try { return localStorage.getItem(PIECE_KEY); } catch (e) { return null; } },
+  set(v) { try { localStorage.setItem(PIECE_KEY, v); } catch (e) { /* kept for this page */ } },
+};
 
 async function fetchPieceSet(name) {
   const r = await fetch(`/api/pieces/${encodeURIComponent(name)}`);
@@ -14,7 +19,7 @@ async function fetchPieceSet(name) {
 
 async function choosePieceSet(name, remember) {
   usePieceSet(await fetchPieceSet(name));
-  if (remember) localStorage.setItem(PIECE_KEY, name);
+  if (remember) pieceStore.set(name);
   document.querySelector("#piece-set").value = name;
   document.body.dataset.pieces = name;
   window.dispatchEvent(new Event("pieces"));
@@ -28,11 +33,11 @@ async function initPieces() {
     textContent: words[s] || s})));
   sel.addEventListener("change", () => choosePieceSet(sel.value, true).catch(e => flash(e.message)));
   const asked = new URLSearchParams(location.search).get("pieces");
-  const stored = localStorage.getItem(PIECE_KEY);
+  const kept = pieceStore.get();
   if (asked) {
     try { await choosePieceSet(asked, true); return; } catch (e) { flash(e.message); }
   }
-  try { await choosePieceSet(stored && sets.includes(stored) ? stored : fallback, false); }
+  try { await choosePieceSet(kept && sets.includes(kept) ? kept : fallback, false); }
   catch (e) { flash(e.message); }
 }
 
