@@ -169,6 +169,14 @@ def test_no_piece_needs_a_system_font(browsers, server, pieces: str, variant: st
     if pieces == "international":
         chars = page.evaluate("[...document.querySelectorAll('#board .piece path')].map(p => p.dataset.char).join('')")
         assert set(chars) == (set("KRBGSNLP") if variant == "shogi" else set("LGEC"))
+        marks = page.evaluate("""() => Object.fromEntries([...document.querySelectorAll('#board [data-sq]')]
+          .filter(g => g.querySelector('.moves-marks')).map(g => [g.dataset.sq, ['circle', 'line']
+          .map(t => g.querySelectorAll(`.moves-marks ${t}`).length).join('/')]))""")
+        if variant == "shogi":  # the lance slides forward, the knight has two jumps, the gold six steps
+            shown = (marks["9i"], marks["8i"], marks["6i"], marks["5i"], marks["2h"])
+            assert shown == ("0/1", "2/0", "6/0", "8/0", "0/4"), marks
+        else:  # the lion eight steps, the chick one, the giraffe four, the elephant four (diagonal)
+            assert (marks["2d"], marks["2b"], marks["1d"], marks["3d"]) == ("8/0", "1/0", "4/0", "4/0"), marks
         ranks = page.eval_on_selector_all("#board text.coord", "els => els.map(e => e.textContent).join('')")
         assert ranks.endswith("abcdefghi" if variant == "shogi" else "abcd"), ranks  # USI's ranks
     assert not page.errors
@@ -242,10 +250,10 @@ def test_board_hands_and_moves_fit_the_screen(browsers, server, size: tuple[int,
     width, height = size
     page = open_page(browsers, server, "fonts", width, height)
     start(page, server.url, "builtin")
-    for frm, to in (("7g", "7f"), ("3c", "3d"), ("8h", "2b")):  # a bishop exchange: a piece in hand
+    for n, (frm, to) in enumerate((("7g", "7f"), ("3c", "3d"), ("8h", "2b")), 1):  # a piece comes to hand
         page.click(f"#board [data-sq='{frm}']")
         page.click(f"#board [data-sq='{to}']")
-        page.wait_for_selector("#promo:not([hidden]), #moves li:last-child", state="attached")
+        page.wait_for_function(f"!document.querySelector('#promo').hidden || play.state.moves.length >= {n}")
         if page.is_visible("#promo"):
             page.click("#promo-choices button[data-choice='不成']")
     page.wait_for_selector("#moves li[data-ply='3']")

@@ -50,6 +50,7 @@ def board(pos: Position) -> dict[str, Any]:
                                         "promoted": p.kind.startswith("+"), "letter": letter(names, p.kind)}
         return sq.usi(), piece
 
+    kinds = {p.kind for _, p in pos.pieces()} | {k for c in (Color.BLACK, Color.WHITE) for k in pos.hand(c)}
     last = pos.peek()
     check = None
     if pos.is_check():
@@ -61,7 +62,15 @@ def board(pos: Position) -> dict[str, Any]:
             "files": [str(f) for f in range(width, 0, -1)], "ranks": KANSUJI[1:height + 1],
             "last": None if last is None else {"from": last.from_square.usi() if last.from_square else None,
                                                "to": last.to_square.usi()},
-            "check": check, "check_label": "王手 check", "note": None}
+            "check": check, "check_label": "王手 check", "note": None,
+            "moves": {k: movement(pos.variant.movement, k) for k in sorted(kinds)}}
+
+
+def movement(moves: Any, kind: str) -> dict[str, list[tuple[int, int]]]:
+    """How a piece moves, for the international set's marks: its ``steps`` and ``slides`` as
+    ``(x, y)`` on the screen for the side at the bottom (y -1: forward, x 1: to the right)."""
+    steps, slides = moves.offsets(kind)
+    return {"steps": [(-f, r) for f, r in steps], "slides": [(-f, r) for f, r in slides]}
 
 
 def move(m: Move) -> dict[str, Any]:

@@ -65,7 +65,7 @@ function drawBoard(el, board, opts) {
     if (fill !== "transparent" && cell.shade && st.dark && fill !== st.dark) {  // a marked dark square stays darker
       g.appendChild(svgEl("rect", {x, y, width: S, height: S, fill: "rgba(0, 0, 0, 0.12)", "pointer-events": "none"}));
     }
-    if (cell.piece) g.appendChild(pieceEl(shape, cell.piece, x + S / 2, y + S / 2, S, opts.flip));
+    if (cell.piece) g.appendChild(pieceEl(shape, cell.piece, x + S / 2, y + S / 2, S, opts.flip, board.moves));
     if (opts.targets && opts.targets.has(cell.id)) {
       g.appendChild(svgEl("circle", {cx: x + S / 2, cy: y + S / 2, r: cell.piece ? S * 0.44 : S * 0.13,
         fill: cell.piece ? "none" : "rgba(20, 60, 200, 0.55)", stroke: "rgba(20, 60, 200, 0.7)",
@@ -84,7 +84,7 @@ function drawBoard(el, board, opts) {
   attachInput(svg, opts);
 }
 
-function pieceEl(shape, p, cx, cy, S, flip) {
+function pieceEl(shape, p, cx, cy, S, flip, moves) {
   if (shape === "disc") {
     return svgEl("circle", {cx, cy, r: S * 0.4, fill: p.side === 0 ? "#111" : "#f4f4f4", stroke: "#000", class: "piece"});
   }
@@ -103,6 +103,23 @@ function pieceEl(shape, p, cx, cy, S, flip) {
                [cx - w * 0.36, top + h * 0.16]].map(q => q.join(",")).join(" ");
   g.appendChild(svgEl("polygon", {points: pts, fill: "#fbe7b5", stroke: "#7a5a24", "stroke-width": 1}));
   g.appendChild(komaLabel(p, cx, cy + S * 0.03, S));
+  if (PIECES.name === "international" && moves && moves[p.kind]) g.appendChild(moveMarks(moves[p.kind], cx, cy, S));
+  return g;
+}
+
+// where a piece goes, for newcomers: a dot per step, a bar per slide, a ring per knight's jump
+function moveMarks(m, cx, cy, S) {
+  const g = svgEl("g", {class: "moves-marks", fill: "#5a3d12", stroke: "#5a3d12", "stroke-linecap": "round"});
+  const out = (x, y, r) => { const n = Math.hypot(x, y); return [cx + x / n * S * r * 0.8, cy + S * 0.03 + y / n * S * r]; };
+  for (const [x, y] of m.steps) {
+    const [px, py] = out(x, y, Math.hypot(x, y) > 1.5 ? 0.37 : 0.33);
+    g.appendChild(svgEl("circle", Math.hypot(x, y) > 2 ? {cx: px, cy: py, r: S * 0.04, fill: "none", "stroke-width": 1.2}
+      : {cx: px, cy: py, r: S * 0.04, stroke: "none"}));
+  }
+  for (const [x, y] of m.slides) {
+    const [x0, y0] = out(x, y, 0.27), [x1, y1] = out(x, y, 0.39);
+    g.appendChild(svgEl("line", {x1: x0, y1: y0, x2: x1, y2: y1, "stroke-width": S * 0.05}));
+  }
   return g;
 }
 
