@@ -98,6 +98,10 @@ def browsers(no_cjk_config: Path):  # type: ignore[no-untyped-def]
 SAME, DIFFERENT = 2.0, 6.0
 
 
+SQUARE_BOX = """sq => { const r = document.querySelector(`#board [data-sq='${sq}']`).getBoundingClientRect();
+  return {x: r.x, y: r.y, width: r.width, height: r.height}; }"""
+
+
 def differ(a: bytes, b: bytes) -> float:
     import io
 
@@ -215,8 +219,9 @@ def test_outlines_look_the_same_with_and_without_fonts_and_the_font_set_needs_on
         for pieces in ("builtin", "font"):
             start(page, server.url, pieces)
             page.wait_for_function("document.fonts.status === 'loaded'")
-            # by the square's place: a redraw (the state arriving again) replaces the element
-            shots[which, pieces] = {sq: page.screenshot(clip=page.locator(f"#board [data-sq='{sq}']").bounding_box())
+            # by the square's place, read in one step: a redraw (the state arriving again) replaces
+            # the elements at any moment, with the same picture
+            shots[which, pieces] = {sq: page.screenshot(clip=page.evaluate(SQUARE_BOX, sq))
                                     for sq in ("7g", "7i", "5i")}  # 歩 銀 玉
         page.context.close()
     for sq in ("7g", "7i", "5i"):
