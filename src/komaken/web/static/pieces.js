@@ -28,7 +28,7 @@ async function choosePieceSet(name, remember) {
 async function initPieces() {
   const sel = document.querySelector("#piece-set");
   const {sets, default: fallback} = await (await fetch("/api/pieces")).json();
-  const words = {builtin: "kanji", international: "international (letters)", font: "kanji, system font"};
+  const words = {builtin: "built-in (kanji)", international: "international (letters)", font: "system font"};
   sel.replaceChildren(...sets.map(s => Object.assign(document.createElement("option"), {value: s,
     textContent: words[s] || s})));
   sel.addEventListener("change", () => choosePieceSet(sel.value, true).catch(e => flash(e.message)));
