@@ -162,3 +162,29 @@ def test_the_end_line_speaks_each_games_own_words(game: str, text: str | None, l
     position = spec.position(text)
     result = GameResult(Outcome(Termination.CHECKMATE, spec.first))
     assert end_line(spec, position, result) == f"{line} after {position.ply} moves"
+
+
+def test_chess_is_saved_as_pgn_as_the_page_downloads_it(tmp_path) -> None:
+    """``play --game chess -o c.pgn``: the PGN python-chess reads back, every move and the result,
+    and the end line in chess's own words."""
+    import re
+    import subprocess
+    import sys
+
+    import chess.pgn
+
+    proc = subprocess.run([sys.executable, "-m", "komaken", "play", "--game", "chess", "--white", "random:seed=3",
+                           "--black", "random:seed=4", "-q", "-o", "c.pgn"], capture_output=True, text=True,
+                          timeout=300, cwd=tmp_path)
+    assert proc.returncode == 0, proc.stderr
+    end = re.search(r"\n([a-z ]+): (white wins|black wins|draw) after (\d+) moves\nsaved \3 moves to c.pgn\n",
+                    proc.stdout)
+    assert end is not None and not re.search(r"[\u3040-\u30ff\u4e00-\u9fff]", proc.stdout), proc.stdout[-300:]
+    with (tmp_path / "c.pgn").open(encoding="utf-8") as fh:
+        game = chess.pgn.read_game(fh)
+    assert game is not None and not game.errors
+    board = game.end().board()
+    assert board.ply() == int(end.group(3)) and board.is_game_over(claim_draw=True)
+    assert game.headers["Result"] == board.result(claim_draw=True)
+    code, out = _play(["--game", "chess", "-o", "c.kif"], "", str(tmp_path))
+    assert code == 2 and "c.kif: cannot save a chess game as .kif (use .pgn .uci, or .txt for a move list)" in out

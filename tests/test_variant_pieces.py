@@ -92,7 +92,7 @@ def test_a_variant_names_its_pieces_for_every_surface() -> None:
     diagram = japanese_diagram(pos)
     assert "| ・ ・ ・ ・vワ|四" in diagram and "先手の持駒：ワ" in diagram and ">ワ</text>" in pos.svg()
     board = PRESENTATION.board(pos)
-    assert board["hands"][0] == [{"kind": "R", "label": "ワ", "n": 1}]
+    assert board["hands"][0] == [{"kind": "R", "label": "ワ", "n": 1, "letter": "W"}]  # W: the international set
     assert {c["piece"]["label"] for c in board["cells"] if c["piece"]} == {"ワ", "玉"}
     with pytest.raises(IllegalMoveError, match="no wazir can reach ３三"):
         pos.push_japanese("３三ワジ成")

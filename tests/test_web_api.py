@@ -149,7 +149,7 @@ def test_start_from_sfen_and_from_records(client) -> None:  # type: ignore[no-un
     sfen = "4k/5/5/5/K3P b G 1"
     st = new(client, "minishogi", start=sfen)
     assert st["position"] == sfen
-    assert st["board"]["hands"][0] == [{"kind": "G", "label": "金", "n": 1}]
+    assert st["board"]["hands"][0] == [{"kind": "G", "label": "金", "n": 1, "letter": "G"}]
     st = new(client, "shogi", record="startpos moves 7g7f 3c3d 8h2b+")
     assert st["ply"] == 3 and st["position"].split()[2] == "B"
     kif = records.dumps(records.parse("startpos moves 2g2f 8c8d", format="usi"), "kif")

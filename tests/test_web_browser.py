@@ -115,7 +115,8 @@ def test_full_tictactoe_game_against_the_engine_by_clicking(page) -> None:  # ty
                                timeout=T)
     page.wait_for_function("!!play.state.outcome", timeout=T)
     status = page.inner_text("#status")
-    assert "終局" in status and ("draw" in status or "O wins" in status)
+    assert status.startswith("game over: ") and "終局" not in status  # tic-tac-toe's words, not shogi's
+    assert "draw" in status or "O wins" in status
     assert page.evaluate("play.state.outcome.winner") in (None, "white")
 
 
@@ -375,13 +376,13 @@ def test_every_game_the_page_offers_is_played_or_differs_only_in_size() -> None:
 
 def test_dobutsu_by_clicking_with_its_own_pieces_and_a_drop(page) -> None:  # type: ignore[no-untyped-def]
     start_game(page, "dobutsu", depth="1")
-    labels = page.eval_on_selector_all("#board text", "els => els.map(e => e.textContent)")
+    labels = page.eval_on_selector_all("#board .piece [data-char]", "els => els.map(e => e.dataset.char)")
     assert sorted(t for t in labels if t in "ラキゾヒ") == sorted("ララキキゾゾヒヒ"), labels  # no 玉 飛 角 歩
     page.click("#board [data-sq='2c']")
     page.click("#board [data-sq='2b']")  # the chick takes the chick
     got = wait_moves(page, 2)
     assert got[0] == "▲２二ヒ" and got[1].startswith("△"), got
-    assert "ヒ" in page.inner_text("#hand-bottom")
+    assert page.locator("#hand-bottom .hand-piece path[data-char='ヒ']").count() == 1
     page.wait_for_function("play.state.legal.length > 0 || !!play.state.outcome")
     target = page.evaluate("(play.state.legal.find(m => m.drop === 'P') || {}).to || null")
     assert target, (got, page.inner_text("#status"))

@@ -3,12 +3,14 @@
     python docs/img/screenshots.py boards
     python docs/img/screenshots.py report out/table6-small/report.html
     python docs/img/screenshots.py web out/values5x5.db out/reversi.db [STUDY.db ...]
+    python docs/img/screenshots.py pieces
 
 ``boards`` draws a 5×5 and a 9×9 position with ``Position._repr_svg_`` (last move shaded, side to
 move marked); ``report`` photographs a report page; ``web`` starts ``komaken serve`` with the
 databases (the first: a lab experiment with stored games; any piece-values study databases after
 the second) and photographs every page with Playwright, each once its content is drawn.
-Chromium needs Japanese fonts for the kanji (Debian: ``apt-get install fonts-ipafont-mincho fonts-ipafont-gothic``).
+``pieces`` photographs the piece sets in a browser with and without Japanese fonts (a fontconfig
+that lists only DejaVu), at 1366×768 and 390×844.
 """
 
 from __future__ import annotations
@@ -99,6 +101,48 @@ def web(dbs: list[str]) -> None:
             browser.close()
 
 
+def pieces() -> None:
+    """web_pieces_*: a 9×9 game after a bishop exchange (a horse, a bishop in hand) in each set."""
+    import os
+
+    sys.path.insert(0, str(HERE.parent.parent / "tests"))
+    from playwright.sync_api import sync_playwright
+
+    from web_support import Server
+
+    shots = [("web_pieces_builtin_nocjk", "builtin", False, (1366, 768)),
+             ("web_pieces_international_nocjk", "international", False, (1366, 768)),
+             ("web_pieces_font_nocjk", "font", False, (1366, 768)),
+             ("web_pieces_font", "font", True, (1366, 768)),
+             ("web_pieces_phone", "builtin", True, (390, 844)),
+             ("web_pieces_phone_international_nocjk", "international", False, (390, 844))]
+    with tempfile.TemporaryDirectory() as tmp, Server([], Path(tmp) / "log") as srv, sync_playwright() as pw:
+        conf = Path(tmp) / "fonts.conf"
+        conf.write_text(f"<fontconfig><dir>/usr/share/fonts/truetype/dejavu</dir><cachedir>{tmp}/c</cachedir>"
+                        "</fontconfig>", encoding="utf-8")
+        browsers = {fonts: pw.chromium.launch(executable_path="/usr/bin/chromium", args=CHROMIUM[1:],
+                                              env=None if fonts else {**os.environ, "FONTCONFIG_FILE": str(conf)})
+                    for fonts in (True, False)}
+        for name, piece_set, fonts, (width, height) in shots:
+            p: Any = browsers[fonts].new_page(viewport={"width": width, "height": height})
+            p.goto(f"{srv.url}/?pieces={piece_set}#play")
+            p.wait_for_selector(f"body[data-pieces='{piece_set}']", state="attached")
+            p.wait_for_selector("#game-select option[value='shogi']", state="attached")
+            p.select_option("#white-kind", "human")
+            p.click("#start-btn")
+            for n, (frm, to) in enumerate((("7g", "7f"), ("3c", "3d"), ("8h", "2b"), ("3a", "4b")), 1):
+                p.click(f"#board [data-sq='{frm}']")
+                p.click(f"#board [data-sq='{to}']")
+                if to == "2b":
+                    p.click("#promo-choices button[data-choice='成']")
+                p.wait_for_function(f"play.state.moves.length >= {n}")
+            p.wait_for_timeout(300)
+            _shot(p, name)
+            p.close()
+        for b in browsers.values():
+            b.close()
+
+
 def _shot(page: object, name: str, full: bool = False) -> None:
     page.screenshot(path=str(HERE / f"{name}.png"), full_page=full)  # type: ignore[attr-defined]
     print(HERE / f"{name}.png")
@@ -156,6 +200,8 @@ def _web_report(page: object, url: str, index: int, name: str) -> None:
 if __name__ == "__main__":
     if sys.argv[1:2] == ["web"] and len(sys.argv) >= 3:
         web(sys.argv[2:])
+    elif sys.argv[1:2] == ["pieces"]:
+        pieces()
     elif sys.argv[1:2] == ["boards"]:
         boards()
     elif sys.argv[1:2] == ["report"] and len(sys.argv) >= 3:

@@ -3,7 +3,10 @@ boards (the web page) needs to show any game, as JSON, without knowing the game.
 
 A board is a grid of ``cells`` in drawing order (row-major from the top-left as the side at the
 bottom sees it); each cell has an ``id`` (the square's name, echoed back by the page) and a
-``piece`` (``{"label", "side", "kind", "promoted"}``) or ``None``.  A game with pieces in hand
+``piece`` (``{"label", "side", "kind", "promoted"}``, and ``letter``: a Latin letter for the
+page's international piece set, where the label is not one) or ``None``; ``moves`` (optional)
+gives each kind's ``steps`` and ``slides`` as ``(x, y)`` screen offsets for the side at the bottom,
+which the international set marks on the piece.  A game with pieces in hand
 gives ``hands`` (per side: ``{"kind", "label", "n"}``).  ``look`` says how to draw it: the cell
 size, colours and the shape of a piece (``koma``: a shogi piece pointing at the opponent,
 ``disc``, ``glyph``: a figurine filled by side, ``mark``: a coloured letter).

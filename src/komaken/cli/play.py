@@ -179,7 +179,7 @@ def _finish(recorder: Recorder, spec: GameSpec, position: Game[Any], result: Gam
               help="Start from this position (SFEN for shogi, the game's board text otherwise).")
 @click.option("--record", "-o", "record", default=None, metavar="FILE",
               help="Save the game here after every move; the extension picks the format (.kif .kifu .ki2 .csa "
-                   ".usi for shogi, .txt: a move list for any game).")
+                   ".usi for shogi, .pgn .uci for chess, .txt: a move list for any game).")
 @click.option("--compact", "-c", is_flag=True, help="Print moves only, no board (type b at the prompt to see it).")
 @click.option("--quiet", "-q", is_flag=True, help="Do not print the board after each move.")
 def play(game: str, variant: str | None, sente: str, gote: str | None, text: str | None, record: str | None,

@@ -1,12 +1,13 @@
 """Saving a game of ``komaken play``: ``-o FILE``, the ``save [FILE]`` command, and Ctrl-D.
 
-The file's extension picks the format.  Games whose registry entry lists record formats
-(:attr:`komaken.games.GameSpec.record_formats`; shogi: ``kif``, ``ki2``, ``csa``, ``usi``) are
-written with :mod:`komaken.records` (``.kif``/``.ki2`` Shift_JIS, ``.kifu``/``.ki2u``/``.csa``/
-``.usi`` UTF-8).  Every game can also be saved as a *move list* (``.txt``): ``#`` comment lines
-naming the game, the players, the start position when it is not the usual one, and the result,
-then the moves in the game's own notation on one line — for reversi and tic-tac-toe the only
-form, read back by :func:`read_move_list`.
+The file's extension picks the format. A game's own record formats (chess: ``.pgn``, ``.uci``) are
+written by its :class:`~komaken.games.GameSpec` as the page's downloads are; games whose registry
+entry lists record formats (:attr:`komaken.games.GameSpec.record_formats`; shogi: ``kif``, ``ki2``,
+``csa``, ``usi``) are written with :mod:`komaken.records` (``.kif``/``.ki2`` Shift_JIS,
+``.kifu``/``.ki2u``/``.csa``/``.usi`` UTF-8). Every game can also be saved as a *move list*
+(``.txt``): ``#`` comment lines naming the game, the players, the start position when it is not the
+usual one, and the result, then the moves in the game's own notation on one line — for reversi and
+tic-tac-toe the only form, read back by :func:`read_move_list`.
 
 >>> from komaken.games import find_game
 >>> ttt = find_game("tictactoe")
@@ -42,18 +43,23 @@ MOVE_LIST = ".txt"
 
 
 def record_kind(spec: GameSpec, path: str | Path) -> str:
-    """The format ``path``'s extension asks for: a record format of the game, or ``"moves"``
-    (a ``.txt`` move list); a :class:`KomakenError` naming what would work otherwise."""
+    """The format ``path``'s extension asks for: a record format of the game (``kif``; chess's
+    ``pgn``, as the page downloads it), or ``"moves"`` (a ``.txt`` move list); a
+    :class:`KomakenError` naming what would work otherwise."""
     p = Path(path)
     if p.suffix.lower() == MOVE_LIST:
         return "moves"
     fmt = format_of(p)
     if fmt is not None and fmt in spec.record_formats:
         return fmt
-    if spec.record_formats:
-        allowed = ".kif .kifu .ki2 .ki2u .csa .usi" if "kif" in spec.record_formats else ""
+    own = p.suffix.lower().removeprefix(".")
+    if own in spec.text_formats and spec.record_io is not None:
+        return own
+    if spec.record_io is not None:
+        allowed = ".kif .kifu .ki2 .ki2u .csa .usi" if "kif" in spec.record_formats else \
+            " ".join("." + f for f in spec.text_formats)
         raise KomakenError(f"{p.name}: cannot save a {spec.name} game as {p.suffix or 'a file without extension'}"
-                           f" (use {allowed or ' '.join(spec.record_formats)}, or .txt for a move list)")
+                           f" (use {allowed}, or .txt for a move list)")
     raise KomakenError(f"{p.name}: {spec.name} games are saved as a move list: use a .txt file name")
 
 
@@ -101,6 +107,9 @@ class Recorder:
         assert self.position is not None
         if kind == "moves":
             return Encoded(move_list_text(self.spec, self.position, self.names, result).encode("utf-8"), "UTF-8")
+        if kind not in self.spec.record_formats:  # the game's own format (PGN), written by its GameSpec
+            text = self.spec.write_game(self.position, kind, (self.names[0], self.names[1]), outcome, result)
+            return Encoded(text.encode("utf-8"), "UTF-8")
         rec = GameRecord.from_position(self.position, black=self.names[0], white=self.names[1],  # type: ignore[arg-type]
                                        result=outcome, start_time=self.started)
         if len(self.times) == len(rec.moves):

@@ -86,6 +86,12 @@ class Movement:
             if p.promotes is not None:
                 self.promotes[kind] = p.promotes
 
+    def offsets(self, letter: str) -> tuple[list[tuple[int, int]], list[tuple[int, int]]]:
+        """The steps and the slides of the piece ``letter`` (``"+P"``) as ``(file, rank)`` offsets
+        for black (rank -1: forward), for drawing its movement."""
+        kind = _kind(letter)
+        return [_FR[j] for j in self.steps[kind]], [_FR[j] for j in self.slides[kind]]
+
     def dead_ranks(self, kind: int) -> int:
         """On how many of its last ranks a piece of ``kind`` would have no move: 0 if it has a
         move that does not go forward, else the shortest forward reach (1 pawn, 2 knight)."""

@@ -6,7 +6,9 @@ as from→to with a 成/不成 choice, Japanese move labels, and KIF/KI2/CSA/USI
 >>> pos = Position.start("minishogi")
 >>> board = PRESENTATION.board(pos)
 >>> board["cells"][0]
-{'id': '5a', 'piece': {'label': '飛', 'side': 1, 'kind': 'R', 'promoted': False}}
+{'id': '5a', 'piece': {'label': '飛', 'side': 1, 'kind': 'R', 'promoted': False, 'letter': 'R'}}
+>>> [c["piece"]["letter"] for c in PRESENTATION.board(Position.start("dobutsu"))["cells"][:3]]  # giraffe lion elephant
+['G', 'L', 'E']
 >>> board["ranks"], board["hands"]
 (['一', '二', '三', '四', '五'], [[], []])
 >>> PRESENTATION.move(Move.from_usi("2b2a+"))
@@ -21,34 +23,54 @@ from komaken.errors import KomakenError
 from komaken.game import Color, Game, Outcome
 from komaken.presentation import Look, Presentation, grid_cells
 from komaken.records import GameRecord, dumps, kif, parse
+from komaken.shogi._names import ENGLISH, PieceNames
 from komaken.shogi.display import KANSUJI
 from komaken.shogi.notation import japanese_marked
 from komaken.shogi.position import Move, Position, Square
 
 
+def letter(names: PieceNames, kind: str) -> str:
+    """The piece's Latin letter for the page's international set: the slot letter of a standard
+    piece (``K R B G S N L P``), the first letter of a variant's own name otherwise (どうぶつしょうぎ's
+    lion ``L``); a promoted piece keeps its unpromoted letter (the page marks it promoted)."""
+    base = kind.removeprefix("+")
+    own = names.english.get(base, base)
+    return base if own == ENGLISH.get(base) else own[:1].upper()
+
+
 def board(pos: Position) -> dict[str, Any]:
     width, height = pos.variant.width, pos.variant.height
-    kanji = pos.variant.names.kanji
+    names = pos.variant.names
+    kanji = names.kanji
 
     def square(col: int, row: int) -> tuple[str, dict[str, Any] | None]:
         sq = Square(width - col, row + 1)
         p = pos.piece_at((sq.file, sq.rank))
         piece = None if p is None else {"label": kanji[p.kind], "side": int(p.color), "kind": p.kind,
-                                        "promoted": p.kind.startswith("+")}
+                                        "promoted": p.kind.startswith("+"), "letter": letter(names, p.kind)}
         return sq.usi(), piece
 
+    kinds = {p.kind for _, p in pos.pieces()} | {k for c in (Color.BLACK, Color.WHITE) for k in pos.hand(c)}
     last = pos.peek()
     check = None
     if pos.is_check():
         check = next((sq.usi() for sq, p in pos.pieces() if p.kind == "K" and p.color is pos.turn), None)
     return {"width": width, "height": height, "look": Look().to_json(), "cells": grid_cells(width, height, square),
-            "hands": [[{"kind": k, "label": kanji[k], "n": n} for k, n in pos.hand(c).items()]
-                      for c in (Color.BLACK, Color.WHITE)],
+            "hands": [[{"kind": k, "label": kanji[k], "n": n, "letter": letter(names, k)}
+                       for k, n in pos.hand(c).items()] for c in (Color.BLACK, Color.WHITE)],
             "hand_marks": ["☗", "☖"], "hand_empty": "なし",
             "files": [str(f) for f in range(width, 0, -1)], "ranks": KANSUJI[1:height + 1],
             "last": None if last is None else {"from": last.from_square.usi() if last.from_square else None,
                                                "to": last.to_square.usi()},
-            "check": check, "check_label": "王手 check", "note": None}
+            "check": check, "check_label": "王手 check", "note": None,
+            "moves": {k: movement(pos.variant.movement, k) for k in sorted(kinds)}}
+
+
+def movement(moves: Any, kind: str) -> dict[str, list[tuple[int, int]]]:
+    """How a piece moves, for the international set's marks: its ``steps`` and ``slides`` as
+    ``(x, y)`` on the screen for the side at the bottom (y -1: forward, x 1: to the right)."""
+    steps, slides = moves.offsets(kind)
+    return {"steps": [(-f, r) for f, r in steps], "slides": [(-f, r) for f, r in slides]}
 
 
 def move(m: Move) -> dict[str, Any]:

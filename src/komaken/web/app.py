@@ -30,6 +30,7 @@ from komaken.errors import KomakenError
 from komaken.records import encode_text
 from komaken.web import _fields as F
 from komaken.web import _games as G
+from komaken.web import pieces as P
 from komaken.web import reports
 from komaken.web._guard import Guard
 from komaken.web.experiments import Databases, NotFound
@@ -93,6 +94,16 @@ class Api:
         self.sessions.add(s)
         await s.start()
         return _json(s.state(), 201)
+
+    # ---- piece sets ------------------------------------------------------------------------------
+    async def piece_sets(self, request: Request) -> Response:
+        return _json({"sets": list(P.SETS), "default": P.DEFAULT})
+
+    async def piece_set(self, request: Request) -> Response:
+        try:
+            return _json(P.piece_set(request.path_params["name"]))
+        except P.UnknownPieceSet as exc:
+            raise NotFound(str(exc)) from None
 
     async def get_state(self, request: Request) -> Response:
         return _json(self.session(request).state())
@@ -252,6 +263,8 @@ def create_app(dbs: list[str | Path] | tuple[str | Path, ...] = (), variants: li
     routes = [
         Route("/", index),
         Route("/api/games", w(api.game_list)),
+        Route("/api/pieces", w(api.piece_sets)),
+        Route("/api/pieces/{name}", w(api.piece_set)),
         Route("/api/play", w(api.new_game), methods=["POST"]),
         Route("/api/play/{sid}", w(api.get_state)),
         Route("/api/play/{sid}/move", w(api.move), methods=["POST"]),

@@ -22,6 +22,7 @@ from komaken.errors import KomakenError
 from komaken.game import Color
 from komaken.lab.config import Experiment, experiment_from_dict
 from komaken.lab.report import status_json
+from komaken.lab.results import row_labels
 from komaken.lab.storage import ExperimentDB, GameRow, select_columns
 from komaken.web import _games as G
 
@@ -127,7 +128,8 @@ class Databases:
                     continue
                 with self.connect(src.index) as db:
                     exp = experiment(db)
-                    item.update(experiment=exp.name, game=exp.game, games=db.count(), target=exp.total_games)
+                    item.update(experiment=exp.name, game=exp.game, variant=exp.variant, games=db.count(),
+                                target=exp.total_games)
             except (KomakenError, sqlite3.DatabaseError) as exc:
                 item["error"] = str(exc)
             out.append(item)
@@ -149,6 +151,7 @@ class Databases:
         doc["id"] = int(index)
         doc["name"] = self.source(index).name
         doc["game"] = exp.game
+        doc["variant"] = exp.variant  # minishogi, not "shogi"
         return doc
 
     # ---- games -----------------------------------------------------------------------------------
@@ -177,7 +180,8 @@ class Databases:
             reasons = [r[0] for r in db._conn.execute(
                 "SELECT DISTINCT CASE WHEN instr(reason, ':') > 0 THEN substr(reason, 1, instr(reason, ':') - 1) "
                 "ELSE reason END FROM games ORDER BY 1")]
-        return {"pairings": [{"name": p.name, "a": p.a, "b": p.b} for p in exp.pairings], "reasons": reasons}
+        return {"pairings": [{"name": p.name, "a": p.a, "b": p.b, "setting": label}  # named as the report names it
+                             for p, label in zip(exp.pairings, row_labels(exp), strict=True)], "reasons": reasons}
 
     def game(self, index: Any, game_id: Any) -> dict[str, Any]:
         """A stored game: its row, move labels, and every position of its replay (cached)."""

@@ -52,6 +52,7 @@ async function initPlay() {
   for (const k of document.querySelectorAll(".side-kind")) k.addEventListener("change", showOptions);
   setupSides();
   $("#setup").addEventListener("submit", (ev) => { ev.preventDefault(); newGame(); });
+  $("#setup-toggle").addEventListener("click", () => collapseSetup(!$("#setup").classList.contains("collapsed")));
   $("#flip-btn").addEventListener("click", () => { play.flip = !play.flip; render(); });
   $("#undo-btn").addEventListener("click", () => act("undo"));
   $("#resign-btn").addEventListener("click", () => act("resign"));
@@ -118,9 +119,16 @@ async function newGame() {
     play.flip = !human[down] && human[1 - down];  // the human's side at the bottom
     setState(st);
     $("#play-area").hidden = false;
+    collapseSetup(true);  // the board, both hands and the moves fit the screen
     listen(st.id);
     flash("");
   } catch (e) { flash(e.message); }
+}
+
+function collapseSetup(yes) {
+  $("#setup").classList.toggle("collapsed", yes);
+  $("#setup-toggle").hidden = false;
+  $("#setup-toggle").textContent = yes ? "New game ▸" : "New game ▾";
 }
 
 function listen(id) {
@@ -228,7 +236,7 @@ function renderStatus() {
     const names = st.game.side_names;
     const who = o.winner === null ? (o.reason === "aborted" ? "no result" : "draw")
       : `${names[o.winner === "black" ? 0 : 1]} wins`;
-    text = `${o.japanese} (${o.reason}): ${who} after ${st.ply} moves` + (o.detail ? ` — ${o.detail}` : "");
+    text = `${o.text}: ${who} after ${st.ply} moves` + (o.detail ? ` — ${o.detail}` : "");
   } else {
     text = `${st.game.side_names[st.turn]} to move (${st.sides[st.turn].name})` + (st.board.check ? ` — ${st.board.check_label || "check"}` : "");
   }
@@ -290,14 +298,14 @@ function renderExperiment(id, doc) {
   const body = $(`#exp-${id} .exp-body`);
   if (doc.error) { body.textContent = doc.error; return; }
   const rows = doc.pairings.map(p => el("tr", {"data-pairing": p.name},
-    el("td", {}, p.name), el("td", {}, `${p.a} vs ${p.b}`), el("td", {class: "n"}, `${p.games}/${p.target}`),
+    el("td", {class: "setting", title: p.name}, p.setting), el("td", {}, `${p.a} vs ${p.b}`), el("td", {class: "n"}, `${p.games}/${p.target}`),
     el("td", {class: "n"}, String(p.a_wins)), el("td", {class: "n"}, String(p.b_wins)), el("td", {class: "n"}, String(p.draws)),
     el("td", {class: "n"}, `${p.text.score} (${p.text.score_ci95})`),  // komaken.lab.stats.display
     el("td", {class: "n"}, `${p.text.elo} (${p.text.elo_ci95})`), el("td", {class: "n"}, p.text.p),
     el("td", {}, p.sprt ? `${p.sprt.state} (LLR ${p.sprt.llr.toFixed(2)} in [${p.sprt.lower.toFixed(2)}, ${p.sprt.upper.toFixed(2)}])` : "–")));
-  const head = ["pairing", "players", "games", "W", "L", "D", "score of a (95% CI)", "Elo (95% CI)", "p", "SPRT"];
+  const head = ["setting", "players", "games", "W", "L", "D", "score of a (95% CI)", "Elo (95% CI)", "p", "SPRT"];
   body.replaceChildren(
-    el("p", {}, `${doc.experiment} · game ${doc.game} · `, el("span", {class: "games-count"}, String(doc.games)),
+    el("p", {}, `${doc.experiment} · ${doc.variant || doc.game} · `, el("span", {class: "games-count"}, String(doc.games)),
        ` of ${doc.target} games · `, el("a", {href: `#games/${id}`}, "browse games"), " · ",
        el("a", {href: `#reports/${id}`}, "report")),
     el("table", {}, el("thead", {}, el("tr", {}, ...head.map(h => el("th", {}, h)))), el("tbody", {}, ...rows)));
@@ -326,8 +334,8 @@ pages.games = async () => {
       if (current !== "games" || !games.doc || ev.target.tagName === "INPUT" && ev.target.type !== "range") return;
       if (ev.key === "ArrowLeft") { showPly(games.ply - 1); ev.preventDefault(); }
       if (ev.key === "ArrowRight") { showPly(games.ply + 1); ev.preventDefault(); }
-      if (ev.key === "Home") showPly(0);
-      if (ev.key === "End") showPly(games.doc.frames.length - 1);
+      if (ev.key === "Home") { showPly(0); ev.preventDefault(); }
+      if (ev.key === "End") { showPly(games.doc.frames.length - 1); ev.preventDefault(); }
     });
   }
   if ($("#games-db").value !== "") await loadFacets();
@@ -341,7 +349,8 @@ async function loadFacets() {
       Object.assign($(id), {min: f.limits[key].min, max: f.limits[key].max});
     }
     $("#f-pairing").replaceChildren(el("option", {value: ""}, "any"),
-      ...f.pairings.map(p => el("option", {value: p.name}, `${p.name} (${p.a} vs ${p.b})`)));
+      ...f.pairings.map(p => el("option", {value: p.name}, `${p.setting} (${p.a} vs ${p.b})`)));
+    games.settings = Object.fromEntries(f.pairings.map(p => [p.name, p.setting]));
     $("#f-reason").replaceChildren(el("option", {value: ""}, "any"), ...f.reasons.map(r => el("option", {value: r}, r)));
     await loadGames();
   } catch (e) { flash(e.message); }
@@ -354,9 +363,9 @@ async function loadGames() {
                          ["min_plies", "#f-min"], ["max_plies", "#f-max"]]) if ($(id).value) q.set(k, $(id).value);
   try {
     const d = await api(`/api/dbs/${db}/games?${q}`);
-    const head = ["id", "pairing", "#", "a", "b", "result", "reason", "sente", "plies", "seconds"];
+    const head = ["id", "setting", "#", "a", "b", "result", "reason", "sente", "plies", "seconds"];
     const rows = d.games.map(g => el("tr", {"data-id": g.id, class: "game-row", onclick: () => openGame(db, g.id)},
-      ...[g.id, g.pairing, g.game_index, g.a, g.b, g.result, g.reason, g.sente, g.plies, g.seconds.toFixed(1)]
+      ...[g.id, (games.settings || {})[g.pairing] || g.pairing, g.game_index, g.a, g.b, g.result, g.reason, g.sente, g.plies, g.seconds.toFixed(1)]
         .map(v => el("td", {}, String(v)))));
     const nav = el("div", {class: "pager"},
       el("button", {type: "button", id: "page-prev", onclick: () => { games.page--; loadGames(); }}, "◀"),
@@ -375,7 +384,7 @@ async function openGame(db, id) {
     games.doc = doc;
     games.db = db;
     $("#replay").hidden = false;
-    $("#r-title").textContent = `game ${doc.id}: ${doc.pairing} #${doc.game_index} — ${doc.a} vs ${doc.b}, ` +
+    $("#r-title").textContent = `game ${doc.id}: ${(games.settings || {})[doc.pairing] || doc.pairing} #${doc.game_index} — ${doc.a} vs ${doc.b}, ` +
       `result ${doc.result} (${doc.reason}), ${doc.plies} plies` + (doc.error ? ` — ${doc.error}` : "");
     $("#r-moves").replaceChildren(...doc.labels.map((m, i) =>
       el("li", {"data-ply": i + 1, onclick: () => showPly(i + 1)}, m)));
@@ -456,5 +465,8 @@ function reportBlock(b, db) {
   }
   return el("p", {}, JSON.stringify(b));
 }
+
+// a new piece set redraws what is on the page
+window.addEventListener("pieces", () => { if (play.state) render(); if (games.doc) showPly(games.ply); });
 
 route();

@@ -4,9 +4,35 @@
 // It knows no game: a board is cells (id, piece, shade) in rows drawn as board.look says (cell size,
 // colours, piece shape), and every game's moves are "from a square (or the hand) to a square",
 // told apart by a choice when several share both.
+// Labels are drawn in the chosen piece set (komaken.web.pieces, GET /api/pieces/NAME): outlines as
+// <path>s when the set has every character of a label, so no system font is needed, else <text>.
 "use strict";
 
 const SVGNS = "http://www.w3.org/2000/svg";
+const PIECES = {name: "font", glyphs: {}};
+
+function usePieceSet(set) {
+  PIECES.name = set.name;
+  PIECES.glyphs = set.glyphs || {};
+}
+
+// `text` centred on (cx, cy), `size` px to the em: the set's outlines side by side, or text
+function labelEl(text, cx, cy, size, attrs) {
+  const chars = [...String(text)], k = size / 1000;
+  if (!chars.length || !chars.every(c => PIECES.glyphs[c])) {
+    return svgEl("text", {...attrs, x: cx, y: cy + size * 0.36, "font-size": size, "text-anchor": "middle"}, text);
+  }
+  const gap = size * 0.04, widths = chars.map(c => PIECES.glyphs[c].w * k);
+  let x = cx - (widths.reduce((a, b) => a + b, 0) + gap * (chars.length - 1)) / 2;
+  const sw = attrs && attrs["stroke-width"];
+  const g = svgEl("g", {...attrs, "stroke-width": sw ? sw / k : 0, class: ((attrs && attrs.class) || "") + " glyphs"});
+  chars.forEach((c, i) => {
+    g.appendChild(svgEl("path", {d: PIECES.glyphs[c].d, transform: `translate(${x + widths[i] / 2} ${cy}) scale(${k})`,
+                                 "data-char": c}));
+    x += widths[i] + gap;
+  });
+  return g;
+}
 
 function svgEl(tag, attrs, text) {
   const e = document.createElementNS(SVGNS, tag);
@@ -39,7 +65,7 @@ function drawBoard(el, board, opts) {
     if (fill !== "transparent" && cell.shade && st.dark && fill !== st.dark) {  // a marked dark square stays darker
       g.appendChild(svgEl("rect", {x, y, width: S, height: S, fill: "rgba(0, 0, 0, 0.12)", "pointer-events": "none"}));
     }
-    if (cell.piece) g.appendChild(pieceEl(shape, cell.piece, x + S / 2, y + S / 2, S, opts.flip));
+    if (cell.piece) g.appendChild(pieceEl(shape, cell.piece, x + S / 2, y + S / 2, S, opts.flip, board.moves));
     if (opts.targets && opts.targets.has(cell.id)) {
       g.appendChild(svgEl("circle", {cx: x + S / 2, cy: y + S / 2, r: cell.piece ? S * 0.44 : S * 0.13,
         fill: cell.piece ? "none" : "rgba(20, 60, 200, 0.55)", stroke: "rgba(20, 60, 200, 0.7)",
@@ -48,27 +74,27 @@ function drawBoard(el, board, opts) {
     svg.appendChild(g);
   });
   const files = opts.flip ? [...board.files].reverse() : board.files;
-  const ranks = opts.flip ? [...board.ranks].reverse() : board.ranks;
-  files.forEach((f, i) => svg.appendChild(svgEl("text", {x: M + i * S + S / 2, y: M - 6, "font-size": 13,
-    "text-anchor": "middle", class: "coord"}, f)));
-  ranks.forEach((r, i) => svg.appendChild(svgEl("text", {x: M + W * S + 11, y: M + i * S + S / 2 + 5, "font-size": 13,
-    "text-anchor": "middle", class: "coord"}, r)));
+  // the international set names shogi's ranks a, b, c … as USI and Western notation do
+  const western = PIECES.name === "international" && shape === "koma";
+  const rankNames = western ? board.ranks.map((_, i) => "abcdefghijklmnopqrstuvwxyz"[i]) : board.ranks;
+  const ranks = opts.flip ? [...rankNames].reverse() : rankNames;
+  files.forEach((f, i) => svg.appendChild(labelEl(f, M + i * S + S / 2, M - 11, 13, {class: "coord"})));
+  ranks.forEach((r, i) => svg.appendChild(labelEl(r, M + W * S + 11, M + i * S + S / 2, 13, {class: "coord"})));
   el.replaceChildren(svg);
   attachInput(svg, opts);
 }
 
-function pieceEl(shape, p, cx, cy, S, flip) {
+function pieceEl(shape, p, cx, cy, S, flip, moves) {
   if (shape === "disc") {
     return svgEl("circle", {cx, cy, r: S * 0.4, fill: p.side === 0 ? "#111" : "#f4f4f4", stroke: "#000", class: "piece"});
   }
   if (shape === "glyph") {  // solid figurines, filled by side (side 1 is white)
-    return svgEl("text", {x: cx, y: cy + S * 0.3, "font-size": S * 0.82, "text-anchor": "middle", class: "piece",
+    return labelEl(p.label, cx, cy, S * 0.82, {class: "piece",
       fill: p.side === 1 ? "#fff" : "#111", stroke: "#111", "stroke-width": p.side === 1 ? 1.4 : 0.6,
-      "font-family": "'DejaVu Sans', 'Segoe UI Symbol', sans-serif"}, p.label);
+      "font-family": "'DejaVu Sans', 'Segoe UI Symbol', sans-serif"});
   }
   if (shape === "mark") {
-    return svgEl("text", {x: cx, y: cy + S * 0.2, "font-size": S * 0.62, "text-anchor": "middle",
-      fill: p.side === 0 ? "#b3261e" : "#1e4fb3", class: "piece"}, p.label);
+    return labelEl(p.label, cx, cy, S * 0.62, {fill: p.side === 0 ? "#b3261e" : "#1e4fb3", class: "piece"});
   }
   const up = (p.side === 1) !== !!flip;  // the piece points at the viewer's opponent
   const g = svgEl("g", {class: "piece", transform: up ? `rotate(180 ${cx} ${cy})` : ""});
@@ -76,8 +102,37 @@ function pieceEl(shape, p, cx, cy, S, flip) {
   const pts = [[cx, top], [cx + w * 0.36, top + h * 0.16], [cx + w / 2, cy + h / 2], [cx - w / 2, cy + h / 2],
                [cx - w * 0.36, top + h * 0.16]].map(q => q.join(",")).join(" ");
   g.appendChild(svgEl("polygon", {points: pts, fill: "#fbe7b5", stroke: "#7a5a24", "stroke-width": 1}));
-  g.appendChild(svgEl("text", {x: cx, y: cy + S * 0.17, "font-size": S * 0.46, "text-anchor": "middle",
-    fill: p.promoted ? "#c0161b" : "#111", "font-family": "serif"}, p.label));
+  g.appendChild(komaLabel(p, cx, cy + S * 0.03, S));
+  if (PIECES.name === "international" && moves && moves[p.kind]) g.appendChild(moveMarks(moves[p.kind], cx, cy, S));
+  return g;
+}
+
+// where a piece goes, for newcomers: a dot per step, a bar per slide, a ring per knight's jump
+function moveMarks(m, cx, cy, S) {
+  const g = svgEl("g", {class: "moves-marks", fill: "#5a3d12", stroke: "#5a3d12", "stroke-linecap": "round"});
+  const out = (x, y, r) => { const n = Math.hypot(x, y); return [cx + x / n * S * r * 0.8, cy + S * 0.03 + y / n * S * r]; };
+  for (const [x, y] of m.steps) {
+    const [px, py] = out(x, y, Math.hypot(x, y) > 1.5 ? 0.37 : 0.33);
+    g.appendChild(svgEl("circle", Math.hypot(x, y) > 2 ? {cx: px, cy: py, r: S * 0.04, fill: "none", "stroke-width": 1.2}
+      : {cx: px, cy: py, r: S * 0.04, stroke: "none"}));
+  }
+  for (const [x, y] of m.slides) {
+    const [x0, y0] = out(x, y, 0.27), [x1, y1] = out(x, y, 0.39);
+    g.appendChild(svgEl("line", {x1: x0, y1: y0, x2: x1, y2: y1, "stroke-width": S * 0.05}));
+  }
+  return g;
+}
+
+// the face of a shogi piece: its kanji, or in the international set its letter (promoted: red, with +)
+function komaLabel(p, cx, cy, S) {
+  const fill = p.promoted ? "#c0161b" : "#111";
+  if (PIECES.name !== "international" || !p.letter) {
+    return labelEl(p.label, cx, cy, S * 0.46, {fill, "font-family": "serif"});
+  }
+  const g = svgEl("g", {}), shift = p.promoted ? S * 0.08 : 0;
+  g.appendChild(labelEl(p.letter, cx + shift, cy + S * 0.02, S * (p.promoted ? 0.44 : 0.5),
+                        {fill, "font-family": "sans-serif", "font-weight": 700}));
+  if (p.promoted) g.appendChild(labelEl("+", cx - S * 0.16, cy + S * 0.02, S * 0.3, {fill, "font-family": "sans-serif"}));
   return g;
 }
 
@@ -125,6 +180,7 @@ function attachInput(svg, opts) {
   });
 }
 
+// the pieces in one side's hand, as buttons (opts: selected, side, canDrop, onHand, marks, empty)
 function drawHand(el, pieces, side, opts) {
   el.replaceChildren();
   if (!pieces) { el.hidden = true; return; }
@@ -132,12 +188,15 @@ function drawHand(el, pieces, side, opts) {
   el.setAttribute("data-side", side);
   const mark = document.createElement("span");
   mark.className = "hand-mark";
-  mark.textContent = (opts.marks || ["▲", "△"])[side];
+  const markText = (opts.marks || ["▲", "△"])[side];
+  mark.appendChild(inlineLabel(markText, 24, (c) => labelEl(markText, c, c, 20, {fill: "currentColor"})));
   el.appendChild(mark);
   if (!pieces.length) {
     const none = document.createElement("span");
     none.className = "hand-none";
-    none.textContent = opts.empty || "-";
+    const empty = opts.empty || "-";
+    none.appendChild(inlineLabel(empty, 20, (c) => labelEl(empty, c * [...empty].length, c, 15, {fill: "currentColor"}),
+                                 [...empty].length));
     el.appendChild(none);
   }
   for (const p of pieces) {
@@ -145,9 +204,23 @@ function drawHand(el, pieces, side, opts) {
     b.type = "button";
     b.className = "hand-piece" + (opts.selected === "hand:" + p.kind && opts.side === side ? " selected" : "");
     b.setAttribute("data-kind", p.kind);
-    b.textContent = p.label + (p.n > 1 ? p.n : "");
+    b.appendChild(inlineLabel(p.label, 26, (c) => komaLabel({...p, promoted: false}, c, c, 48)));
+    if (p.n > 1) b.append(String(p.n));
     b.disabled = !opts.canDrop;
     if (opts.onHand) b.addEventListener("click", () => opts.onHand(p.kind));
     el.appendChild(b);
   }
+}
+
+// a label for HTML (hands): a small SVG drawing `draw()` when the set has outlines, else text
+function inlineLabel(text, px, draw, chars) {
+  const face = draw(px / 2), w = px * (chars || 1);
+  if (face.tagName === "text" || !face.querySelector("path")) {
+    const span = document.createElement("span");
+    span.textContent = text;
+    return span;
+  }
+  const svg = svgEl("svg", {viewBox: `0 0 ${w} ${px}`, width: w, height: px, class: "glyph-svg"});
+  svg.appendChild(face);
+  return svg;
 }
