@@ -74,6 +74,19 @@ def write_record(pos: Game[Any], fmt: str, names: tuple[str | None, str | None],
     return kif.dumps(rec) if fmt == "kif" else dumps(rec, fmt)  # type: ignore[arg-type]
 
 
+def write_commented(pos: Game[Any], fmt: str, names: tuple[str | None, str | None], outcome: Outcome | None,
+                    comments: list[str | None]) -> str:
+    """The game as KIF, KI2 or CSA with ``comments[k]`` after move ``k`` (``[0]``: before the first
+    move); USI holds no comment."""
+    assert isinstance(pos, Position)
+    if fmt == "usi":
+        raise KomakenError("a USI record holds no comments: write kif, ki2 or csa")
+    rec = GameRecord.from_position(pos, black=names[0], white=names[1], result=outcome, comment=comments[0])
+    notes = [c or None for c in comments[1:len(rec.moves) + 1]]
+    rec.comments = notes + [None] * (len(rec.moves) - len(notes))
+    return kif.dumps(rec) if fmt == "kif" else dumps(rec, fmt)  # type: ignore[arg-type]
+
+
 def read_record(text: str, variant: Any) -> tuple[Game[Any], tuple[str | None, str | None]]:
     """The position at the end of a KIF/KI2/CSA/USI record and the players' names."""
     try:
@@ -83,4 +96,4 @@ def read_record(text: str, variant: Any) -> tuple[Game[Any], tuple[str | None, s
         raise KomakenError(f"record: {exc}") from None
 
 
-__all__ = ["PRESENTATION", "read_record", "write_record"]
+__all__ = ["PRESENTATION", "read_record", "write_commented", "write_record"]
