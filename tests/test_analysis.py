@@ -301,3 +301,15 @@ def test_hint_at_the_play_prompt_names_a_legal_move_and_the_board_is_untouched(t
     assert "for you (win " in hints[0] and "line ▲" in hints[0]
     assert hints[1].startswith("hint: 'soon' is not a number of seconds")
     assert "no result after 0 moves" in r.stdout  # the hint played nothing
+
+
+def test_chess_is_analysed_from_whites_view_the_side_that_moves_first() -> None:
+    chess = find_game("chess")
+    moves = ["e2e4", "e7e5", "f1c4", "b8c6", "d1h5", "g8f6", "h5f7"]  # 3...Nf6?? allows Qxf7#
+    items = GameAnalysis(chess, chess.start(None), moves, seconds=0.3).run()
+    assert items[6].move_words == "Nf6" and items[6].mark == "blunder"
+    assert items[6].mate == 1 and items[6].win == 100 and items[6].best_words == "Qxf7#"  # white mates
+    assert items[7].over == "checkmate" and items[7].win == 100
+    assert all(len(i.lines) <= 1 for i in items)  # the generic engine scores one line
+    with pytest.raises(AnalysisError, match="cannot write an annotated record"):
+        annotated(chess, GameAnalysis(chess, chess.start(None), [], seconds=0.1), "pgn")

@@ -7,8 +7,9 @@ a game without one cannot be analysed: :class:`AnalysisError`).  Iterating it yi
 the position after ``k`` moves), so a page can draw the graph while the engine works; another
 thread may :meth:`~GameAnalysis.cancel` it between or during searches.
 
-Every score is given **from black's view** (the first player of shogi; ``Color.BLACK``): positive
-when black stands better.  ``cp`` is the engine's score in centipawns (``None`` for a forced mate),
+Every score is given **from the first player's view** (:attr:`GameSpec.first`: black — sente — in
+shogi, white in chess): positive when that side stands better; "black's view" below means that.
+``cp`` is the engine's score in centipawns (``None`` for a forced mate),
 ``mate`` the plies to mate (positive: black mates), and ``win`` black's winning chance in percent,
 from the logistic curve :func:`win_rate` (``1 / (1 + e^(−cp/600))``, ShogiHome's default; a mate is
 100 or 0).
@@ -267,26 +268,27 @@ class GameAnalysis:
             before = self.positions[k - 1]
             move_words = self.game.describe(before, move).removesuffix(f" ({move_text})")
         turn = position.turn
-        sign = 1 if turn == Color.BLACK else -1
+        first = self.game.first
+        sign = 1 if turn == first else -1
         outcome = position.outcome()
         base: dict[str, Any] = {"ply": k, "move": move_text, "move_words": move_words, "turn": turn}
         if outcome is not None or not position.legal_moves():
             winner = outcome.winner if outcome is not None else turn.other
-            win = 50.0 if winner is None else (100.0 if winner == Color.BLACK else 0.0)
+            win = 50.0 if winner is None else (100.0 if winner == first else 0.0)
             over = outcome.termination.value if outcome is not None else "no legal move"
             item = PlyAnalysis(**base, lines=[], cp=None if winner is not None else 0.0,
                                mate=0 if winner is not None else None, win=win, over=over)
         else:
             result = self.analyser().analyse(position, self.seconds, self.multipv)
             lines = [self._line(position, r, sign) for r in (result.lines or [result])][: self.multipv]
-            first = lines[0]
-            item = PlyAnalysis(**base, lines=lines, cp=first.cp, mate=first.mate, win=first.win,
+            best = lines[0]
+            item = PlyAnalysis(**base, lines=lines, cp=best.cp, mate=best.mate, win=best.win,
                                depth=result.depth, nodes=result.nodes, seconds=result.seconds)
         if k and self.results:
             prev = self.results[k - 1]
             mover = self.positions[k - 1].turn
-            before_win = prev.win if mover == Color.BLACK else 100.0 - prev.win
-            after_win = item.win if mover == Color.BLACK else 100.0 - item.win
+            before_win = prev.win if mover == first else 100.0 - prev.win
+            after_win = item.win if mover == first else 100.0 - item.win
             loss = max(0.0, before_win - after_win)
             mark = None if prev.best == move_text else judge(loss)
             item = PlyAnalysis(**{**item.__dict__, "loss": loss, "mark": mark})
@@ -375,11 +377,12 @@ def annotated(game: GameSpec, analysis: GameAnalysis, fmt: str, names: tuple[str
 
 
 def summary(results: Sequence[PlyAnalysis]) -> dict[str, dict[str, int]]:
-    """How many moves of each mark each side made: ``{"black": {"blunder": 1, ...}, "white": ...}``."""
+    """How many moves of each mark each side made: ``{"black": {"blunder": 1, ...}, "white": ...}``
+    (by colour, whichever moves first)."""
     out: dict[str, dict[str, int]] = {"black": {}, "white": {}}
     for item in results:
         if item.mark:
-            side = "white" if item.turn == Color.BLACK else "black"  # the mover is the other side
+            side = item.turn.other.name.lower()  # the mover is the other side
             out[side][item.mark] = out[side].get(item.mark, 0) + 1
     return out
 
@@ -410,7 +413,7 @@ def hint(game: GameSpec, position: Game[Any], seconds: float = 1.0, analyser: An
     if item is None or not item.lines:
         raise AnalysisError("the game is over: there is no move to suggest")
     first = item.lines[0]
-    black = position.turn == Color.BLACK
+    black = position.turn == game.first
     cp = None if first.cp is None else (first.cp if black else -first.cp)
     mate = None if first.mate is None else (first.mate if black else -first.mate)
     return Hint(first.moves[0], first.words[0] if first.words else first.moves[0], cp, mate,

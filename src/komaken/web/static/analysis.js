@@ -100,8 +100,8 @@ function refresh() {
   if (an.results[an.ply]) showLines(an.ply);
 }
 
-// the evaluation graph: black's win % (solid, left axis) and the score in centipawns (dashed, right
-// axis), both from black's view, one point a position; a point is marked in the colour of the move
+// the evaluation graph: the first player's win % (solid, left axis) and the score in centipawns
+// (dashed, right axis), both from the first player's view (sente in shogi, white in chess), one point a position; a point is marked in the colour of the move
 // that led to it, and clicking one goes to that position
 function drawGraph() {
   const job = an.job, W = 560, H = 190, L = 40, R = 46, T = 10, B = 30;
@@ -127,10 +127,11 @@ function drawGraph() {
     svg.appendChild(svgEl("text", {x: x(p), y: T + h + 13, "text-anchor": "middle", class: "x-ply"}, String(p)));
   }
   svg.appendChild(svgEl("text", {x: L + w / 2, y: H - 3, "text-anchor": "middle"}, "ply (moves played)"));
+  const view = job.game.side_names[job.game.first];  // scores are the first player's view
   svg.appendChild(svgEl("text", {x: 10, y: T + h / 2, "text-anchor": "middle", transform: `rotate(-90 10 ${T + h / 2})`},
-    `${job.game.side_names[0]} win %`));
+    `${view} win %`));
   svg.appendChild(svgEl("text", {x: W - 6, y: T + h / 2, "text-anchor": "middle", transform: `rotate(90 ${W - 6} ${T + h / 2})`},
-    "score (cp, black's view)"));
+    `score (cp, ${view}'s view)`));
   const pts = an.results.filter(Boolean);
   if (pts.length) {
     const path = (f) => pts.map((r, i) => `${i ? "L" : "M"}${x(r.ply).toFixed(1)},${f(r).toFixed(1)}`).join(" ");
@@ -177,7 +178,7 @@ function showLines(n) {
   const judged = r.mark ? ` — ${SYMBOL[r.mark]} ${r.mark} (−${r.loss.toFixed(1)}%; best was ${an.results[n - 1]?.best_words || "?"})` : "";
   const rows = r.lines.map((ln, i) => el("div", {class: "line", "data-rank": i + 1},
     el("span", {class: "score"}, ln.score), `${ln.win.toFixed(0)}% `, ln.words.join(" ")));
-  box.replaceChildren(el("div", {class: "line head"}, `${head}: ${r.score} for ${an.job.game.side_names[0]} (${r.win.toFixed(1)}%)`, judged,
+  box.replaceChildren(el("div", {class: "line head"}, `${head}: ${r.score} for ${an.job.game.side_names[an.job.game.first]} (${r.win.toFixed(1)}%)`, judged,
     r.depth ? ` · depth ${r.depth}` : "", r.over ? ` · ${r.over}` : ""), ...rows);
 }
 
