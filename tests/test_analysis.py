@@ -7,6 +7,7 @@ from __future__ import annotations
 import json
 import subprocess
 import sys
+import time
 import warnings
 from pathlib import Path
 from typing import Any
@@ -313,3 +314,18 @@ def test_chess_is_analysed_from_whites_view_the_side_that_moves_first() -> None:
     assert all(len(i.lines) <= 1 for i in items)  # the generic engine scores one line
     with pytest.raises(AnalysisError, match="cannot write an annotated record"):
         annotated(chess, GameAnalysis(chess, chess.start(None), [], seconds=0.1), "pgn")
+
+
+def test_an_analysis_nobody_watches_is_stopped_when_another_is_asked_for() -> None:
+    app = create_app()
+    with TestClient(app, headers=SAME_ORIGIN) as c:
+        jobs = app.state.api.analyses
+        jobs.orphan = 0.2
+        record = "startpos moves " + " ".join(m.usi() for m in records.read(CORPUS).moves) if CORPUS.exists() \
+            else "startpos moves 7g7f 3c3d 2g2f 8c8d 2f2e 8d8e 6i7h 4a3b 2e2d 2c2d 2h2d"
+        first = [c.post("/api/analysis", json={"record": record, "seconds": 1}).json()["id"] for _ in range(2)]
+        time.sleep(0.5)  # nobody listens to them
+        r = c.post("/api/analysis", json={"record": "startpos moves 7g7f", "seconds": 0.05})
+        assert r.status_code == 201, r.text
+        for aid in first:
+            assert events(c, aid)[-1]["cancelled"]

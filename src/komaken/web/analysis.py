@@ -5,6 +5,8 @@ its own walks the game while the page listens to ``/api/analysis/{id}/events`` (
 events: the state, then one ``ply`` event per position as the engine finishes it, then ``done``).
 At most :data:`MAX_RUNNING` analyses run at once (another is refused with 429 until one ends or is
 stopped) and :data:`MAX_KEPT` are kept for their downloads, the least recently used dropped first.
+A running analysis that no page has listened to or asked about for :data:`ORPHAN` seconds (its
+page was closed) is stopped when another is asked for, so a forgotten one never holds a core.
 """
 
 from __future__ import annotations
@@ -24,6 +26,7 @@ from komaken.web._sse import stream
 
 MAX_RUNNING = 2  # analyses searching at once: each takes a core
 MAX_KEPT = 16  # analyses kept (running or done) for their pages and downloads
+ORPHAN = 120.0  # seconds a running analysis may go unwatched before a new one may stop it
 MAX_RECORD = 200_000  # characters of record text an analysis takes (a 1000-move KIF is ~40 000)
 
 
@@ -129,12 +132,16 @@ def _frame(pos: Game[Any], info: G.GameInfo) -> dict[str, Any]:
 class Jobs:
     """The analyses of this server (see the module's text for the limits)."""
 
-    def __init__(self, running: int = MAX_RUNNING, kept: int = MAX_KEPT) -> None:
-        self.running, self.kept = running, kept
+    def __init__(self, running: int = MAX_RUNNING, kept: int = MAX_KEPT, orphan: float = ORPHAN) -> None:
+        self.running, self.kept, self.orphan = running, kept, orphan
         self._all: OrderedDict[str, Job] = OrderedDict()
 
     def check_room(self) -> None:
-        busy = sum(1 for j in self._all.values() if j.running)
+        now = time.monotonic()
+        for job in self._all.values():
+            if job.running and not job.listeners and now - job.touched > self.orphan:
+                job.stop()  # its page has gone; it ends after the search in progress
+        busy = sum(1 for j in self._all.values() if j.running and not j.analysis.cancelled)
         if busy >= self.running:
             raise Busy(f"{busy} analyses are running, the most this server runs at once: wait for one to end "
                        f"or stop it")
@@ -186,5 +193,8 @@ async def event_stream(job: Job, is_disconnected: Any, keepalive: float = 10.0) 
     first = [job.state()]
     if not job.running:
         first.append(job.done_event())
-    async for text in stream(job.listeners, first, is_disconnected, keepalive, last=lambda e: e["type"] == "done"):
-        yield text
+    try:
+        async for text in stream(job.listeners, first, is_disconnected, keepalive, last=lambda e: e["type"] == "done"):
+            yield text
+    finally:
+        job.touched = time.monotonic()  # unwatched from now
