@@ -35,10 +35,12 @@ class Busy(G.GameInputError):
 
 
 class Job:
-    """One analysis: the game's frames for the page, the results so far, the listeners."""
+    """One analysis: the game's frames for the page, the results so far, the listeners.  Made in any
+    thread (a long game's frames take a while); ``loop`` is the server's event loop, where the
+    results arrive."""
 
     def __init__(self, info: G.GameInfo, end: Game[Any], names: tuple[str | None, str | None], seconds: float,
-                 multipv: int) -> None:
+                 multipv: int, loop: asyncio.AbstractEventLoop) -> None:
         start, moves = game_moves(end)
         if len(moves) > MAX_MOVES:
             raise G.GameInputError(f"the game has {len(moves)} moves: an analysis takes at most {MAX_MOVES}")
@@ -48,7 +50,7 @@ class Job:
             self.analysis = GameAnalysis(info.spec, start, moves, seconds=seconds, multipv=multipv)
         except ValueError as exc:
             raise G.GameInputError(str(exc)) from None
-        self.loop = asyncio.get_running_loop()
+        self.loop = loop
         self.listeners: set[asyncio.Queue[dict[str, Any]]] = set()
         self.results: list[dict[str, Any]] = []
         self.running = True

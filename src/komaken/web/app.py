@@ -166,7 +166,7 @@ class Api:
         if info.spec.analyser is None:
             raise G.GameInputError(f"{info.spec.name} has no engine to analyse with")
         self.analyses.check_room()
-        job = A.Job(info, end, names, seconds, multipv)
+        job = await asyncio.to_thread(A.Job, info, end, names, seconds, multipv, asyncio.get_running_loop())
         self.analyses.add(job)
         return _json(job.state(), 201)
 
