@@ -27,6 +27,7 @@ from komaken.analysis import (
 )
 from komaken.game import Color
 from komaken.games import find_game
+from komaken.players.human import HumanPlayer
 from komaken.search.result import SearchResult
 from komaken.shogi import Position
 
@@ -329,3 +330,12 @@ def test_an_analysis_nobody_watches_is_stopped_when_another_is_asked_for() -> No
         assert r.status_code == 201, r.text
         for aid in first:
             assert events(c, aid)[-1]["cancelled"]
+
+
+def test_hint_in_a_game_without_an_engine_says_so_and_play_goes_on() -> None:
+    said: list[str] = []
+    answers = iter(["hint", "5"])
+    ttt = find_game("tictactoe")
+    player = HumanPlayer(read=lambda prompt: next(answers), write=said.append, game=ttt)
+    move = player.choose(ttt.start(None))
+    assert said == ["hint: tictactoe has no engine to suggest a move"] and ttt.move_text(move) == "5"
