@@ -339,3 +339,16 @@ def test_hint_in_a_game_without_an_engine_says_so_and_play_goes_on() -> None:
     player = HumanPlayer(read=lambda prompt: next(answers), write=said.append, game=ttt)
     move = player.choose(ttt.start(None))
     assert said == ["hint: tictactoe has no engine to suggest a move"] and ttt.move_text(move) == "5"
+
+
+def test_the_annotated_record_keeps_what_the_original_holds(tmp_path: Path) -> None:
+    floodgate = Path("/work/shared/corpus/records/sugyan/floodgate.csa")  # engine comments, times, 投了
+    if not floodgate.exists():
+        pytest.skip(f"no corpus game at {floodgate}")
+    r = komaken("analyse", str(floodgate), "-t", "0.01", "-o", "fg.kifu", cwd=tmp_path)
+    assert r.returncode == 0, r.stderr
+    before, after = records.read(floodgate), records.read(tmp_path / "fg.kifu")
+    assert after.moves == before.moves and after.times == before.times and after.result == before.result
+    assert "棋戦：wdoor+floodgate-300-10F" in (tmp_path / "fg.kifu").read_text(encoding="utf-8")
+    kept = [(old, new) for old, new in zip(before.comments, after.comments, strict=True) if old]
+    assert kept and all(new.startswith(old) and "#評価値=" in new for old, new in kept)

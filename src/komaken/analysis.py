@@ -363,9 +363,10 @@ def comments(results: Sequence[PlyAnalysis], engine: str | None = None) -> list[
 
 
 def annotated(game: GameSpec, analysis: GameAnalysis, fmt: str, names: tuple[str | None, str | None] = (None, None),
-              engine: str | None = None) -> str:
+              engine: str | None = None, original: str | None = None) -> str:
     """The analysed game in ``fmt`` (one of the game's record formats) with the analysis as
-    ShogiHome's engine comments on each move (and on the start)."""
+    ShogiHome's engine comments on each move (and on the start).  ``original``: the record's text
+    the game was read from — its headers, times, end and comments are kept, the analysis added."""
     io = game.record_io
     if io is None or io.write_comments is None or fmt not in io.formats:
         known = ", ".join(io.formats) if io is not None and io.write_comments is not None else "none"
@@ -373,7 +374,7 @@ def annotated(game: GameSpec, analysis: GameAnalysis, fmt: str, names: tuple[str
     position = analysis.positions[-1].copy()
     notes = comments(analysis.results, engine)
     notes += [None] * (analysis.total - len(notes))
-    return io.write_comments(position, fmt, names, position.outcome(), notes)
+    return io.write_comments(position, fmt, names, position.outcome(), notes, original)
 
 
 def summary(results: Sequence[PlyAnalysis]) -> dict[str, dict[str, int]]:

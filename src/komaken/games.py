@@ -93,13 +93,14 @@ class RecordIO:
     comment)`` writes the game on ``position`` (from where it was set up; ``names`` are black's
     and white's) in one of ``formats``; ``read(text, variant)`` gives the position at the end of a record and
     the names it gives (a :class:`KomakenError` naming the move at fault otherwise).
-    ``write_comments(position, fmt, names, outcome, comments)``, when the formats hold a comment
-    on each move, writes ``comments[k]`` after move ``k`` (``comments[0]``: before the first)."""
+    ``write_comments(position, fmt, names, outcome, comments, original)``, when the formats hold a
+    comment on each move, writes ``comments[k]`` after move ``k`` (``comments[0]``: before the
+    first); given the ``original`` text the game was read from, it keeps what that record holds."""
 
     formats: tuple[str, ...]
     write: Callable[[Any, str, Names, Outcome | None, str | None], str]
     read: Callable[[str, Any], tuple[Game[Any], Names]]
-    write_comments: Callable[[Any, str, Names, Outcome | None, list[str | None]], str] | None = None
+    write_comments: Callable[[Any, str, Names, Outcome | None, list[str | None], str | None], str] | None = None
 
 
 class Analyser(Protocol):

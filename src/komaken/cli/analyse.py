@@ -83,7 +83,7 @@ def analyse(record: str, game: str, variant: str | None, seconds: float, multipv
         click.echo(f"{name}: " + ", ".join(f"{marks.get(m, 0)} {PLURALS[m] if marks.get(m, 0) != 1 else m}"
                                            for m in SYMBOLS))
     if output is not None and fmt is not None:
-        doc = annotated(spec, analysis, fmt, names, engine="komaken")
+        doc = annotated(spec, analysis, fmt, names, engine="komaken", original=text)
         encoded = encode_text(doc, output)
         if encoded.warning:
             click.echo(f"komaken: warning: {encoded.warning}", err=True)

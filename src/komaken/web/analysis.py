@@ -40,12 +40,12 @@ class Job:
     results arrive."""
 
     def __init__(self, info: G.GameInfo, end: Game[Any], names: tuple[str | None, str | None], seconds: float,
-                 multipv: int, loop: asyncio.AbstractEventLoop) -> None:
+                 multipv: int, loop: asyncio.AbstractEventLoop, original: str | None = None) -> None:
         start, moves = game_moves(end)
         if len(moves) > MAX_MOVES:
             raise G.GameInputError(f"the game has {len(moves)} moves: an analysis takes at most {MAX_MOVES}")
         self.id = secrets.token_urlsafe(12)
-        self.info, self.names = info, names
+        self.info, self.names, self.original = info, names, original
         try:
             self.analysis = GameAnalysis(info.spec, start, moves, seconds=seconds, multipv=multipv)
         except ValueError as exc:
@@ -117,7 +117,7 @@ class Job:
     def record(self, fmt: str) -> str:
         """The game with the analysis so far as engine comments."""
         try:
-            return annotated(self.info.spec, self.analysis, fmt, self.names, engine="komaken")
+            return annotated(self.info.spec, self.analysis, fmt, self.names, engine="komaken", original=self.original)
         except ValueError as exc:
             raise G.GameInputError(str(exc)) from None
 

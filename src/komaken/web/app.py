@@ -148,6 +148,7 @@ class Api:
         seconds, multipv = data["seconds"] or 1.0, data["multipv"] or 1
         names: tuple[str | None, str | None]
         info: G.GameInfo | None
+        original = None
         if data["session"]:
             s = self.sessions.get(data["session"])
             if s is None:
@@ -161,12 +162,12 @@ class Api:
             if not (data["record"] or "").strip():
                 raise F.BadRequest("give a record to analyse (KIF, CSA, … or a move list)", "record")
             end, found = await asyncio.to_thread(G.from_record, info, data["record"])
-            names = (found["black"], found["white"])
+            names, original = (found["black"], found["white"]), data["record"]
         assert info is not None
         if info.spec.analyser is None:
             raise G.GameInputError(f"{info.spec.name} has no engine to analyse with")
         self.analyses.check_room()
-        job = await asyncio.to_thread(A.Job, info, end, names, seconds, multipv, asyncio.get_running_loop())
+        job = await asyncio.to_thread(A.Job, info, end, names, seconds, multipv, asyncio.get_running_loop(), original)
         self.analyses.add(job)
         return _json(job.state(), 201)
 
