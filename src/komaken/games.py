@@ -28,7 +28,7 @@ from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 from functools import cache
 from importlib.metadata import entry_points
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, Protocol
 
 from komaken.errors import IllegalMoveError, KomakenError
 from komaken.game import Color, Game, Outcome, Termination
@@ -36,6 +36,7 @@ from komaken.presentation import Presentation
 
 if TYPE_CHECKING:
     from komaken.players.registry import PlayerType
+    from komaken.search.result import SearchResult
 
 Names = tuple[str | None, str | None]
 
@@ -91,11 +92,29 @@ class RecordIO:
     """A game's own record formats, whole games as text: ``write(position, fmt, names, outcome,
     comment)`` writes the game on ``position`` (from where it was set up; ``names`` are black's
     and white's) in one of ``formats``; ``read(text, variant)`` gives the position at the end of a record and
-    the names it gives (a :class:`KomakenError` naming the move at fault otherwise)."""
+    the names it gives (a :class:`KomakenError` naming the move at fault otherwise).
+    ``write_comments(position, fmt, names, outcome, comments, original)``, when the formats hold a
+    comment on each move, writes ``comments[k]`` after move ``k`` (``comments[0]``: before the
+    first); given the ``original`` text the game was read from, it keeps what that record holds."""
 
     formats: tuple[str, ...]
     write: Callable[[Any, str, Names, Outcome | None, str | None], str]
     read: Callable[[str, Any], tuple[Game[Any], Names]]
+    write_comments: Callable[[Any, str, Names, Outcome | None, list[str | None], str | None], str] | None = None
+
+
+class Analyser(Protocol):
+    """A game's engine as an analysis uses it (:mod:`komaken.analysis`): ``analyse(position,
+    seconds, multipv)`` searches ``position`` (not modified) for about ``seconds`` and returns
+    the best ``multipv`` lines (:attr:`SearchResult.lines`, scores from the side to move's view
+    in centipawns) — also where only one move is legal; ``stop()`` (any thread) cuts a search
+    short; ``close()`` gives its tables back."""
+
+    def analyse(self, position: Any, seconds: float, multipv: int) -> SearchResult[Any]: ...
+
+    def stop(self) -> None: ...
+
+    def close(self) -> None: ...
 
 
 @dataclass(frozen=True)
@@ -129,7 +148,9 @@ class GameSpec:
       whole (:class:`RecordIO`); every game also has the move list (``txt``);
     * ``presentation`` — how the game looks, for interfaces that draw boards
       (:class:`~komaken.presentation.Presentation`: the board and legal moves as JSON, move
-      labels, side names); ``None``: shown as a move list only.
+      labels, side names); ``None``: shown as a move list only;
+    * ``analyser(position)`` — the game's engine for analysing positions like ``position`` (its
+      variant) and giving hints (:class:`Analyser`); ``None``: the game cannot be analysed.
     """
 
     name: str
@@ -154,6 +175,7 @@ class GameSpec:
     termination_text: Callable[[Termination], str] = _termination_name
     record_io: RecordIO | None = None
     presentation: Presentation | None = None
+    analyser: Callable[[Any], Analyser] | None = None
 
     @property
     def has_variants(self) -> bool:
@@ -354,6 +376,6 @@ def _factory_game(name: str) -> GameSpec:
     return GameSpec(name=name, title=name, start=lambda variant: factory(), from_text=from_text)
 
 
-__all__ = ["BUILTIN", "ENTRY_POINT_GROUP", "MOVE_LIST", "GameSpec", "RecordIO", "checked_move", "find_game",
+__all__ = ["BUILTIN", "ENTRY_POINT_GROUP", "MOVE_LIST", "Analyser", "GameSpec", "RecordIO", "checked_move", "find_game",
            "game_names", "game_of", "import_object", "move_list_text", "read_move_list_text",
            "termination_with_japanese"]

@@ -16,7 +16,9 @@ Side names follow :class:`~komaken.game.Color`'s order (``side_names[int(color)]
 
 from __future__ import annotations
 
+import dataclasses
 import random
+import time
 from collections.abc import Callable
 from typing import Any
 
@@ -30,6 +32,7 @@ from komaken.game import Color
 from komaken.games import GameSpec, RecordIO
 from komaken.players.base import Player
 from komaken.players.registry import SEED, BuildContext, Option, PlayerType
+from komaken.search.generic import WIN
 from komaken.search.result import SearchResult
 
 
@@ -68,6 +71,41 @@ class ChessEnginePlayer:
         pass
 
 
+class ChessAnalyser:
+    """The generic α-β engine as an analysis asks it (:class:`komaken.games.Analyser`): deepened one
+    ply at a time while the next depth is expected to fit in the time (a ply costs about eight
+    times the one before).  One line only: the generic search scores its best root move exactly and
+    the others only as bounds.  ``stop`` takes effect between depths."""
+
+    GROWTH = 8.0
+
+    def __init__(self) -> None:
+        self._stop = False
+
+    def analyse(self, position: Any, seconds: float, multipv: int = 1) -> SearchResult[Move]:
+        if not isinstance(position, Board):
+            raise KomakenError("the chess engine analyses chess only")
+        self._stop = False
+        t0 = time.perf_counter()
+        result, depth = best_move(position, 1), 1
+        while depth < 8 and not self._stop and (time.perf_counter() - t0) * self.GROWTH < seconds:
+            depth += 1
+            result = best_move(position, depth)
+        mate = None
+        if result.move is not None and abs(result.score) > WIN / 2:  # a forced mate: WIN less the plies
+            plies = round(WIN - abs(result.score))
+            mate = plies if result.score > 0 else -plies
+        line = dataclasses.replace(result, depth=depth, seconds=time.perf_counter() - t0, mate=mate,
+                                   pv=[result.move] if result.move is not None else [])
+        return dataclasses.replace(line, lines=[line])
+
+    def stop(self) -> None:
+        self._stop = True
+
+    def close(self) -> None:
+        pass
+
+
 def _build_engine(ctx: BuildContext, o: dict[str, Any]) -> Player:
     return ChessEnginePlayer(o.get("depth", 2), o.get("seed"))
 
@@ -97,6 +135,7 @@ GAME = GameSpec(
     svg=_svg,
     record_io=RecordIO(FORMATS, write_record, read_record),
     presentation=PRESENTATION,
+    analyser=lambda position: ChessAnalyser(),
 )
 
-__all__ = ["GAME", "PLAYERS", "ChessEnginePlayer"]
+__all__ = ["GAME", "PLAYERS", "ChessAnalyser", "ChessEnginePlayer"]

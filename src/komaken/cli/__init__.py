@@ -56,6 +56,8 @@ COMMANDS = {
                    "Run AI-vs-AI experiments into an SQLite database and report their statistics."),
     "convert": ("komaken.cli.records:convert", "Convert a game record between KIF, KI2, CSA and USI."),
     "replay": ("komaken.cli.records:replay", "Step through a game record on the board."),
+    "analyse": ("komaken.cli.analyse:analyse",
+                "Analyse a game record with the engine: score, best move and marks for every move."),
     "play": ("komaken.cli.play:play", "Play a game: human, engine, thesis replica, USI engine."),
     "usi": ("komaken.cli.usi:usi",
             "Speak USI on stdin/stdout until 'quit' (UCI_Variant picks the variant, as in Fairy-Stockfish)."),

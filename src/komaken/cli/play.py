@@ -14,12 +14,12 @@ use); then the depth and the principal variation in the game's words.
 
 from __future__ import annotations
 
-import math
 from collections.abc import Callable, Sequence
 from typing import Any
 
 import click
 
+from komaken.analysis import line_words, win_rate
 from komaken.cli._common import VARIANT_HELP
 from komaken.cli.play_record import Recorder
 from komaken.game import Color, Game, Termination
@@ -30,18 +30,6 @@ from komaken.players.engine import EnginePlayer
 from komaken.players.human import HumanPlayer
 from komaken.players.registry import make_player
 from komaken.search.result import SearchResult
-
-#: cp → win probability: 1 / (1 + exp(-cp / WIN_RATE_SCALE)).
-WIN_RATE_SCALE = 600.0
-
-
-def win_rate(cp: float) -> float:
-    """The win probability a centipawn score stands for (logistic, scale 600).
-
-    >>> round(win_rate(0), 2), round(win_rate(600), 2), round(win_rate(-1200), 2)
-    (0.5, 0.73, 0.12)
-    """
-    return 1.0 / (1.0 + math.exp(max(-50.0, min(50.0, -cp / WIN_RATE_SCALE))))
 
 
 def score_text(result: SearchResult[Any], mover: Color, view: Color, who: str, cp_units: bool) -> str:
@@ -113,14 +101,7 @@ class PrintObserver(Observer):
 
     def line(self, position: Game[Any], pv: Sequence[Any]) -> str:
         """The moves of ``pv`` in the game's words (``▲５三歩 △同　飛``), as far as they are legal."""
-        walker, words = position.copy(), []
-        for move in pv[:12]:
-            if move not in walker.legal_moves():
-                break
-            text = self.game.move_text(move)
-            words.append(self.game.describe(walker, move).removesuffix(f" ({text})"))
-            walker.push(move)
-        return " ".join(words)
+        return " ".join(line_words(self.game, position, pv, 12))
 
     def played(self, position: Game[Any]) -> None:
         if not self.show or self.compact:

@@ -8,6 +8,7 @@ True
 
 from __future__ import annotations
 
+import dataclasses
 from collections.abc import Callable, Mapping
 from pathlib import Path
 from typing import Any
@@ -94,4 +95,39 @@ class EnginePlayer:
         self.engine.clear()
 
 
-__all__ = ["EnginePlayer"]
+class EngineAnalyser:
+    """The engine as an analysis asks it (:class:`komaken.games.Analyser`): a position searched for
+    ``seconds`` with ``multipv`` lines, the hash table kept from position to position.  A position
+    with one legal move is scored too (a search bound by time answers such a move at once, with no
+    score): the move is played and the position after it searched."""
+
+    def __init__(self, variant: Variant | str, hash_mb: int = 64) -> None:
+        # no time set aside for pipes and process switches: nothing stands between us and the engine
+        self.engine = Engine(variant, hash_mb=hash_mb, overhead=0.002)
+        # the first search loads the compiled kernels: done here, so no position's time goes to it
+        self.engine.search(Position.start(self.engine.variant), Limits(depth=1))
+
+    def analyse(self, position: Any, seconds: float, multipv: int = 1, forced: int = 0) -> SearchResult:
+        if not isinstance(position, Position):
+            raise KomakenError("the engine analyses shogi variants only")
+        legal = position.legal_moves()
+        if len(legal) == 1 and not position.can_declare():
+            after = position.copy()
+            after.push(legal[0])
+            if forced < 8 and after.outcome() is None and len(after.legal_moves()):
+                reply = self.analyse(after, seconds, 1, forced + 1)
+                mate = None if reply.mate is None else (-(reply.mate + 1) if reply.mate > 0 else 1 - reply.mate)
+                line = dataclasses.replace(reply, move=legal[0], score=-reply.score, pv=[legal[0], *reply.pv],
+                                           depth=reply.depth + 1, mate=mate, lines=[], rank=0)
+                return dataclasses.replace(line, lines=[line])
+            return self.engine.search(position, Limits(depth=2), multipv=1)
+        return self.engine.search(position, Limits(movetime=seconds), multipv=multipv)
+
+    def stop(self) -> None:
+        self.engine.stop()
+
+    def close(self) -> None:
+        self.engine.clear()
+
+
+__all__ = ["EngineAnalyser", "EnginePlayer"]

@@ -5,7 +5,9 @@
 Commands: ``p`` lists the legal moves (in Japanese and USI for shogi), ``b`` shows the board,
 ``undo`` takes back your last move (and the reply), ``save [FILE]`` writes the game so far,
 ``quit`` (or Ctrl-D) stops the game unfinished (中断: nobody resigns, the game is saved),
-``resign`` (or ``投了``) resigns.  Anything else that is not a legal move gets a message saying
+``resign`` (or ``投了``) resigns, ``hint`` asks the game's engine for a move (``hint 3``: three
+seconds of search; it says the move, the score from your side and the line).
+Anything else that is not a legal move gets a message saying
 why, with an example from the current board, and the prompt again.
 """
 
@@ -14,6 +16,7 @@ from __future__ import annotations
 from collections.abc import Callable
 from typing import TYPE_CHECKING, Any
 
+from komaken.analysis import SECONDS_RANGE, hint
 from komaken.errors import IllegalMoveError, KomakenError
 from komaken.game import Game
 from komaken.games import game_of
@@ -21,10 +24,12 @@ from komaken.match import QuitRequest, UndoRequest
 from komaken.players.base import DECLARE, RESIGN, PlayerAction
 
 if TYPE_CHECKING:
-    from komaken.games import GameSpec
+    from komaken.games import Analyser, GameSpec
 
-HELP = ("type a move ({examples}); p: legal moves, b: board, undo: take back a move pair, "
-        "save [FILE]: save the game, quit: stop unfinished (saved), resign")
+HELP = ("type a move ({examples}); p: legal moves, b: board, hint [SECONDS]: the engine's move, "
+        "undo: take back a move pair, save [FILE]: save the game, quit: stop unfinished (saved), resign")
+#: seconds the engine searches for a hint unless told
+HINT_SECONDS = 1.0
 
 
 def parse_move(position: Any, text: str) -> Any:
@@ -83,6 +88,7 @@ class HumanPlayer:
         self._read = read or input
         self._write = write or print
         self.save = save
+        self._analyser: Analyser | None = None
 
     def new_game(self, seed: int | None = None) -> None:
         pass
@@ -125,6 +131,9 @@ class HumanPlayer:
         if word.lower() == "save":
             self._save(rest.strip() or None)
             return None
+        if word.lower() in ("hint", "ヒント"):
+            self._hint(position, spec, rest.strip())
+            return None
         if low in ("help", "h"):
             self._write(HELP.format(examples=_examples(position, spec)))
             return None
@@ -145,8 +154,30 @@ class HumanPlayer:
         except (KomakenError, OSError) as exc:
             self._write(f"save: {exc}")
 
+    def _hint(self, position: Game[Any], spec: GameSpec, seconds: str) -> None:
+        """The engine's move for ``position`` (searched on a copy: the game is not touched)."""
+        if spec.analyser is None:
+            self._write(f"hint: {spec.name} has no engine to suggest a move")
+            return
+        try:
+            t = float(seconds) if seconds else HINT_SECONDS
+        except ValueError:
+            t = -1.0
+        low, high = SECONDS_RANGE
+        if not low <= t <= high:
+            self._write(f"hint: {seconds!r} is not a number of seconds within {low:g}..{high:g} (e.g. hint 2)")
+            return
+        try:
+            if self._analyser is None:
+                self._analyser = spec.analyser(position)
+            self._write(hint(spec, position.copy(), t, self._analyser).text())
+        except KomakenError as exc:
+            self._write(f"hint: {exc}")
+
     def close(self) -> None:
-        pass
+        if self._analyser is not None:
+            self._analyser.close()
+            self._analyser = None
 
 
 def _examples(position: Game[Any], spec: GameSpec) -> str:

@@ -61,7 +61,8 @@ def detect_format(text: str) -> Format:
         return "usi"
     if re.search(r"^\s*\d+\s+\S", text, re.M) and ("手数" in text or "(" in text or "投了" in text):
         return "kif"
-    if re.search(r"[▲△☗☖▼▽]", text):
+    # a CSA comment line (') may hold Japanese moves (ShogiHome's #読み筋=▲７六歩): not KI2 for that
+    if any(re.search(r"[▲△☗☖▼▽]", ln) for ln in lines if not ln.startswith("'")):
         return "ki2"
     if any(ln.startswith(("V2", "PI", "P1", "N+", "N-", "$", "+", "-", "%")) for ln in lines[:40]):
         return "csa"

@@ -67,27 +67,45 @@ def move_text(pos: Position, move: Move) -> str:
 
 
 _ENGINE_RE = re.compile(r"^\*.*?評価値\s*(-?[0-9]{1,9})(?:.*?読み筋\s*(.*))?$")
+_SCORE_RE = re.compile(r"^#評価値=([+-]?[0-9]{1,9})$")
+_PV_RE = re.compile(r"^#読み筋=(.*)$")
+_MARK_RE = re.compile(r"(?=[▲△☗☖])")
 
 
 def _comment_lines(pos: Position, comment: str) -> list[str]:
     """A move's comment as CSA ``'`` lines; KIF engine lines (``*対局 … 評価値 113 読み筋 △３四歩(33)
-    …``, after the move played in ``pos``) become CSA's ``'** 113 -3334FU …``."""
+    …``, after the move played in ``pos``) become CSA's ``'** 113 -3334FU …``.  ShogiHome's engine
+    comment (``#評価値=113`` and ``#読み筋=△３四歩▲２六歩``) stays as it is, for ShogiHome, and gains
+    that ``'**`` line after it, for the programs that read floodgate's."""
     out = []
+    score: str | None = None
     for line in comment.split("\n"):
         m = _ENGINE_RE.match(line)
         if m is None:
             out.append("'" + line)
+            s, pv = _SCORE_RE.match(line), _PV_RE.match(line)
+            if s is not None:
+                score = str(int(s[1]))
+            elif pv is not None and score is not None:
+                out.append("'** " + " ".join([score, *_csa_moves(pos, _MARK_RE.split(pv[1]))]))
             continue
-        words, p = [m[1]], pos.copy()
-        for token in (m[2] or "").split():
-            try:
-                mv = parse_japanese(p, token)
-            except KomakenError:
-                break
-            words.append(move_text(p, mv))
-            p.push(mv)
-        out.append("'** " + " ".join(words))
+        out.append("'** " + " ".join([m[1], *_csa_moves(pos, (m[2] or "").split())]))
     return out
+
+
+def _csa_moves(pos: Position, tokens: list[str]) -> list[str]:
+    """The Japanese moves ``tokens`` played from ``pos`` in CSA, as far as they are legal."""
+    words, p = [], pos.copy()
+    for token in tokens:
+        if not token.strip():
+            continue
+        try:
+            mv = parse_japanese(p, token.strip())
+        except KomakenError:
+            break
+        words.append(move_text(p, mv))
+        p.push(mv)
+    return words
 
 
 def dumps(record: GameRecord) -> str:

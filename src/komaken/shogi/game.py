@@ -18,7 +18,7 @@ from typing import Any
 from komaken.errors import IllegalMoveError, KomakenError
 from komaken.games import GameSpec, RecordIO, termination_with_japanese
 from komaken.players.base import Player
-from komaken.players.engine import EnginePlayer
+from komaken.players.engine import EngineAnalyser, EnginePlayer
 from komaken.players.registry import SEED, BuildContext, Option, OptionError, PlayerType
 from komaken.players.thesis import ThesisPlayer
 from komaken.players.usi import UsiPlayer
@@ -28,7 +28,7 @@ from komaken.shogi.engine.evalparams import EvalParams
 from komaken.shogi.engine.values import PieceValues
 from komaken.shogi.notation import japanese, parse_japanese
 from komaken.shogi.position import Move, Position
-from komaken.shogi.presentation import PRESENTATION, read_record, write_record
+from komaken.shogi.presentation import PRESENTATION, read_record, write_commented, write_record
 from komaken.shogi.variant import Variant, load_variant, shipped_variants
 
 
@@ -205,8 +205,9 @@ GAME = GameSpec(
     svg=_svg,
     can_declare=Position.can_declare,
     termination_text=termination_with_japanese,
-    record_io=RecordIO(("kif", "ki2", "csa", "usi"), write_record, read_record),
+    record_io=RecordIO(("kif", "ki2", "csa", "usi"), write_record, read_record, write_commented),
     presentation=PRESENTATION,
+    analyser=lambda position: EngineAnalyser(position.variant),
 )
 
 __all__ = ["GAME", "PLAYERS", "describe_move", "parse_move"]

@@ -96,6 +96,30 @@ def write_record(pos: Game[Any], fmt: str, names: tuple[str | None, str | None],
     return kif.dumps(rec) if fmt == "kif" else dumps(rec, fmt)  # type: ignore[arg-type]
 
 
+def write_commented(pos: Game[Any], fmt: str, names: tuple[str | None, str | None], outcome: Outcome | None,
+                    comments: list[str | None], original: str | None = None) -> str:
+    """The game as KIF, KI2 or CSA with ``comments[k]`` after move ``k`` (``[0]``: before the first
+    move); USI holds no comment.  Given the ``original`` record the game was read from, everything
+    it holds is kept — headers, times, the end (投了), side lines and its own comments, each
+    followed by the new one."""
+    assert isinstance(pos, Position)
+    if fmt == "usi":
+        raise KomakenError("a USI record holds no comments: write kif, ki2 or csa")
+    rec = GameRecord.from_position(pos, black=names[0], white=names[1], result=outcome)
+    if original is not None:
+        first = parse(original, variant=pos.variant)
+        if first.moves == rec.moves and first.initial_sfen == rec.initial_sfen:
+            rec = first
+    rec.comment = _joined(rec.comment, comments[0])
+    notes = comments[1:len(rec.moves) + 1] + [None] * (len(rec.moves) + 1 - len(comments))
+    rec.comments = [_joined(old, new) for old, new in zip(rec.comments, notes, strict=True)]
+    return kif.dumps(rec) if fmt == "kif" else dumps(rec, fmt)  # type: ignore[arg-type]
+
+
+def _joined(old: str | None, new: str | None) -> str | None:
+    return "\n".join(c for c in (old, new) if c) or None
+
+
 def read_record(text: str, variant: Any) -> tuple[Game[Any], tuple[str | None, str | None]]:
     """The position at the end of a KIF/KI2/CSA/USI record and the players' names."""
     try:
@@ -105,4 +129,4 @@ def read_record(text: str, variant: Any) -> tuple[Game[Any], tuple[str | None, s
         raise KomakenError(f"record: {exc}") from None
 
 
-__all__ = ["PRESENTATION", "read_record", "write_record"]
+__all__ = ["PRESENTATION", "read_record", "write_commented", "write_record"]

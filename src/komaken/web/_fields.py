@@ -23,10 +23,12 @@ from typing import Any
 
 import numpy as np
 
+from komaken.analysis import MULTIPV_RANGE, SECONDS_RANGE
 from komaken.errors import KomakenError
 from komaken.players.registry import Option
 from komaken.web import _games as G
 from komaken.web._guard import MAX_BODY
+from komaken.web.analysis import MAX_RECORD, MAX_RUNNING
 from komaken.web.experiments import MAX_PER_PAGE
 
 #: The nesting a JSON body may have: the deepest body the page sends is two objects.
@@ -239,6 +241,18 @@ NEW_GAME: dict[str, Rule] = {
 MOVE: dict[str, Rule] = {"move": Text(16, 1)}
 NOTHING: dict[str, Rule] = {}
 RECORD_QUERY: dict[str, Num | Text | Choice] = {"format": Text(8)}
+#: an analysis: a record's text (or a Play session's game), seconds a position, lines a position
+ANALYSE: dict[str, Rule] = {
+    "game": Text(200), "record": Text(MAX_RECORD), "session": Text(64),
+    "seconds": Num(*SECONDS_RANGE, whole=False, unit="s"), "multipv": Num(*MULTIPV_RANGE),
+}
+HINT: dict[str, Rule] = {"seconds": Num(*SECONDS_RANGE, whole=False, unit="s")}
+
+
+def analysis_limits() -> dict[str, Any]:
+    """What the analysis form allows, as the server checks it (:data:`ANALYSE`)."""
+    out: dict[str, Any] = {k: r.to_json() for k, r in ANALYSE.items() if isinstance(r, Num)}
+    return out | {"record": MAX_RECORD, "running": MAX_RUNNING}
 GAMES_QUERY: dict[str, Num | Text | Choice] = {
     "page": Num(1, 10**9), "per_page": Num(1, MAX_PER_PAGE), "order": Choice(("desc", "asc")),
     "pairing": Text(200), "result": Choice(("a", "b", "draw")), "reason": Text(200),

@@ -52,7 +52,8 @@ class GameInfo:
                 "players": player_kinds(self.spec) if p else [], "first": int(self.spec.first),
                 "bottom": int(p.bottom) if p else 0,
                 "side_names": list(p.side_names if p else self.spec.side_names),
-                "numbered": bool(p and p.numbered), "choices": dict(p.choices) if p else {}}
+                "numbered": bool(p and p.numbered), "choices": dict(p.choices) if p else {},
+                "analysis": self.spec.analyser is not None}
 
 
 def catalog(variant_files: list[str] | tuple[str, ...] = ()) -> dict[str, GameInfo]:

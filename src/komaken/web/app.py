@@ -30,6 +30,7 @@ from komaken.errors import KomakenError
 from komaken.records import encode_text
 from komaken.web import _fields as F
 from komaken.web import _games as G
+from komaken.web import analysis as A
 from komaken.web import pieces as P
 from komaken.web import reports
 from komaken.web._guard import Guard
@@ -66,6 +67,7 @@ class Api:
         self.dbs = dbs
         self.games = games
         self.sessions = Sessions()
+        self.analyses = A.Jobs()
 
     # ---- play ------------------------------------------------------------------------------------
     async def game_list(self, request: Request) -> Response:
@@ -136,6 +138,69 @@ class Api:
         fmt = _query(request, F.RECORD_QUERY)["format"] or s.info.spec.text_formats[0]
         text = G.record_text(s.info, s.pos, fmt, (s.names[0], s.names[1]), s.result)
         return _download(text, f"komaken-{s.info.id}.{fmt}")
+
+    async def hint(self, request: Request) -> Response:
+        s = self.session(request)
+        data = await _body(request, F.HINT)
+        return _json(await A.hint_json(s.info, s.pos, data["seconds"] or 1.0))
+
+    # ---- analysis --------------------------------------------------------------------------------
+    def job(self, request: Request) -> A.Job:
+        job = self.analyses.get(request.path_params["aid"])
+        if job is None:
+            raise NotFound(self.analyses.gone)
+        return job
+
+    async def analysis_limits(self, request: Request) -> Response:
+        return _json(F.analysis_limits())
+
+    async def new_analysis(self, request: Request) -> Response:
+        data = await _body(request, F.ANALYSE)
+        seconds, multipv = data["seconds"] or 1.0, data["multipv"] or 1
+        names: tuple[str | None, str | None]
+        info: G.GameInfo | None
+        original = None
+        if data["session"]:
+            s = self.sessions.get(data["session"])
+            if s is None:
+                raise NotFound(self.sessions.gone)
+            info, end, names = s.info, s.pos.copy(), (s.names[0], s.names[1])
+        else:
+            gid = data["game"] or "shogi"
+            info = self.games.get(gid)
+            if info is None:
+                raise NotFound(f"unknown game {gid[:40]!r} (known: {', '.join(self.games)})")
+            if not (data["record"] or "").strip():
+                raise F.BadRequest("give a record to analyse (KIF, CSA, … or a move list)", "record")
+            end, found = await asyncio.to_thread(G.from_record, info, data["record"])
+            names, original = (found["black"], found["white"]), data["record"]
+        assert info is not None
+        if info.spec.analyser is None:
+            raise G.GameInputError(f"{info.spec.name} has no engine to analyse with")
+        self.analyses.check_room()
+        job = await asyncio.to_thread(A.Job, info, end, names, seconds, multipv, asyncio.get_running_loop(), original)
+        self.analyses.add(job)
+        return _json(job.state(), 201)
+
+    async def get_analysis(self, request: Request) -> Response:
+        return _json(self.job(request).state())
+
+    async def stop_analysis(self, request: Request) -> Response:
+        job = self.job(request)
+        await _body(request, F.NOTHING)
+        job.stop()
+        return _json({"id": job.id, "stopping": job.running})
+
+    async def analysis_events(self, request: Request) -> Response:
+        job = self.job(request)
+        return StreamingResponse(A.event_stream(job, request.is_disconnected), media_type="text/event-stream",
+                                 headers={"Cache-Control": "no-cache"})
+
+    async def analysis_record(self, request: Request) -> Response:
+        job = self.job(request)
+        fmt = _query(request, F.RECORD_QUERY)["format"] or "kif"
+        text = await asyncio.to_thread(job.record, fmt)
+        return _download(text, f"komaken-analysis-{job.info.id}.{fmt}")
 
     # ---- experiments -----------------------------------------------------------------------------
     async def db_list(self, request: Request) -> Response:
@@ -216,6 +281,8 @@ def _wrap(handler: Handler) -> Handler:
             return await handler(request)
         except NotFound as exc:
             return error(404, str(exc))
+        except A.Busy as exc:
+            return error(429, str(exc))
         except F.BadRequest as exc:
             return error(400, str(exc), exc.field)
         except (KomakenError, ValueError) as exc:
@@ -272,6 +339,13 @@ def create_app(dbs: list[str | Path] | tuple[str | Path, ...] = (), variants: li
         Route("/api/play/{sid}/resign", w(api.resign), methods=["POST"]),
         Route("/api/play/{sid}/events", w(api.play_events)),
         Route("/api/play/{sid}/record", w(api.play_record)),
+        Route("/api/play/{sid}/hint", w(api.hint), methods=["POST"]),
+        Route("/api/analysis", w(api.new_analysis), methods=["POST"]),
+        Route("/api/analysis/limits", w(api.analysis_limits)),
+        Route("/api/analysis/{aid}", w(api.get_analysis)),
+        Route("/api/analysis/{aid}/stop", w(api.stop_analysis), methods=["POST"]),
+        Route("/api/analysis/{aid}/events", w(api.analysis_events)),
+        Route("/api/analysis/{aid}/record", w(api.analysis_record)),
         Route("/api/dbs", w(api.db_list)),
         Route("/api/dbs/{db}", w(api.db_status)),
         Route("/api/dbs/{db}/events", w(api.db_events)),
@@ -289,6 +363,7 @@ def create_app(dbs: list[str | Path] | tuple[str | Path, ...] = (), variants: li
     async def lifespan(app: Starlette) -> AsyncIterator[None]:
         yield
         api.sessions.close()
+        api.analyses.close()
 
     app = Starlette(routes=routes, middleware=middleware,
                     exception_handlers={HTTPException: _http_error, Exception: _server_error}, lifespan=lifespan)

@@ -12,7 +12,6 @@ progress (depth, score, principal variation) included.
 from __future__ import annotations
 
 import asyncio
-import json
 import queue
 import secrets
 import threading
@@ -25,6 +24,7 @@ from komaken.match import Control, GameResult, Observer, QuitRequest, play_game
 from komaken.players.base import Interrupted, Player
 from komaken.players.registry import make_player
 from komaken.web import _games as G
+from komaken.web._sse import stream
 
 MAX_SESSIONS = 64  # game sessions kept; a new one beyond drops the least recently used
 EXPIRE = 3600.0  # seconds without a request or an open event stream before a session is dropped
@@ -307,23 +307,8 @@ class Sessions:
 
 async def event_stream(session: Session, is_disconnected: Any, keepalive: float = 10.0) -> Any:
     """Server-sent events: the state now, then every change (``thinking`` while it thinks)."""
-    q: asyncio.Queue[dict[str, Any]] = asyncio.Queue()
-    session.listeners.add(q)
     try:
-        yield _sse(json.dumps(session.state(), ensure_ascii=False))
-        while True:
-            try:
-                event = await asyncio.wait_for(q.get(), timeout=keepalive)
-            except TimeoutError:
-                if await is_disconnected():
-                    break
-                yield ": keepalive\n\n"
-                continue
-            yield _sse(json.dumps(event, ensure_ascii=False))
+        async for text in stream(session.listeners, [session.state()], is_disconnected, keepalive):
+            yield text
     finally:
-        session.listeners.discard(q)
         session.touched = time.monotonic()  # the page has gone: the session is unused from now
-
-
-def _sse(data: str) -> str:
-    return "data: " + data.replace("\n", "\ndata: ") + "\n\n"

@@ -224,6 +224,7 @@ function render() {
   $("#resign-btn").disabled = !!st.outcome || !st.sides.some(s => s.kind === "human");
   renderStatus();
   renderThinking();
+  if (window.analysisHooks) analysisHooks.playRendered(st);  // the Hint and Analyse buttons (analysis.js)
   $("#downloads").replaceChildren("Download: ", ...st.game.formats.map(f =>
     el("a", {href: `/api/play/${st.id}/record?format=${f}`, download: `komaken-${st.game.id}.${f}`,
              id: "dl-" + f}, f.toUpperCase()), " "));
