@@ -52,7 +52,7 @@ class TimeControl:
             if isinstance(value, bool) or not isinstance(value, int | float):
                 raise ClockError(f"clock {name}: {value!r} is not a number of seconds")
             if not math.isfinite(value) or not 0 <= value <= MAX_SECONDS:
-                raise ClockError(f"clock {name}: {value:g} s is not within 0..{MAX_SECONDS:g} s")
+                raise ClockError(f"clock {name}: {value:g} s is not within 0..{MAX_SECONDS:.0f} s")
             object.__setattr__(self, name, float(value))
         if self.byoyomi and self.increment:
             raise ClockError("clock: give byoyomi or an increment, not both")

@@ -130,6 +130,8 @@ class HumanPlayer:
             except EOFError:
                 self._write("")
                 raise QuitRequest("input closed (Ctrl-D): game stopped, nobody resigned") from None
+            if deadline is not None and time.monotonic() > deadline:
+                raise Interrupted  # an answer after the flag (a reader the clock could not stop)
             answer = self._command(text, position, spec)
             if answer is not None:
                 return answer
