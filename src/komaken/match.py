@@ -8,6 +8,9 @@ loses the game, and the reason is kept — an experiment never stops because one
 misbehaved.  A player that does not answer in time
 (:class:`~komaken.players.base.PlayerTimeout`: an external engine that was killed) loses on time
 (``TIME_FORFEIT``, reason ``timeout: …``); ``crashed`` names it so a referee can rebuild it.
+With a :class:`~komaken.clock.Clock` the loop runs each side's clock: a side whose answer comes
+after its time is up loses on time (``TIME_FORFEIT``, reason ``time up (…)``), and a player with a
+``time_left`` attribute is told the clock (:class:`~komaken.clock.TimeLeft`) before each move.
 
 Taking moves back and resigning are operations of the loop: a player's ``choose`` raises
 :class:`UndoRequest` or answers :data:`~komaken.players.base.RESIGN` (a human at the
@@ -30,6 +33,7 @@ from collections.abc import Callable, Collection, Sequence
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any, TypeVar
 
+from komaken.clock import Clock
 from komaken.errors import KomakenError
 from komaken.game import Color, Game, Outcome, Termination
 from komaken.games import game_of
@@ -219,6 +223,7 @@ def play_game(
     seeds: tuple[int | None, int | None] = (None, None),
     moves_before: Sequence[str] = (),
     control: Control | None = None,
+    clock: Clock | None = None,
 ) -> GameResult:
     """Play ``start`` (played on: pass a copy to keep it) to the end; ``players[0]`` is black
     (:func:`seat` orders a first mover's and a second mover's pair by colour).
@@ -228,13 +233,13 @@ def play_game(
     入玉宣言; without it a declaration is illegal).  ``max_plies`` adjudicates a draw once that
     many plies have been played, counting ``moves_before`` (the opening already on the board).
     ``seeds`` go to each player's ``new_game(seed=...)``.  ``control`` takes requests from
-    another thread (:class:`Control`).
+    another thread (:class:`Control`).  ``clock`` times the sides (:mod:`komaken.clock`).
     """
     watch = observer or _QUIET
     spec = game if game is not None else _game_of(start)
     move_text: Callable[[Any], str] = spec.move_text if spec is not None else str
     can_declare = spec.can_declare if spec is not None and spec.can_declare is not None else _never
-    loop = _Loop(start, players, watch, list(moves_before), move_text, can_declare, control)
+    loop = _Loop(start, players, watch, list(moves_before), move_text, can_declare, control, clock)
     for color, seed in zip((Color.BLACK, Color.WHITE), seeds, strict=True):
         try:
             players[color].new_game(seed=seed)
@@ -254,10 +259,11 @@ class _Loop:
 
     def __init__(self, position: Game[Any], players: Sequence[Player], observer: Observer, moves: list[str],
                  move_text: Callable[[Any], str], can_declare: Callable[[Any], bool],
-                 control: Control | None) -> None:
+                 control: Control | None, clock: Clock | None = None) -> None:
         self.position, self.players, self.observer = position, players, observer
         self.moves, self.move_text, self.can_declare = moves, move_text, can_declare
         self.control = control
+        self.clock = clock
         self.times: list[float] = []
         self.t0 = time.perf_counter()
 
@@ -325,6 +331,10 @@ class _Loop:
             request = self.pending()
             if request is not None:
                 return request, 0.0
+            if self.clock is not None and hasattr(player, "time_left"):
+                setattr(player, "time_left", self.clock.left(turn))  # noqa: B010
+            if self.clock is not None:
+                self.clock.start(turn)
             self.observer.thinking(position, player)
             if hasattr(player, "on_progress"):
                 setattr(player, "on_progress", lambda result: self.observer.progress(position, player, result))  # noqa: B010
@@ -342,7 +352,16 @@ class _Loop:
             if self.control is not None:
                 self.control.asking(None)
         request = None if isinstance(answer, GameResult) else self.pending()
-        return (request if request is not None else answer), time.perf_counter() - t
+        spent = time.perf_counter() - t
+        if self.clock is not None and not isinstance(answer, GameResult):
+            if isinstance(request, ResignRequest | QuitRequest | UndoRequest) or \
+                    isinstance(answer, UndoRequest | QuitRequest):
+                self.clock.cancel()  # a request served before the flag fell: no move, no verdict
+            elif not self.clock.stop():
+                tc = self.clock.controls[turn]
+                return self.finish(Termination.TIME_FORFEIT, turn.other,
+                                   f"time up ({tc.text() if tc else 'no time'})"), spent
+        return (request if request is not None else answer), spent
 
     def take_back(self, request: UndoRequest) -> None:
         back = 0

@@ -10,6 +10,10 @@ The engine's report after its move (:func:`score_text`) gives the score from the
 (sente's when no human or two play): centipawns or a mate distance, and a win percentage from
 the logistic ``1 / (1 + exp(-cp / 600))`` (:func:`win_rate`, the mapping shogi programs commonly
 use); then the depth and the principal variation in the game's words.
+
+``--time 600 --byoyomi 30`` (or ``--increment 5``) puts both sides on a clock (seconds): each
+move's line shows both clocks, the prompt the time left, and a side whose time runs out loses
+(切れ負け, CSA ``%TIME_UP``); the engine plans each move from its remaining time.
 """
 
 from __future__ import annotations
@@ -20,8 +24,9 @@ from typing import Any
 import click
 
 from komaken.analysis import line_words, win_rate
-from komaken.cli._common import VARIANT_HELP
+from komaken.cli._common import VARIANT_HELP, within
 from komaken.cli.play_record import Recorder
+from komaken.clock import MAX_SECONDS, Clock, ClockError, TimeControl, display
 from komaken.game import Color, Game, Termination
 from komaken.games import GameSpec, find_game, game_names
 from komaken.match import GameResult, Observer, play_game
@@ -65,9 +70,11 @@ class PrintObserver(Observer):
     """
 
     def __init__(self, game: GameSpec, echo: Callable[[str], Any] = click.echo, show: bool = True,
-                 humans: Sequence[Color] = (), compact: bool = False, recorder: Recorder | None = None) -> None:
+                 humans: Sequence[Color] = (), compact: bool = False, recorder: Recorder | None = None,
+                 clock: Clock | None = None) -> None:
         self.game, self.echo, self.show = game, echo, show
         self.humans, self.compact, self.recorder = tuple(humans), compact, recorder
+        self.clock = clock
 
     def start(self, position: Game[Any]) -> None:
         if self.recorder is not None:
@@ -103,7 +110,19 @@ class PrintObserver(Observer):
         """The moves of ``pv`` in the game's words (``▲５三歩 △同　飛``), as far as they are legal."""
         return " ".join(line_words(self.game, position, pv, 12))
 
+    def clocks(self) -> str:
+        """``clock ▲ 9:58 · △ 10:00 +30s``: both sides' main time left (and their byoyomi)."""
+        assert self.clock is not None
+        parts = []
+        for color, c in zip((Color.BLACK, Color.WHITE), self.clock.to_json(), strict=True):
+            if c is not None:
+                byo = f" +{c['control']['byoyomi']:g}s" if c["control"]["byoyomi"] else ""
+                parts.append(f"{self.side(color)} {display(c['main'])}{byo}")
+        return "clock " + " · ".join(parts)
+
     def played(self, position: Game[Any]) -> None:
+        if self.clock is not None:
+            self.echo("   " + self.clocks())
         if not self.show or self.compact:
             return
         if self.humans and position.turn not in self.humans and position.outcome() is None:
@@ -163,13 +182,21 @@ def _finish(recorder: Recorder, spec: GameSpec, position: Game[Any], result: Gam
                    ".usi for shogi, .pgn .uci for chess, .txt: a move list for any game).")
 @click.option("--compact", "-c", is_flag=True, help="Print moves only, no board (type b at the prompt to see it).")
 @click.option("--quiet", "-q", is_flag=True, help="Do not print the board after each move.")
+@click.option("--time", "main_time", type=within((0.0, MAX_SECONDS)), default=None, metavar="SECONDS",
+              help="A clock for both sides: this much main time (0 with --byoyomi: byoyomi from the first move).")
+@click.option("--byoyomi", type=within((0.0, MAX_SECONDS)), default=None, metavar="SECONDS",
+              help="Seconds for every move once the main time is spent (秒読み).")
+@click.option("--increment", type=within((0.0, MAX_SECONDS)), default=None, metavar="SECONDS",
+              help="Seconds added after each move (Fischer); not with --byoyomi.")
 def play(game: str, variant: str | None, sente: str, gote: str | None, text: str | None, record: str | None,
-         compact: bool, quiet: bool) -> None:
+         compact: bool, quiet: bool, main_time: float | None, byoyomi: float | None, increment: float | None) -> None:
     """Play a game: human, engine, thesis replica, USI engine.
 
     At the prompt: a move, p (legal moves), b (board), undo, save [FILE], quit (or Ctrl-D: the
-    game stops unfinished and is saved), resign, help.
+    game stops unfinished and is saved), resign, help.  With --time (and --byoyomi or
+    --increment) a side whose time runs out loses.
     """
+    control = _time_control(main_time, byoyomi, increment)
     spec = find_game(game)
     v = spec.variant(variant)
     pos = spec.position(text, v)
@@ -180,13 +207,28 @@ def play(game: str, variant: str | None, sente: str, gote: str | None, text: str
         if isinstance(p, HumanPlayer):
             p.save, p.name = recorder.save, f"{spec.side_names[color]} {p.name}"
             humans.append(color)
-    observer = _Saving(spec, show=not quiet, humans=humans, compact=compact, recorder=recorder)
+    clock = None
+    if control is not None:
+        clock = Clock((control, control))
+        recorder.time_control = control
+        click.echo(f"clock: {control.text()} each")
+    observer = _Saving(spec, show=not quiet, humans=humans, compact=compact, recorder=recorder, clock=clock)
     try:
-        result = play_game(pos, players, observer, game=spec)
+        result = play_game(pos, players, observer, game=spec, clock=clock)
         _finish(recorder, spec, pos, result)
     finally:
         for p in players:
             p.close()
+
+
+def _time_control(main: float | None, byoyomi: float | None, increment: float | None) -> TimeControl | None:
+    """The clock of ``--time``, ``--byoyomi``, ``--increment`` (``None``: none given)."""
+    if main is None and byoyomi is None and increment is None:
+        return None
+    try:
+        return TimeControl(main or 0.0, byoyomi=byoyomi or 0.0, increment=increment or 0.0)
+    except ClockError as exc:
+        raise click.UsageError(str(exc).replace("clock: ", "--time/--byoyomi/--increment: ")) from None
 
 
 def _sides(spec: GameSpec, black: str | None, white: str | None) -> tuple[str, str]:

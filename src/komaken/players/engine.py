@@ -10,9 +10,11 @@ from __future__ import annotations
 
 import dataclasses
 from collections.abc import Callable, Mapping
+from dataclasses import replace
 from pathlib import Path
 from typing import Any
 
+from komaken.clock import TimeLeft
 from komaken.errors import KomakenError
 from komaken.game import Game
 from komaken.players.base import DECLARE, RESIGN, PlayerAction
@@ -33,6 +35,10 @@ class EnginePlayer:
     the same games.  ``skill`` (0..20) or ``elo`` (500..2500) plays weaker
     (:mod:`komaken.shogi.engine.skill`); give one of them, not both.  ``params`` is an evaluation
     parameter file (default: the variant's, :mod:`komaken.shogi.engine.evalparams`).
+
+    Under a game clock (the game loop sets :attr:`time_left` before each move) the engine plans
+    its time from the clock (:mod:`komaken.shogi.engine.timeman`) instead of the 1 s default;
+    a ``depth``, ``nodes`` or ``movetime`` given as well still bounds each move.
     """
 
     def __init__(self, variant: Variant | str, depth: int | None = None, nodes: int | None = None,
@@ -42,9 +48,12 @@ class EnginePlayer:
         for key, v in (("depth", depth), ("nodes", nodes), ("movetime", movetime)):
             if v is not None and v <= 0:
                 raise KomakenError(f"engine {key} must be positive, got {v}")
+        self.own_limits = Limits(depth=depth, nodes=nodes, movetime=movetime)
         if depth is None and nodes is None and movetime is None:
             movetime = DEFAULT_MOVETIME
         self.limits = Limits(depth=depth, nodes=nodes, movetime=movetime)
+        #: the game clock as the loop tells it before each move (``None``: no clock)
+        self.time_left: TimeLeft | None = None
         self.seed = int(seed)
         if skill is not None and elo is not None:
             raise KomakenError("engine: give skill or elo, not both")
@@ -69,13 +78,22 @@ class EnginePlayer:
         if not isinstance(position, Position):
             raise KomakenError("the engine plays shogi variants only")
         try:
-            result = self.engine.search(position, self.limits, info=self._depth_done)
+            result = self.engine.search(position, self.move_limits(), info=self._depth_done)
         finally:
             self._stop_asked = False
         self.last = result
         if result.declare:
             return DECLARE
         return RESIGN if result.move is None else result.move
+
+    def move_limits(self) -> Limits:
+        """The limits of the next move: the player's own, or under a clock the clock (and any
+        depth, nodes or movetime the player was given)."""
+        t = self.time_left
+        if t is None:
+            return self.limits
+        return replace(self.own_limits, btime=t.btime, wtime=t.wtime, byoyomi=t.byoyomi or None,
+                       binc=t.binc or None, winc=t.winc or None)
 
     def _depth_done(self, result: SearchResult) -> None:
         if self._stop_asked:  # asked before the search had begun (which clears the engine's flag)

@@ -9,19 +9,28 @@ Commands: ``p`` lists the legal moves (in Japanese and USI for shogi), ``b`` sho
 seconds of search; it says the move, the score from your side and the line).
 Anything else that is not a legal move gets a message saying
 why, with an example from the current board, and the prompt again.
+
+Under a game clock (the game loop sets :attr:`HumanPlayer.time_left`) the prompt shows the time
+left for the move, and reading stops when it is up: the loop then records the loss on time.
 """
 
 from __future__ import annotations
 
+import codecs
+import os
+import select
+import sys
+import time
 from collections.abc import Callable
 from typing import TYPE_CHECKING, Any
 
 from komaken.analysis import SECONDS_RANGE, hint
+from komaken.clock import TimeLeft, display
 from komaken.errors import IllegalMoveError, KomakenError
 from komaken.game import Game
 from komaken.games import game_of
 from komaken.match import QuitRequest, UndoRequest
-from komaken.players.base import DECLARE, RESIGN, PlayerAction
+from komaken.players.base import DECLARE, RESIGN, Interrupted, PlayerAction
 
 if TYPE_CHECKING:
     from komaken.games import Analyser, GameSpec
@@ -89,6 +98,10 @@ class HumanPlayer:
         self._write = write or print
         self.save = save
         self._analyser: Analyser | None = None
+        #: the game clock as the loop tells it before each move (``None``: no clock)
+        self.time_left: TimeLeft | None = None
+        self._timed = read is None  # the terminal: a clock can stop the reading
+        self._lines: _StdinLines | None = None
 
     def new_game(self, seed: int | None = None) -> None:
         pass
@@ -96,14 +109,35 @@ class HumanPlayer:
     def _spec(self, position: Any) -> GameSpec:
         return self.game or game_of(position)
 
+    def _ask(self, position: Game[Any], deadline: float | None) -> str:
+        if deadline is None:
+            return self._read(f"{self.name} > ")
+        left = deadline - time.monotonic()
+        prompt = f"{self.name} [{display(max(0.0, left))}] > "
+        if not self._timed:
+            return self._read(prompt)
+        if self._lines is None:
+            self._lines = _StdinLines()
+        return self._lines.read(prompt, left)
+
     def choose(self, position: Game[Any]) -> Any:
         spec = self._spec(position)
+        t = self.time_left
+        deadline = None
+        if t is not None:
+            mine = t.btime if int(position.turn) == 0 else t.wtime
+            deadline = time.monotonic() + mine + t.byoyomi
         while True:
             try:
-                text = self._read(f"{self.name} > ").strip()
+                text = self._ask(position, deadline).strip()
+            except TimeoutError:
+                self._write("")
+                raise Interrupted from None  # the loop's clock says the time is up
             except EOFError:
                 self._write("")
                 raise QuitRequest("input closed (Ctrl-D): game stopped, nobody resigned") from None
+            if deadline is not None and time.monotonic() > deadline:
+                raise Interrupted  # an answer after the flag (a reader the clock could not stop)
             answer = self._command(text, position, spec)
             if answer is not None:
                 return answer
@@ -178,6 +212,43 @@ class HumanPlayer:
         if self._analyser is not None:
             self._analyser.close()
             self._analyser = None
+
+
+class _StdinLines:
+    """Lines of standard input read with a deadline (``select`` on the descriptor, so a prompt
+    left unanswered ends when the clock does); :func:`input` is used where that cannot work."""
+
+    def __init__(self) -> None:
+        self.buffer = ""
+        self.decoder = codecs.getincrementaldecoder("utf-8")(errors="replace")
+        self.eof = False
+        try:
+            self.fd: int | None = sys.stdin.fileno()
+        except (AttributeError, OSError, ValueError):  # replaced stdin (a test's StringIO)
+            self.fd = None
+
+    def read(self, prompt: str, timeout: float) -> str:
+        if self.fd is None or os.name == "nt":
+            return input(prompt)
+        sys.stdout.write(prompt)
+        sys.stdout.flush()
+        deadline = time.monotonic() + max(0.0, timeout)
+        while "\n" not in self.buffer:
+            if self.eof:
+                if self.buffer:
+                    line, self.buffer = self.buffer, ""
+                    return line
+                raise EOFError
+            left = deadline - time.monotonic()
+            if left <= 0:
+                raise TimeoutError
+            if not select.select([self.fd], [], [], left)[0]:
+                continue  # woken at the deadline (or a hair before it): look again
+            chunk = os.read(self.fd, 4096)
+            self.eof = not chunk
+            self.buffer += self.decoder.decode(chunk, final=self.eof)
+        line, self.buffer = self.buffer.split("\n", 1)
+        return line.rstrip("\r")
 
 
 def _examples(position: Game[Any], spec: GameSpec) -> str:

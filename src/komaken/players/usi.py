@@ -4,7 +4,9 @@
 
 Every read has a deadline.  ``usi`` and ``isready`` get ``timeout`` seconds; a move gets the
 time its ``go`` allows (``movetime``, or the side's ``btime``/``wtime`` + ``byoyomi`` +
-``binc``/``winc``) plus ``grace`` seconds, or ``timeout`` seconds when the ``go`` sets no time
+``binc``/``winc``) plus ``grace`` seconds — under a game clock (:attr:`UsiPlayer.time_left`, set by
+the game loop) the ``go`` carries the real clock instead of ``go_args``:
+``go btime 58000 wtime 60000 byoyomi 10000`` — or ``timeout`` seconds when the ``go`` sets no time
 (``depth``, ``nodes``); ``move_timeout`` fixes it instead.  An engine that does not answer in
 time is killed (with everything it started) and :class:`EngineTimeoutError` is raised: a game
 referee records a loss on time, calls :meth:`UsiPlayer.restart` and goes on.  An engine that
@@ -17,6 +19,7 @@ from __future__ import annotations
 import time
 from typing import Any
 
+from komaken.clock import TimeLeft
 from komaken.errors import KomakenError
 from komaken.game import Game
 from komaken.players.base import DECLARE, RESIGN, PlayerAction, PlayerTimeout
@@ -52,6 +55,8 @@ class UsiPlayer:
         self.move_timeout = move_timeout
         self.name = "usi:" + command
         self.last_reply: float | None = None
+        #: the game clock as the loop tells it before each move (``None``: ``go_args`` decide)
+        self.time_left: TimeLeft | None = None
         self._eng: UsiProcess | None = None
         self._variant_sent: str | None = None
         self._start()
@@ -101,11 +106,12 @@ class UsiPlayer:
         self._eng.send("isready")
         self._eng.until("readyok", self.timeout)
 
-    def move_deadline(self, side: int) -> float:
-        """Seconds allowed for one move of ``side`` (0: sente) before the engine counts as hung."""
+    def move_deadline(self, side: int, go: Go | None = None) -> float:
+        """Seconds allowed for one move of ``side`` (0: sente) before the engine counts as hung,
+        under ``go`` (default: the player's ``go_args``)."""
         if self.move_timeout is not None:
             return float(self.move_timeout)
-        g = self._go
+        g = go or self._go
         if g.movetime is not None:
             return g.movetime / 1000.0 + self.grace
         clock = g.btime if side == 0 else g.wtime
@@ -134,8 +140,9 @@ class UsiPlayer:
             self._variant_sent = position.variant.name
             self._ready()
         eng.send(_position_line(position))
-        t0 = eng.send("go " + self.go_args)
-        limit = self.move_deadline(int(position.turn))
+        args = self.go_args if self.time_left is None else self.time_left.usi()
+        t0 = eng.send("go " + args)
+        limit = self.move_deadline(int(position.turn), None if self.time_left is None else parse_go(args.split()))
         try:
             t, line = eng.until_timed("bestmove", limit)[-1]
         except EngineTimeoutError as exc:

@@ -24,6 +24,7 @@ from typing import Any
 import numpy as np
 
 from komaken.analysis import MULTIPV_RANGE, SECONDS_RANGE
+from komaken.clock import MAX_SECONDS, ClockError, TimeControl
 from komaken.errors import KomakenError
 from komaken.players.registry import Option
 from komaken.web import _games as G
@@ -237,7 +238,11 @@ def parse_body(raw: bytes) -> Any:
 NEW_GAME: dict[str, Rule] = {
     "game": Text(200), "start": Text(4096), "record": Text(MAX_BODY),
     "black": Obj('{"kind": "engine", "depth": 3}'), "white": Obj('{"kind": "engine", "movetime": 1}'),
+    "clock": Obj('{"main": 600, "byoyomi": 30}'), "black_clock": Obj('{"main": 300, "increment": 5}'),
+    "white_clock": Obj('{"main": 300, "increment": 5}'),
 }
+#: a side's clock (:class:`komaken.clock.TimeControl`): seconds of main time, then byoyomi or an increment
+CLOCK: dict[str, Rule] = {name: Num(0, MAX_SECONDS, whole=False, unit="s") for name in ("main", "byoyomi", "increment")}
 MOVE: dict[str, Rule] = {"move": Text(16, 1)}
 NOTHING: dict[str, Rule] = {}
 RECORD_QUERY: dict[str, Num | Text | Choice] = {"format": Text(8)}
@@ -258,6 +263,23 @@ GAMES_QUERY: dict[str, Num | Text | Choice] = {
     "pairing": Text(200), "result": Choice(("a", "b", "draw")), "reason": Text(200),
     "min_plies": Num(0, 10**6), "max_plies": Num(0, 10**6),
 }
+
+
+def clocks(data: dict[str, Any]) -> tuple[TimeControl | None, TimeControl | None]:
+    """Black's and white's clocks from a new game's ``clock`` (both sides) and ``black_clock`` /
+    ``white_clock`` (one side, in place of ``clock``); ``None`` for a side without one."""
+    out: list[TimeControl | None] = []
+    for side in ("black", "white"):
+        key = f"{side}_clock" if data.get(f"{side}_clock") is not None else "clock"
+        if data.get(key) is None:
+            out.append(None)
+            continue
+        values = {k: v for k, v in fields(data[key], CLOCK, key).items() if v is not None}
+        try:
+            out.append(TimeControl(**values))
+        except ClockError as exc:
+            raise BadRequest(str(exc).removeprefix("clock: ").removeprefix("clock "), key) from None
+    return out[0], out[1]
 
 
 def query_limits(schema: Mapping[str, Num | Text | Choice]) -> dict[str, dict[str, Any]]:

@@ -71,7 +71,8 @@ class Api:
 
     # ---- play ------------------------------------------------------------------------------------
     async def game_list(self, request: Request) -> Response:
-        return _json({"games": [g.to_json() for g in self.games.values()]})
+        return _json({"games": [g.to_json() for g in self.games.values()],
+                      "clock": {k: rule.to_json() for k, rule in F.CLOCK.items() if isinstance(rule, F.Num)}})
 
     def session(self, request: Request) -> Session:
         s = self.sessions.get(request.path_params["sid"])
@@ -86,13 +87,14 @@ class Api:
         if info is None:
             raise NotFound(f"unknown game {gid[:40]!r} (known: {', '.join(self.games)})")
         sides = [F.side(data["black"], "black", info, "human"), F.side(data["white"], "white", info, "engine")]
+        clocks = F.clocks(data)
         record, start = data["record"] or "", data["start"] or ""
         names = None
         if record.strip():
             pos, names = await asyncio.to_thread(G.from_record, info, record)
         else:
             pos = G.new_position(info, start)
-        s = Session(info, pos, sides, names)
+        s = Session(info, pos, sides, names, clocks)
         self.sessions.add(s)
         await s.start()
         return _json(s.state(), 201)

@@ -19,6 +19,7 @@ import time
 from collections import OrderedDict
 from typing import Any
 
+from komaken.clock import Clock, TimeControl, TimeLeft
 from komaken.game import Color, Game, Outcome, Termination
 from komaken.match import Control, GameResult, Observer, QuitRequest, play_game
 from komaken.players.base import Interrupted, Player
@@ -33,11 +34,15 @@ ANSWER = 30.0  # seconds a request waits for the loop to take it up
 
 
 class WebHuman:
-    """A person at the page: :meth:`choose` waits for :meth:`give` (from the server's thread)."""
+    """A person at the page: :meth:`choose` waits for :meth:`give` (from the server's thread).
+
+    Under a clock (:attr:`time_left`, set by the game loop) it waits no longer than the time
+    left: the loop then ends the game on time, whether or not the page is open."""
 
     def __init__(self, name: str = "human") -> None:
         self.name = name
         self._inbox: queue.Queue[tuple[int, Any] | None] = queue.Queue()
+        self.time_left: TimeLeft | None = None
 
     def new_game(self, seed: int | None = None) -> None:
         pass
@@ -48,10 +53,19 @@ class WebHuman:
 
     def choose(self, position: Game[Any]) -> Any:
         deadline = time.monotonic() + IDLE
+        flag = None
+        t = self.time_left
+        if t is not None:
+            flag = time.monotonic() + (t.btime if int(position.turn) == 0 else t.wtime) + t.byoyomi
         while True:
+            if flag is not None and time.monotonic() > flag:
+                raise Interrupted  # the time is up: the loop's clock says so
+            until = deadline if flag is None else min(deadline, flag + 0.001)
             try:
-                item = self._inbox.get(timeout=max(0.0, deadline - time.monotonic()))
+                item = self._inbox.get(timeout=max(0.0, until - time.monotonic()))
             except queue.Empty:
+                if flag is not None and until < deadline:
+                    continue
                 raise QuitRequest(f"no move for {IDLE:g} s: game stopped, nobody resigned") from None
             if item is None:
                 raise Interrupted
@@ -70,7 +84,8 @@ class Session:
     """A game being played in the browser; create it on the server's event loop."""
 
     def __init__(self, info: G.GameInfo, pos: Game[Any], sides: list[dict[str, Any]],
-                 names: dict[str, str | None] | None = None) -> None:
+                 names: dict[str, str | None] | None = None,
+                 clocks: tuple[TimeControl | None, TimeControl | None] = (None, None)) -> None:
         self.id = secrets.token_urlsafe(12)
         self.info = info
         self.sides = sides  # as komaken.web._fields.side checked them
@@ -78,6 +93,7 @@ class Session:
         self.humans = [Color(i) for i, p in enumerate(self.players) if isinstance(p, WebHuman)]
         self.names = [p.name for p in self.players]
         self.control = Control()
+        self.clock = Clock(clocks) if any(c is not None for c in clocks) else None
         self.loop = asyncio.get_running_loop()
         self.listeners: set[asyncio.Queue[dict[str, Any]]] = set()
         self._waiters: list[asyncio.Future[None]] = []
@@ -104,7 +120,7 @@ class Session:
     # ---- the loop's thread ------------------------------------------------------------------
     def _run(self, pos: Game[Any]) -> None:
         try:
-            play_game(pos, self.players, _Watch(self), game=self.info.spec, control=self.control)
+            play_game(pos, self.players, _Watch(self), game=self.info.spec, control=self.control, clock=self.clock)
         except Exception as exc:  # noqa: BLE001 - a fault outside the players: the page hears it
             self.post(True, result=Outcome(Termination.ABORTED, None), detail=f"crash: {type(exc).__name__}: {exc}",
                       thinking=None, waiting=None)
@@ -201,6 +217,7 @@ class Session:
             "sides": [{"kind": s.get("kind", "human"), "name": n} for s, n in zip(self.sides, self.names, strict=True)],
             "outcome": G.outcome_json(self.result, info, self.detail),
             "thinking": self.thinking, "can_undo": self.can_undo(), "version": self.version,
+            "clock": self.clock.to_json() if self.clock is not None else None,
         }
 
     def publish(self, event: dict[str, Any]) -> None:

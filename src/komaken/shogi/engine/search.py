@@ -79,15 +79,18 @@ class Limits:
         """
         if self.infinite:
             return None
+        fixed = None
         if self.movetime is not None:
             hard = max(_MIN_S, self.movetime - overhead)
-            return 0.7 * hard, hard
+            fixed = 0.7 * hard, hard
         remaining = self.btime if side == 0 else self.wtime
         inc = (self.binc if side == 0 else self.winc) or 0.0
         byo = self.byoyomi or 0.0
         if remaining is None and not byo and not inc:
-            return None
-        return clock_budget(remaining or 0.0, inc, byo, overhead)
+            return fixed
+        clock = clock_budget(remaining or 0.0, inc, byo, overhead)
+        # a movetime under a clock: the shorter of the two (a fixed time never overruns the clock)
+        return clock if fixed is None else (min(fixed[0], clock[0]), min(fixed[1], clock[1]))
 
 
 def _mate(score: int) -> int | None:

@@ -45,7 +45,9 @@ const play = {games: [], state: null, flip: false, selected: null, events: null,
 
 async function initPlay() {
   if (play.games.length) return;
-  play.games = (await api("/api/games")).games;
+  const doc = await api("/api/games");
+  play.games = doc.games;
+  initClockForm(doc.clock);
   const sel = $("#game-select");
   sel.replaceChildren(...play.games.map(g => el("option", {value: g.id}, g.title)));
   sel.addEventListener("change", setupSides);
@@ -112,7 +114,7 @@ function sideSpec(side) {
 async function newGame() {
   try {
     const st = await post("/api/play", {game: $("#game-select").value, black: sideSpec("black"),
-      white: sideSpec("white"), start: $("#start-text").value, record: $("#record-text").value});
+      white: sideSpec("white"), start: $("#start-text").value, record: $("#record-text").value, clock: clockSpec()});
     play.state = null;
     play.selected = null;
     const human = st.sides.map(s => s.kind === "human"), down = st.game.bottom;
@@ -225,6 +227,7 @@ function render() {
   renderStatus();
   renderThinking();
   if (window.analysisHooks) analysisHooks.playRendered(st);  // the Hint and Analyse buttons (analysis.js)
+  renderClocks(st, play.flip);
   $("#downloads").replaceChildren("Download: ", ...st.game.formats.map(f =>
     el("a", {href: `/api/play/${st.id}/record?format=${f}`, download: `komaken-${st.game.id}.${f}`,
              id: "dl-" + f}, f.toUpperCase()), " "));
