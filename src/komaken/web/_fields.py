@@ -24,6 +24,7 @@ from typing import Any
 import numpy as np
 
 from komaken.errors import KomakenError
+from komaken.lab.limits import WORKERS
 from komaken.players.registry import Option
 from komaken.web import _games as G
 from komaken.web._guard import MAX_BODY
@@ -238,6 +239,7 @@ NEW_GAME: dict[str, Rule] = {
 }
 MOVE: dict[str, Rule] = {"move": Text(16, 1)}
 NOTHING: dict[str, Rule] = {}
+RUN: dict[str, Rule] = {"action": Choice(("start", "pause", "resume", "stop")), "workers": Num(*WORKERS)}
 RECORD_QUERY: dict[str, Num | Text | Choice] = {"format": Text(8)}
 GAMES_QUERY: dict[str, Num | Text | Choice] = {
     "page": Num(1, 10**9), "per_page": Num(1, MAX_PER_PAGE), "order": Choice(("desc", "asc")),
