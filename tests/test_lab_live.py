@@ -62,7 +62,9 @@ def test_every_move_of_the_game_in_flight_is_published_then_the_folder_is_gone(t
     with ExperimentDB.open(db) as store:
         stored = {r.game_index: r.moves.split() for r in store.games()}
     assert len(stored) == 6 and SEEN
-    for shown in SEEN:  # the watcher is asked in the game in flight: exactly that game is shown
+    looks = [shown for shown in SEEN if shown]
+    assert len(SEEN) - len(looks) <= 3  # only before a game's first move is nothing shown (r1 opens games 0, 2, 4)
+    for shown in looks:  # the watcher is asked in the game in flight: exactly that game is shown
         assert len(shown) == 1, shown
         g = shown[0]
         assert g["pairing"] == "r1-vs-r2" and g["pid"] == os.getpid() and g["start"] == ""
@@ -70,10 +72,10 @@ def test_every_move_of_the_game_in_flight_is_published_then_the_folder_is_gone(t
         final = stored[g["game_index"]]
         assert final[:len(g["moves"])] == g["moves"] and len(g["moves"]) < len(final)
     # the watcher moves every other ply: each look shows two more moves than its previous one in that game
-    for before, after in zip(SEEN, SEEN[1:], strict=False):
+    for before, after in zip(looks, looks[1:], strict=False):
         if before[0]["game_index"] == after[0]["game_index"]:
             assert len(after[0]["moves"]) == len(before[0]["moves"]) + 2
-    assert {g[0]["game_index"] for g in SEEN} == set(range(6))
+    assert {g[0]["game_index"] for g in looks} == set(range(6))
     assert not live.folder_of(db).exists() and live.live_games(db) == []
 
 
@@ -102,8 +104,9 @@ def test_files_of_a_killed_run_are_skipped_and_cleared_by_the_next(tmp_path: Pat
     (folder / "game-1-4.json").write_text(json.dumps(mine), encoding="utf-8")
     assert [g["pid"] for g in live.live_games(db)] == [os.getpid()]
     run_experiment(load_experiment(watched_toml(tmp_path, db, 2)), db, workers=1)
+    assert SEEN[0] == []  # the leftovers were cleared before the first game
     assert all(len(shown) == 1 and shown[0]["pid"] == os.getpid() and shown[0]["game_index"] in (0, 1)
-               for shown in SEEN)  # the leftovers were cleared before the first game
+               for shown in SEEN[1:] if shown)
     assert not folder.exists()
 
 

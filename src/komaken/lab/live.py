@@ -3,10 +3,11 @@
 While ``komaken experiment run`` plays, every worker keeps one small JSON file per game it is
 playing in the folder ``DB-live/`` beside the database ``DB`` (as SQLite keeps ``DB-wal``):
 
-* the file is written when the game starts, then after a move at most every :data:`INTERVAL`
-  seconds (a clock look per move is all a fast game pays; a slow engine's every move is shown),
-  always whole (written beside and renamed over), and removed when the game ends — its result
-  is then in the database;
+* the file is written after a move once :data:`INTERVAL` seconds have passed since the game
+  began or since its last write (so a move costs a list append and a clock look, moves are
+  written as text only then, and a game over in less than that writes nothing at all; a slow
+  engine's every move is shown), always whole (written beside and renamed over), and removed
+  when the game ends — its result is then in the database;
 * the database is never touched: the parent process stays its only writer, so a publication
   can neither slow a game's transaction nor lose a stored game;
 * the parent empties the folder when the run starts and when it ends (finished, failed or
@@ -81,18 +82,17 @@ class Publisher(Observer):
         self.path = folder / f"{_PREFIX}{os.getpid()}-{threading.get_ident()}{_SUFFIX}"
         self.header = {**header, "pid": os.getpid(), "started": time.time()}
         self.move_text = move_text
-        self.moves: list[Any] = list(moves or [])
+        self.opening = list(moves or [])
+        self.moves: list[Any] = []  # as played: written as text only when the file is
         self.interval = INTERVAL if interval is None else interval
-        self.last = 0.0
+        self.last = time.monotonic()
         self.dirty = True
+        self.written = False
         self.broken = False
 
     # ---- the loop's hooks --------------------------------------------------------------------
-    def start(self, position: Game[Any]) -> None:
-        self.flush()
-
     def move(self, position: Game[Any], move: Any, player: Player, seconds: float) -> None:
-        self.played_move(self.move_text(move))
+        self.played_move(move)
 
     def undo(self, position: Game[Any], plies: int) -> None:
         del self.moves[len(self.moves) - plies:]
@@ -102,8 +102,8 @@ class Publisher(Observer):
         self.close()
 
     # ---- writing ------------------------------------------------------------------------------
-    def played_move(self, text: str) -> None:
-        self.moves.append(text)
+    def played_move(self, move: Any) -> None:
+        self.moves.append(move)
         self.dirty = True
         if time.monotonic() - self.last >= self.interval:
             self.flush()
@@ -114,11 +114,13 @@ class Publisher(Observer):
         the game.  Only the run's parent makes the folder (:func:`clear`)."""
         if self.broken or not self.dirty:
             return
-        doc = {**self.header, "moves": self.moves, "updated": time.time()}
+        moves = self.opening + [self.move_text(m) for m in self.moves]
+        doc = {**self.header, "moves": moves, "updated": time.time()}
         tmp = self.path.with_suffix(".tmp")
         try:
             tmp.write_text(json.dumps(doc, ensure_ascii=False), encoding="utf-8")
             os.replace(tmp, self.path)
+            self.written = True
         except OSError:
             self.broken = True
             with contextlib.suppress(OSError):
@@ -129,8 +131,9 @@ class Publisher(Observer):
     def close(self) -> None:
         """The game is over: its file goes (its result is in the database)."""
         self.broken = True
-        with contextlib.suppress(OSError):
-            self.path.unlink()
+        if self.written:
+            with contextlib.suppress(OSError):
+                self.path.unlink()
 
 
 def publisher(header: dict[str, Any], move_text: Callable[[Any], str], moves: list[str]) -> Publisher | None:

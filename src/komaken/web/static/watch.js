@@ -32,7 +32,7 @@ function renderRun(id, w, run) {
     w.controls.append(el("span", {class: "run-state"}), " ",
       el("label", {}, "workers ", el("input", {type: "number", class: "num run-workers", min: 1, max: 1024,
                                                step: 1, value: 1})), " ",
-      button("start", "▶ Start"), button("pause", "⏸ Pause"), button("resume", "▶ Resume"), button("stop", "■ Stop"));
+      button("start", "Start"), button("pause", "Pause"), button("resume", "Resume"), button("stop", "Stop"));
   }
   const state = run.state, going = state === "running" || state === "paused";
   const extra = going ? ` (pid ${run.pid}, ${run.workers} worker${run.workers > 1 ? "s" : ""})`
