@@ -13,7 +13,7 @@ from conftest import ENV
 from komaken.lab import ExperimentDB, live
 from test_lab_kill import _state as proc_state
 from test_lab_live import SLOW
-from test_web_browser import ARGS, CHROMIUM, T, sync_api
+from test_web_browser import T, browser  # noqa: F401 - the browser fixture, shared
 from web_support import Server, wait_until
 
 SIZES = {"laptop": (1366, 768), "phone": (390, 844)}
@@ -39,16 +39,8 @@ def monkeypatch_module():  # type: ignore[no-untyped-def]
         yield mp
 
 
-@pytest.fixture(scope="module")
-def browser():  # type: ignore[no-untyped-def]
-    with sync_api.sync_playwright() as pw:
-        b = pw.chromium.launch(executable_path=str(CHROMIUM), args=ARGS, timeout=30_000)
-        yield b
-        b.close()
-
-
 @pytest.fixture(params=list(SIZES))
-def page(request, browser, server):  # type: ignore[no-untyped-def]
+def page(request, browser, server):  # type: ignore[no-untyped-def]  # noqa: F811
     width, height = SIZES[request.param]
     ctx = browser.new_context(viewport={"width": width, "height": height})
     pg = ctx.new_page()
