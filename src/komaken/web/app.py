@@ -297,7 +297,7 @@ def create_app(dbs: list[str | Path] | tuple[str | Path, ...] = (), variants: li
     run into it (:mod:`komaken.web.runs`); such a database is shown as if given in ``dbs``.
     """
     runs = Runs(experiments or {})
-    paths = [Path(d).resolve() for d in dbs]
+    paths: list[str | Path] = [Path(d).resolve() for d in dbs]
     paths += [db for db in runs.files if db not in paths]
     api = Api(Databases(paths), G.catalog(list(variants)), runs)
     w = _wrap

@@ -306,8 +306,8 @@ def _live_doc(exp: Experiment, game: dict[str, Any]) -> dict[str, Any]:
     """A live game (:func:`komaken.lab.live.live_games`) as the page shows it."""
     info = G.experiment_info(exp)
     moves = [str(m) for m in game["moves"]]
-    players = {k: exp.players[p].label if p in exp.players else str(p) for k, p in (("a", game.get("a")),
-                                                                                     ("b", game.get("b")))}
+    players = {k: exp.players[p].label if p in exp.players else p for k, p in (("a", str(game.get("a"))),
+                                                                                ("b", str(game.get("b"))))}
     doc: dict[str, Any] = {"pairing": game.get("pairing"), "game_index": game.get("game_index"), **players,
                            "sente": game.get("sente"), "plies": len(moves), "moves": moves, "labels": moves,
                            "updated": game.get("updated"), "board": None, "position": "",

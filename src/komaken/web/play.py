@@ -78,8 +78,8 @@ class Session:
         self.humans = [Color(i) for i, p in enumerate(self.players) if isinstance(p, WebHuman)]
         # scores are shown from one side throughout: the person's when one side is a person, else the first mover's
         self.view = self.humans[0] if len(self.humans) == 1 else info.spec.first
-        names = info.spec.presentation.side_names if info.spec.presentation is not None else info.spec.side_names
-        self.view_name = "you" if len(self.humans) == 1 else names[self.view]
+        words = info.spec.presentation.side_names if info.spec.presentation is not None else info.spec.side_names
+        self.view_name: str = "you" if len(self.humans) == 1 else words[self.view]
         self.names = [p.name for p in self.players]
         self.control = Control()
         self.loop = asyncio.get_running_loop()

@@ -25,6 +25,7 @@ import signal
 import subprocess
 import sys
 import tempfile
+import threading
 import time
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -76,6 +77,7 @@ class Runs:
         self.files = {Path(db).resolve(): Path(f).resolve() for db, f in files.items()}
         self._runs: dict[Path, _Run] = {}
         self._ended: dict[Path, dict[str, Any]] = {}
+        self._lock = threading.RLock()  # requests run on the event loop and in threads (the event streams)
 
     def runnable(self, db: Path) -> bool:
         return db in self.files
@@ -85,30 +87,42 @@ class Runs:
         ``finished`` (exit 0), ``stopped`` (by the page) or ``failed`` (with ``message``: the run's
         last line of error output)."""
         doc: dict[str, Any] = {"runnable": self.runnable(db), "file": self.files[db].name if db in self.files else None}
-        run = self._runs.get(db)
-        if run is not None and run.proc.poll() is not None:
-            self._reap(db)
-            run = None
-        if run is None:
-            return {**doc, "state": "idle", **self._ended.get(db, {})}
-        return {**doc, "state": "paused" if run.paused else "running", "pid": run.proc.pid,
-                "workers": run.workers, "since": run.started}
+        with self._lock:
+            run = self._runs.get(db)
+            if run is not None and run.proc.poll() is not None:
+                self._reap(db)
+                run = None
+            if run is None:
+                return {**doc, "state": "idle", **self._ended.get(db, {})}
+            return {**doc, "state": "paused" if run.paused else "running", "pid": run.proc.pid,
+                    "workers": run.workers, "since": run.started}
 
     def _reap(self, db: Path) -> None:
-        run = self._runs.pop(db)
+        with self._lock:
+            run = self._runs.pop(db, None)
+            if run is None:
+                return
+            self._ended[db] = self._ending(run)
+
+    @staticmethod
+    def _ending(run: _Run) -> dict[str, Any]:
         code = run.proc.wait()
         run.log.seek(0)
         lines = [ln for ln in run.log.read()[-4000:].decode("utf-8", "replace").splitlines() if ln.strip()]
         run.log.close()
         state = "stopped" if run.stopped else "finished" if code == 0 else "failed"
-        self._ended[db] = {"state": state, "exit": code, "message": lines[-1] if lines and state == "failed" else ""}
+        return {"state": state, "exit": code, "message": lines[-1] if lines and state == "failed" else ""}
 
     def start(self, db: Path, workers: int) -> None:
         if db not in self.files:
             raise RunRefused(f"{db.name}: the server was not given an experiment to run into it "
                              "(komaken serve --experiment FILE DB)")
-        if self.state(db)["state"] in ("running", "paused"):
-            raise RunRefused(f"{db.name}: a run started here is still going (pause or stop it first)")
+        with self._lock:
+            if self.state(db)["state"] in ("running", "paused"):
+                raise RunRefused(f"{db.name}: a run started here is still going (pause or stop it first)")
+            self._launch(db, workers)
+
+    def _launch(self, db: Path, workers: int) -> None:
         log = tempfile.TemporaryFile()
         cmd = [sys.executable, "-m", "komaken", "experiment", "run", str(self.files[db]), "--db", str(db),
                "-j", str(workers), "-q"]
@@ -123,9 +137,10 @@ class Runs:
         self._runs[db] = _Run(proc, log, workers)
 
     def _running(self, db: Path) -> _Run:
-        if self.state(db)["state"] not in ("running", "paused"):
-            raise RunRefused(f"{db.name}: no run started here is going")
-        return self._runs[db]
+        with self._lock:
+            if self.state(db)["state"] not in ("running", "paused"):
+                raise RunRefused(f"{db.name}: no run started here is going")
+            return self._runs[db]
 
     def pause(self, db: Path) -> None:
         run = self._running(db)
@@ -146,7 +161,9 @@ class Runs:
 
     def close(self) -> None:
         """Stop every run (the server is stopping)."""
-        for db, run in list(self._runs.items()):
+        with self._lock:
+            runs = list(self._runs.items())
+        for db, run in runs:
             run.stopped = True
             if run.proc.poll() is None:
                 _interrupt(run, STOP_WAIT)
