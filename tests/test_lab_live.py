@@ -96,9 +96,12 @@ def test_files_of_a_killed_run_are_skipped_and_cleared_by_the_next(tmp_path: Pat
     folder = live.folder_of(db)
     folder.mkdir()
     dead = subprocess.run([sys.executable, "-c", "import os; print(os.getpid())"], capture_output=True, text=True)
-    stale = {"pairing": "r1-vs-r2", "game_index": 3, "moves": [4], "pid": int(dead.stdout), "updated": 0}
+    stale = {"pairing": "r1-vs-r2", "game_index": 3, "moves": ["4"], "pid": int(dead.stdout), "updated": 0}
     (folder / "game-1-2.json").write_text(json.dumps(stale), encoding="utf-8")
     (folder / "game-1-3.json").write_text("{half a fi", encoding="utf-8")  # never read as a game
+    for i, bad in enumerate(({"pairing": "p", "game_index": "x", "moves": [], "pid": os.getpid()},
+                             {"pairing": "p", "game_index": 1, "moves": [3], "pid": os.getpid()}, [1, 2])):
+        (folder / f"game-9-{i}.json").write_text(json.dumps(bad), encoding="utf-8")  # not as a publisher writes
     assert live.live_games(db) == []
     mine = {**stale, "pid": os.getpid()}
     (folder / "game-1-4.json").write_text(json.dumps(mine), encoding="utf-8")

@@ -142,8 +142,8 @@ def publisher(header: dict[str, Any], move_text: Callable[[Any], str], moves: li
     return None if _folder is None else Publisher(_folder, header, move_text, moves)
 
 
-def _alive(pid: Any) -> bool:
-    if not isinstance(pid, int) or pid <= 0:
+def _alive(pid: int) -> bool:
+    if pid <= 0:
         return False
     try:
         os.kill(pid, 0)
@@ -170,9 +170,16 @@ def live_games(db: str | Path) -> list[dict[str, Any]]:
             doc = json.loads((folder / name).read_text(encoding="utf-8"))
         except (OSError, ValueError):
             continue  # removed since the listing (the game ended)
-        if isinstance(doc, dict) and isinstance(doc.get("moves"), list) and _alive(doc.get("pid")):
+        if _well_formed(doc) and _alive(doc["pid"]):
             out.append(doc)
-    return sorted(out, key=lambda d: (str(d.get("pairing")), int(d.get("game_index") or 0)))
+    return sorted(out, key=lambda d: (d["pairing"], d["game_index"]))
+
+
+def _well_formed(doc: Any) -> bool:
+    """A game file as :class:`Publisher` writes it (another program's file in the folder is skipped)."""
+    return (isinstance(doc, dict) and isinstance(doc.get("pairing"), str) and type(doc.get("game_index")) is int
+            and type(doc.get("pid")) is int and isinstance(doc.get("moves"), list)
+            and all(isinstance(m, str) for m in doc["moves"]) and isinstance(doc.get("start", ""), str))
 
 
 def clear(db: str | Path, make: bool = False) -> None:
