@@ -7,6 +7,7 @@ the run is a real ``komaken experiment run`` subprocess.
 
 from __future__ import annotations
 
+import signal
 import subprocess
 import sys
 import time
@@ -167,3 +168,27 @@ def test_the_engines_score_stays_after_its_move(tmp_path: Path) -> None:
         assert st["score"]["side"] == 1 and " for you · depth 2" in st["score"]["text"]
         assert c.post(f"/api/play/{sid}/undo", json={}).status_code == 200
         assert c.get(f"/api/play/{sid}").json()["score"] is None  # the score of a move taken back goes with it
+
+
+def test_a_real_server_stopping_stops_its_run(files: tuple[Path, Path], tmp_path: Path) -> None:
+    """``komaken serve`` ended with SIGTERM (as a service manager does) while a page streams the
+    database's events: it cuts the stream, stops the run it started, and the games stay stored."""
+    import httpx
+
+    from web_support import Server, sse_events
+
+    toml, db = files
+    with Server(["--experiment", str(toml), str(db)], tmp_path / "server.log") as srv:
+        r = httpx.post(f"{srv.url}/api/dbs/0/run", json={"action": "start"}, headers=srv.origin, timeout=30)
+        assert r.status_code == 200, r.text
+        pid = r.json()["run"]["pid"]
+        events = sse_events(f"{srv.url}/api/dbs/0/events", time.monotonic() + 120)
+        assert any(ev.get("type") == "live" and ev["playing"] for ev in events)  # a game in flight, streamed
+        assert proc_state(pid) not in (None, "Z")
+    events.close()
+    # it shut down by itself (uvicorn ends by its signal once done), not killed after 10 s
+    assert srv.proc is not None and srv.proc.returncode in (0, -signal.SIGTERM), srv.proc.returncode
+    wait_until(lambda: proc_state(pid) in (None, "Z"), 20, "the run gone with the server")
+    assert live.live_games(db) == []
+    with ExperimentDB.open(db) as store:
+        assert store.count() == len({r.game_index for r in store.games()})

@@ -68,5 +68,7 @@ def serve(dbs: tuple[Path, ...], variants: tuple[str, ...], experiments: tuple[t
     click.echo(f"komaken serve: {url}  (Ctrl-C stops)", err=True)
     if open_browser:
         webbrowser.open(url)
-    uvicorn.run(app, host=host, port=port, log_level="warning")
+    # open event streams never end by themselves: after 2 s they are cut and the shut-down (game
+    # sessions, experiment runs) goes on
+    uvicorn.run(app, host=host, port=port, log_level="warning", timeout_graceful_shutdown=2)
 
