@@ -165,7 +165,9 @@ def test_drag_and_drop_a_piece_and_the_engine_replies(page) -> None:  # type: ig
     deep = page.wait_for_function("window.shown.find(t => /depth ([2-9]|[1-9][0-9])/.test(t)) || null").json_value()
     assert "score" in deep and "△" in deep, deep
     got = wait_moves(page, 2)
-    assert page.locator("#thinking").is_hidden()
+    page.wait_for_function("!play.state.thinking && !!play.state.score")  # the reply's score stays, from your side
+    kept = page.inner_text("#thinking")
+    assert kept.startswith(got[1] + ": ") and " for you · depth " in kept, kept
     assert got[0] == "▲７六歩" and got[1].startswith("△")
     assert page.inner_text("#position-text").endswith("b - 3")
     assert square_box(page, "7g")["y"] > square_box(page, "7c")["y"]  # black at the bottom

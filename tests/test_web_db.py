@@ -223,7 +223,7 @@ def _serve(monkeypatch: pytest.MonkeyPatch, *args: str) -> tuple[click.testing.R
 
 def test_serve_binds_loopback_by_default(monkeypatch) -> None:  # type: ignore[no-untyped-def]
     result, calls = _serve(monkeypatch)
-    assert calls == [{"host": "127.0.0.1", "port": 8000, "log_level": "warning"}]
+    assert calls == [{"host": "127.0.0.1", "port": 8000, "log_level": "warning", "timeout_graceful_shutdown": 2}]
     assert "warning" not in result.output
 
 

@@ -4,13 +4,18 @@
     python docs/img/screenshots.py report out/table6-small/report.html
     python docs/img/screenshots.py web out/values5x5.db out/reversi.db [STUDY.db ...]
     python docs/img/screenshots.py pieces
+    python docs/img/screenshots.py watch EXPERIMENT.toml
 
 ``boards`` draws a 5×5 and a 9×9 position with ``Position._repr_svg_`` (last move shaded, side to
 move marked); ``report`` photographs a report page; ``web`` starts ``komaken serve`` with the
 databases (the first: a lab experiment with stored games; any piece-values study databases after
-the second) and photographs every page with Playwright, each once its content is drawn.
+the second) and photographs every page with Playwright, each once its content is drawn;
+``watch`` photographs an engine match on the Play page and the experiment (given to ``komaken
+serve --experiment`` with a database in a temporary folder) started from the Experiments page
+and followed while it plays.
 ``pieces`` photographs the piece sets in a browser with and without Japanese fonts (a fontconfig
 that lists only DejaVu), at 1366×768 and 390×844.
+Chromium needs Japanese fonts for the kanji (Debian: ``apt-get install fonts-ipafont-mincho fonts-ipafont-gothic``).
 """
 
 from __future__ import annotations
@@ -197,11 +202,49 @@ def _web_report(page: object, url: str, index: int, name: str) -> None:
     _shot(p, name, full=True)
 
 
+def watch(toml: str) -> None:
+    """web_watch_play (minishogi, engine against engine to the end, the last score shown) and web_watch_run (the
+    experiment's games in flight), each at 1366×768."""
+    sys.path.insert(0, str(HERE.parent.parent / "tests"))
+    from playwright.sync_api import sync_playwright
+
+    from web_support import Server
+
+    with tempfile.TemporaryDirectory() as tmp, \
+            Server(["--experiment", toml, str(Path(tmp) / "run.db")], Path(tmp) / "log") as srv:
+        with sync_playwright() as pw:
+            browser = pw.chromium.launch(executable_path="/usr/bin/chromium", args=CHROMIUM[1:])
+            p: Any = browser.new_page(viewport={"width": 1366, "height": 768})
+            p.set_default_timeout(150_000)
+            p.goto(srv.url + "/#play")
+            p.wait_for_selector("#game-select option[value='minishogi']", state="attached")
+            p.select_option("#game-select", "minishogi")
+            for side in ("black", "white"):
+                p.select_option(f"#{side}-kind", "engine")
+            p.fill("#black-depth", "4")  # after both kinds: choosing a kind redraws both sides' settings
+            p.fill("#white-depth", "3")
+            p.click("#start-btn")
+            p.wait_for_function("play.state && !!play.state.outcome")
+            _shot(p, "web_watch_play")
+            p.goto("about:blank")
+            p.goto(srv.url + "/#experiments")
+            p.click("#exp-0 .run-start")
+            p.wait_for_function("(document.querySelectorAll('#exp-0 .live-game').length >= 1) && "
+                                "Number(document.querySelector('#exp-0 .live-game').dataset.plies) >= 12 && "
+                                "!!document.querySelector('#exp-0 .exp-body table')")
+            _shot(p, "web_watch_run")
+            p.click("#exp-0 .run-stop")
+            p.wait_for_function("document.querySelector('#exp-0 .run-state').dataset.state === 'stopped'")
+            browser.close()
+
+
 if __name__ == "__main__":
     if sys.argv[1:2] == ["web"] and len(sys.argv) >= 3:
         web(sys.argv[2:])
     elif sys.argv[1:2] == ["pieces"]:
         pieces()
+    elif sys.argv[1:2] == ["watch"] and len(sys.argv) == 3:
+        watch(sys.argv[2])
     elif sys.argv[1:2] == ["boards"]:
         boards()
     elif sys.argv[1:2] == ["report"] and len(sys.argv) >= 3:

@@ -36,7 +36,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Protocol
 
-from komaken.lab import lifeline, limits
+from komaken.lab import lifeline, limits, live
 from komaken.lab.config import Experiment, experiment_from_dict
 from komaken.lab.errors import RunError
 from komaken.lab.match import play_game, seat
@@ -100,9 +100,12 @@ class _WorkerContext:
         position, before, start = opening(exp, pairing, game_index, self.new_position, self.variant)
         pa, pb = self.player(pairing.a, "a", pairing.b), self.player(pairing.b, "b", pairing.a)
         sente, gote = (pa, pb) if a_sente else (pb, pa)
+        header = {"pairing": pairing.name, "game_index": game_index, "a": pairing.a, "b": pairing.b,
+                  "sente": "a" if a_sente else "b", "start": start}
         res = play_game(
             position,
             seat(exp.spec.first, (sente, gote)),
+            live.publisher(header, exp.spec.move_text, before),
             max_plies=exp.max_plies,
             seeds=seat(exp.spec.first, (derive_seed(seed, "sente"), derive_seed(seed, "gote"))),
             moves_before=before,
@@ -151,6 +154,13 @@ def play_task(config_json: str, pairing: str, game_index: int) -> dict[str, Any]
         with _CONTEXTS_LOCK:
             _CONTEXTS[key] = ctx
     return dataclasses.asdict(ctx.play(pairing, game_index))
+
+
+def published(play: Callable[[str, list[Any]], list[dict[str, Any]]], folder: Path | None, config_json: str,
+              keys: list[Any]) -> list[dict[str, Any]]:
+    """A kind's task with the games it plays published into ``folder`` (:mod:`komaken.lab.live`)."""
+    with live.publishing(folder):
+        return play(config_json, keys)
 
 
 def _init_worker(parent: int) -> None:
@@ -275,26 +285,31 @@ class WorkKind:
 
 def run_work(kind: WorkKind, config_json: str, keys: Iterator[Any], left: int,
              store: Callable[[Any, dict[str, Any]], None], *, workers: int | None = None, dask: str | None = None,
-             external: bool = False) -> None:
+             external: bool = False, db: Path | None = None) -> None:
     """Play the ``left`` keys of ``keys`` as ``kind``'s tasks and hand each row to ``store(key, row)``
     in this process, as its task finishes — the only writer of the database.
 
     ``keys`` is read only as tasks are submitted, so it may be a generator that stops early (an
     SPRT decided) or that is huge.  ``workers`` defaults to all cores, ``dask`` is a scheduler
     address; ``external``: the work starts external processes (USI engines), so even one worker
-    runs in a worker process, which kills them when the run is killed.  A task that fails stops
-    the run with :class:`RunError`; tasks still in flight are cancelled."""
+    runs in a worker process, which kills them when the run is killed.  ``db``: the games in
+    flight are published beside that database (:mod:`komaken.lab.live`; not from a Dask cluster),
+    its live folder emptied before and after.  A task that fails stops the run with
+    :class:`RunError`; tasks still in flight are cancelled."""
     backend = _backend(workers, dask, left, external)
+    folder = live.folder_of(db) if db is not None and not backend.remote else None
     in_flight: dict[Any, list[Any]] = {}
     played, seconds = 0, 0.0
     cancel = True
+    if db is not None and folder is not None:
+        live.clear(db, make=True)  # files a killed run left go
     try:
         while True:
             while len(in_flight) < backend.window:
                 chunk = list(itertools.islice(keys, kind.batch(backend.remote, seconds / played if played else 0.0)))
                 if not chunk:
                     break
-                in_flight[backend.submit(kind.play, config_json, chunk)] = chunk
+                in_flight[backend.submit(published, kind.play, folder, config_json, chunk)] = chunk
             if not in_flight:
                 break
             for fut in backend.wait_first(in_flight):
@@ -309,6 +324,8 @@ def run_work(kind: WorkKind, config_json: str, keys: Iterator[Any], left: int,
         cancel = False
     finally:
         backend.close(cancel)
+        if db is not None:
+            live.clear(db)
 
 
 # --------------------------------------------------------------------------------------------
@@ -472,8 +489,8 @@ def _plan(db: ExperimentDB, exp: Experiment) -> tuple[dict[str, PairingCounts], 
             decided.add(name)
         elif _sprt_decided(exp, db, c):  # a database written before decisions were recorded
             decided.add(name)
-    live = [n for n in counts if n not in decided]
-    return counts, _round_robin([(n, missing[n]) for n in live], decided), sum(left[n] for n in live), decided
+    going = [n for n in counts if n not in decided]
+    return counts, _round_robin([(n, missing[n]) for n in going], decided), sum(left[n] for n in going), decided
 
 
 def _missing(games: int, done: set[int]) -> Iterator[int]:
@@ -513,7 +530,8 @@ def _schedule(db: ExperimentDB, exp: Experiment, queue: Iterator[tuple[str, int]
         if progress is not None:
             progress.advance(row, summary.counts)
 
-    run_work(MATCH_WORK, exp.to_json(), queue, jobs, store, workers=workers, dask=dask, external=_external(exp))
+    run_work(MATCH_WORK, exp.to_json(), queue, jobs, store, workers=workers, dask=dask, external=_external(exp),
+             db=db.path)
 
 
 def _sprt_decided(exp: Experiment, db: ExperimentDB, c: PairingCounts) -> bool:
@@ -533,13 +551,13 @@ def _sprt_decided(exp: Experiment, db: ExperimentDB, c: PairingCounts) -> bool:
 def _round_robin(lists: list[tuple[str, Iterator[int]]], decided: set[str]) -> Iterator[tuple[str, int]]:
     """Interleave the pairings' games so every pairing's W/L/D fills in from the start; a pairing
     leaves the rotation once it is in ``decided`` (its SPRT stopped it while the run went on)."""
-    live = list(lists)
-    while live:
-        for entry in list(live):
+    going = list(lists)
+    while going:
+        for entry in list(going):
             name, idxs = entry
             idx = None if name in decided else next(idxs, None)
             if idx is None:
-                live.remove(entry)
+                going.remove(entry)
             else:
                 yield name, idx
 

@@ -26,6 +26,7 @@ import numpy as np
 from komaken.analysis import MULTIPV_RANGE, SECONDS_RANGE
 from komaken.clock import MAX_SECONDS, ClockError, TimeControl
 from komaken.errors import KomakenError
+from komaken.lab.limits import WORKERS
 from komaken.players.registry import Option
 from komaken.web import _games as G
 from komaken.web._guard import MAX_BODY
@@ -245,6 +246,7 @@ NEW_GAME: dict[str, Rule] = {
 CLOCK: dict[str, Rule] = {name: Num(0, MAX_SECONDS, whole=False, unit="s") for name in ("main", "byoyomi", "increment")}
 MOVE: dict[str, Rule] = {"move": Text(16, 1)}
 NOTHING: dict[str, Rule] = {}
+RUN: dict[str, Rule] = {"action": Choice(("start", "pause", "resume", "stop")), "workers": Num(*WORKERS)}
 RECORD_QUERY: dict[str, Num | Text | Choice] = {"format": Text(8)}
 #: an analysis: a record's text (or a Play session's game), seconds a position, lines a position
 ANALYSE: dict[str, Rule] = {

@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+import ipaddress
 import json
 from collections.abc import AsyncIterator, Awaitable, Callable
 from pathlib import Path
@@ -36,6 +37,7 @@ from komaken.web import reports
 from komaken.web._guard import Guard
 from komaken.web.experiments import Databases, NotFound
 from komaken.web.play import Session, Sessions, event_stream
+from komaken.web.runs import RunRefused, Runs
 
 STATIC = Path(__file__).parent / "static"
 Handler = Callable[[Request], Awaitable[Response]]
@@ -63,11 +65,12 @@ def _query(request: Request, schema: dict[str, Any]) -> dict[str, Any]:
 class Api:
     """The request handlers, sharing the server's state."""
 
-    def __init__(self, dbs: Databases, games: dict[str, G.GameInfo]) -> None:
+    def __init__(self, dbs: Databases, games: dict[str, G.GameInfo], runs: Runs | None = None) -> None:
         self.dbs = dbs
         self.games = games
         self.sessions = Sessions()
         self.analyses = A.Jobs()
+        self.runs = runs or Runs({})
 
     # ---- play ------------------------------------------------------------------------------------
     async def game_list(self, request: Request) -> Response:
@@ -211,6 +214,36 @@ class Api:
     async def db_status(self, request: Request) -> Response:
         return _json(await asyncio.to_thread(self.dbs.status, request.path_params["db"]))
 
+    def live(self, index: Any) -> dict[str, Any]:
+        """The games a run is playing into database ``index`` and the state of the page's run."""
+        try:
+            games = self.dbs.live(index)
+        except KomakenError:
+            games = []  # no experiment stored yet
+        return {"type": "live", "playing": games, "run": self.runs.state(self.dbs.source(index).path)}
+
+    async def db_live(self, request: Request) -> Response:
+        index = request.path_params["db"]
+        self.dbs.source(index)
+        return _json(await asyncio.to_thread(self.live, index))
+
+    async def db_run(self, request: Request) -> Response:
+        """Start, pause, resume or stop the run of database ``db`` (loopback clients only)."""
+        src = self.dbs.source(request.path_params["db"])
+        data = await _body(request, F.RUN)
+        if not _loopback(request):
+            return error(403, "runs are started and stopped from this machine only (a loopback address)")
+        action = data["action"]
+        if action is None:
+            raise F.BadRequest("missing: one of start, pause, resume, stop", "action")
+        if action == "start":
+            self.runs.start(src.path, data["workers"] or 1)  # here, not in a thread: see komaken.web.runs
+        elif action == "stop":
+            await asyncio.to_thread(self.runs.stop, src.path)
+        else:
+            getattr(self.runs, action)(src.path)
+        return _json(await asyncio.to_thread(self.live, src.index))
+
     async def db_events(self, request: Request) -> Response:
         index = request.path_params["db"]
         self.dbs.source(index)
@@ -218,6 +251,7 @@ class Api:
 
         async def stream() -> Any:
             last = None
+            last_live = ""
             idle = 0.0
             while True:
                 try:
@@ -228,6 +262,10 @@ class Api:
                         yield "data: " + json.dumps(doc, ensure_ascii=False) + "\n\n"
                 except KomakenError as exc:
                     yield "data: " + json.dumps({"error": str(exc)}) + "\n\n"
+                live = json.dumps(await asyncio.to_thread(self.live, index), ensure_ascii=False)
+                if live != last_live:
+                    last_live, idle = live, 0.0
+                    yield "event: live\ndata: " + live + "\n\n"  # a named event: status readers skip it
                 await asyncio.sleep(interval)
                 idle += interval
                 if idle >= 5:
@@ -265,6 +303,14 @@ class Api:
         return Response(svg, media_type="image/svg+xml")
 
 
+def _loopback(request: Request) -> bool:
+    host = request.client.host if request.client is not None else ""
+    try:
+        return ipaddress.ip_address(host).is_loopback
+    except ValueError:
+        return False
+
+
 def _download(text: str, name: str) -> Response:
     encoded = encode_text(text, name)  # game.kif: Shift_JIS, as every .kif reader expects
     return Response(encoded.data, media_type=f"text/plain; charset={encoded.charset}",
@@ -285,6 +331,8 @@ def _wrap(handler: Handler) -> Handler:
             return error(404, str(exc))
         except A.Busy as exc:
             return error(429, str(exc))
+        except RunRefused as exc:
+            return error(409, str(exc))
         except F.BadRequest as exc:
             return error(400, str(exc), exc.field)
         except (KomakenError, ValueError) as exc:
@@ -321,13 +369,17 @@ class HostCheck:
 
 
 def create_app(dbs: list[str | Path] | tuple[str | Path, ...] = (), variants: list[str] | tuple[str, ...] = (),
-               *, allowed_hosts: list[str] | None = None) -> Starlette:
+               *, allowed_hosts: list[str] | None = None, experiments: dict[Path, Path] | None = None) -> Starlette:
     """The web application for the experiment databases ``dbs`` and the variant files ``variants``.
 
     ``allowed_hosts`` (``Host`` header values) guards a loopback server against DNS rebinding;
-    ``None`` accepts any.
+    ``None`` accepts any.  ``experiments`` maps a database to the experiment file the page may
+    run into it (:mod:`komaken.web.runs`); such a database is shown as if given in ``dbs``.
     """
-    api = Api(Databases(list(dbs)), G.catalog(list(variants)))
+    runs = Runs(experiments or {})
+    paths: list[str | Path] = [Path(d).resolve() for d in dbs]
+    paths += [db for db in runs.files if db not in paths]
+    api = Api(Databases(paths), G.catalog(list(variants)), runs)
     w = _wrap
     routes = [
         Route("/", index),
@@ -351,6 +403,8 @@ def create_app(dbs: list[str | Path] | tuple[str | Path, ...] = (), variants: li
         Route("/api/dbs", w(api.db_list)),
         Route("/api/dbs/{db}", w(api.db_status)),
         Route("/api/dbs/{db}/events", w(api.db_events)),
+        Route("/api/dbs/{db}/live", w(api.db_live)),
+        Route("/api/dbs/{db}/run", w(api.db_run), methods=["POST"]),
         Route("/api/dbs/{db}/games", w(api.db_games)),
         Route("/api/dbs/{db}/facets", w(api.db_facets)),
         Route("/api/dbs/{db}/games/{gid}", w(api.db_game)),
@@ -366,6 +420,7 @@ def create_app(dbs: list[str | Path] | tuple[str | Path, ...] = (), variants: li
         yield
         api.sessions.close()
         api.analyses.close()
+        await asyncio.to_thread(api.runs.close)
 
     app = Starlette(routes=routes, middleware=middleware,
                     exception_handlers={HTTPException: _http_error, Exception: _server_error}, lifespan=lifespan)

@@ -21,12 +21,15 @@ from typing import Any
 from komaken.errors import KomakenError
 from komaken.game import Color
 from komaken.lab.config import Experiment, experiment_from_dict
+from komaken.lab.live import live_games
 from komaken.lab.report import status_json
 from komaken.lab.results import row_labels
 from komaken.lab.storage import ExperimentDB, GameRow, select_columns
 from komaken.web import _games as G
 
 MAX_PER_PAGE = 200
+#: live games of one database sent to the page (a run has one in flight per worker)
+MAX_LIVE = 16
 #: meta.kind of a piece-values study database (komaken values selfplay), and of one written before studies were
 #: experiments (read here as it is: the server never writes, so it never converts one)
 STUDY_KINDS = ("selfplay", "komaken-values-selfplay")
@@ -58,6 +61,7 @@ class Databases:
     def __init__(self, paths: list[str | Path] | tuple[str | Path, ...]) -> None:
         self.sources = [Source(i, Path(p).resolve()) for i, p in enumerate(paths)]
         self._replays: OrderedDict[tuple[int, int], dict[str, Any]] = OrderedDict()
+        self._live: OrderedDict[tuple[Any, ...], dict[str, Any]] = OrderedDict()
 
     def source(self, index: Any) -> Source:
         try:
@@ -223,6 +227,26 @@ class Databases:
         return text, f"game-{gid}.{fmt}"
 
 
+    def live(self, index: Any) -> list[dict[str, Any]]:
+        """The games a run is playing into database ``index`` now (:mod:`komaken.lab.live`), each
+        with its players' labels, move labels and the board after the last published move."""
+        src = self.source(index)
+        games = live_games(src.path)[:MAX_LIVE]
+        if not games:
+            return []
+        with self.connect(index) as db:
+            exp = experiment(db)
+        out = []
+        for g in games:
+            key = (src.index, g.get("pid"), g.get("pairing"), g.get("game_index"), len(g["moves"]))
+            if key not in self._live:
+                self._live[key] = _live_doc(exp, g)
+                while len(self._live) > 4 * MAX_LIVE:
+                    self._live.popitem(last=False)
+            out.append(self._live[key])
+        return out
+
+
 class _ReadOnlyDB(ExperimentDB):
     """The lab's database class on a read-only connection; results are counted by SQLite."""
 
@@ -257,17 +281,48 @@ def _replay_doc(exp: Experiment, row: GameRow, gid: int) -> dict[str, Any]:
         doc["labels"] = moves
         return doc
     try:
-        pos = G.new_position(info, row.start)
-        labels, frames = [], [_frame(pos, info)]
-        for m in moves:
-            mv = G.parse_move(pos, info, m)
-            labels.append(G.move_label(pos, info, mv))
-            G.push(pos, info, m)
-            frames.append(_frame(pos, info))
+        pos, labels, frames = _walk(info, row.start, moves, every=True)
     except KomakenError as exc:
         doc.update(labels=moves, error=f"cannot replay: {exc}")
         return doc
     doc.update(labels=labels, frames=frames, outcome=G.outcome_json(pos.outcome(), info))
+    return doc
+
+
+def _walk(info: G.GameInfo, start: str, moves: list[str], every: bool) -> tuple[Any, list[str], list[dict[str, Any]]]:
+    """Play ``moves`` from ``start``: the last position, the move labels, and the frames (every
+    position's with ``every``, else the last one's)."""
+    pos = G.new_position(info, start)
+    labels, frames = [], [_frame(pos, info)] if every else []
+    for m in moves:
+        mv = G.parse_move(pos, info, m)
+        labels.append(G.move_label(pos, info, mv))
+        G.push(pos, info, m)
+        if every:
+            frames.append(_frame(pos, info))
+    return pos, labels, frames if every else [_frame(pos, info)]
+
+
+_LIVE_GAME_KEYS = ("id", "title", "game", "first", "bottom", "side_names", "numbered")
+
+
+def _live_doc(exp: Experiment, game: dict[str, Any]) -> dict[str, Any]:
+    """A live game (:func:`komaken.lab.live.live_games`) as the page shows it."""
+    info = G.experiment_info(exp)
+    moves = [str(m) for m in game["moves"]]
+    players = {k: exp.players[p].label if p in exp.players else p for k, p in (("a", str(game.get("a"))),
+                                                                                ("b", str(game.get("b"))))}
+    doc: dict[str, Any] = {"pairing": game.get("pairing"), "game_index": game.get("game_index"), **players,
+                           "sente": game.get("sente"), "plies": len(moves), "moves": moves, "labels": moves,
+                           "updated": game.get("updated"), "board": None, "position": "",
+                           "game": {k: v for k, v in info.to_json().items() if k in _LIVE_GAME_KEYS}}
+    if info.shown:
+        try:
+            _, doc["labels"], frames = _walk(info, str(game.get("start") or ""), moves, every=False)
+        except KomakenError as exc:
+            doc["error"] = f"cannot replay: {exc}"
+            return doc
+        doc.update(frames[0])
     return doc
 
 

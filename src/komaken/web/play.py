@@ -91,6 +91,10 @@ class Session:
         self.sides = sides  # as komaken.web._fields.side checked them
         self.players: list[Player] = [self._player(i, s, names) for i, s in enumerate(self.sides)]
         self.humans = [Color(i) for i, p in enumerate(self.players) if isinstance(p, WebHuman)]
+        # scores are shown from one side throughout: the person's when one side is a person, else the first mover's
+        self.view = self.humans[0] if len(self.humans) == 1 else info.spec.first
+        words = info.spec.presentation.side_names if info.spec.presentation is not None else info.spec.side_names
+        self.view_name: str = "you" if len(self.humans) == 1 else words[self.view]
         self.names = [p.name for p in self.players]
         self.control = Control()
         self.clock = Clock(clocks) if any(c is not None for c in clocks) else None
@@ -102,6 +106,7 @@ class Session:
         self.labels: list[str] = []
         self.ids: list[str] = []
         self.thinking: dict[str, Any] | None = None
+        self.score: dict[str, Any] | None = None  # the last engine move's final score, kept shown
         self.waiting: Color | None = None
         self.result: Outcome | None = None
         self.detail = ""
@@ -216,7 +221,7 @@ class Session:
             "legal": G.legal_json(pos, info) if self._human_to_move() is not None else [],
             "sides": [{"kind": s.get("kind", "human"), "name": n} for s, n in zip(self.sides, self.names, strict=True)],
             "outcome": G.outcome_json(self.result, info, self.detail),
-            "thinking": self.thinking, "can_undo": self.can_undo(), "version": self.version,
+            "thinking": self.thinking, "score": self.score, "can_undo": self.can_undo(), "version": self.version,
             "clock": self.clock.to_json() if self.clock is not None else None,
         }
 
@@ -238,23 +243,30 @@ class _Watch(Observer):
         self.s = session
         self.labels: list[str] = []
         self.ids: list[str] = []
+        self.last: dict[str, Any] | None = None  # the thinking player's last finished depth
 
     def thinking(self, position: Game[Any], player: Player) -> None:
         if isinstance(player, WebHuman):
             self.s.post(True, waiting=position.turn, thinking=None)
         else:
+            self.last = None
             self.s.post(True, waiting=None, thinking={"side": int(position.turn), "depth": 0, "score": None,
                                                       "pv": [], "nodes": 0})
 
     def progress(self, position: Game[Any], player: Player, result: Any) -> None:
         p = self.s.info.spec.presentation
         pv = p.labels(position, list(result.pv)) if p is not None else []
+        self.last = {"depth": result.depth, "view": score_view(result, position.turn, self.s.view, self.s.view_name)}
         self.s.post(info={"depth": result.depth, "score": result.usi_score(), "nodes": result.nodes,
-                          "time": round(result.time_ms / 1000, 3), "pv": pv})
+                          "time": round(result.time_ms / 1000, 3), "pv": pv, "view": self.last["view"]})
 
     def move(self, position: Game[Any], move: Any, player: Player, seconds: float) -> None:
         self.labels.append(G.move_label(position, self.s.info, move))
         self.ids.append(self.s.info.spec.move_text(move))
+        if self.last is not None and not isinstance(player, WebHuman):
+            self.s.post(score={**self.last, "side": int(position.turn), "ply": position.ply + 1,
+                               "text": f"{self.labels[-1]}: {self.last['view']} · depth {self.last['depth']}"})
+        self.last = None
 
     def played(self, position: Game[Any]) -> None:
         self.s.post(pos=position.copy(), labels=list(self.labels), ids=list(self.ids), thinking=None, waiting=None)
@@ -262,11 +274,21 @@ class _Watch(Observer):
     def undo(self, position: Game[Any], plies: int) -> None:
         del self.labels[len(self.labels) - plies:]
         del self.ids[len(self.ids) - plies:]
+        self.s.post(score=None)
         self.played(position)
 
     def end(self, position: Game[Any], result: GameResult) -> None:
         self.s.post(True, pos=position.copy(), labels=list(self.labels), ids=list(self.ids), thinking=None,
                     waiting=None, result=result.outcome, detail=result.detail)
+
+
+def score_view(result: Any, mover: Color, view: Color, who: str) -> str:
+    """A search result's score (from ``mover``'s side) as ``view`` sees it: ``score +120 for ▲ sente``,
+    ``mate +3 for you`` (plies)."""
+    sign = 1 if mover == view else -1
+    if result.mate is not None:
+        return f"mate {sign * result.mate:+d} for {who}"
+    return f"score {sign * result.score:+.0f} for {who}"
 
 
 class Sessions:

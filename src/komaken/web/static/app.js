@@ -250,12 +250,16 @@ function renderStatus() {
 }
 
 function renderThinking() {
-  const t = play.state && play.state.thinking;
+  const t = play.state && play.state.thinking, last = play.state && play.state.score;
   const box = $("#thinking");
-  if (!t) { box.textContent = ""; box.hidden = true; return; }
+  if (!t) {  // the last engine move's score stays shown, from the side it names
+    box.hidden = !last;
+    box.replaceChildren(last ? el("span", {class: "last-score"}, last.text) : "");
+    return;
+  }
   box.hidden = false;
   box.replaceChildren(el("b", {}, "thinking… "), `depth ${t.depth || 0}`,
-    t.score ? ` · score ${t.score}` : "", t.nodes ? ` · ${t.nodes} nodes` : "",
+    t.view ? ` · ${t.view}` : "", t.nodes ? ` · ${t.nodes} nodes` : "",
     el("div", {class: "pv"}, (t.pv || []).join(" ")));
 }
 
@@ -294,6 +298,7 @@ pages.experiments = async () => {
     }
     const es = new EventSource(`/api/dbs/${d.id}/events`);
     es.onmessage = (ev) => renderExperiment(d.id, JSON.parse(ev.data));
+    es.addEventListener("live", (ev) => watchLive(d.id, JSON.parse(ev.data)));  // watch.js
     exps.sources.push(es);
   }
 };
