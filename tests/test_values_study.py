@@ -407,6 +407,33 @@ def test_saturation_law_recovers_its_parameters_and_tells_a_bad_fit() -> None:
     assert saturation_law(pts[:3]) is None
 
 
+def test_hill_law_fits_the_same_points_and_extrapolates_otherwise() -> None:
+    """The Hill curve c·n^h/(k^h+n^h) recovers its own parameters; fitted to saturation-made values
+    it fits as well as the saturation inside 5..9 but predicts another 4×4 value, and each law's
+    prediction interval covers the law that made the points (the ctrl4 pre-registration's tool)."""
+    from komaken.lab.valuestudy.fit import FitError
+    from komaken.lab.valuestudy.laws import extrapolate, hill_law, law_value, saturation_law
+
+    c, k, h = 2.0, 5.0, 6.0
+    pts = [(n, c * n**h / (k**h + n**h), c * n**h / (k**h + n**h) - 0.04, c * n**h / (k**h + n**h) + 0.04)
+           for n in range(5, 10)]
+    law = hill_law(pts)
+    assert law is not None and abs(law["c"] - c) < 1e-3 and abs(law["k"] - k) < 1e-3 and abs(law["h"] - h) < 1e-2
+    assert abs(law_value("hill", law, 4) - c * 4**h / (k**h + 4**h)) < 1e-3
+    sat = [(n, 2.1 - 0.95 * 0.4 ** (n - 5), 2.06 - 0.95 * 0.4 ** (n - 5), 2.14 - 0.95 * 0.4 ** (n - 5))
+           for n in range(5, 10)]
+    s_law, h_law = saturation_law(sat), hill_law(sat)
+    assert s_law is not None and h_law is not None and h_law["chi2_dof"] < 1  # both describe 5..9
+    truth = 2.1 - 0.95 / 0.4
+    pred, lo, hi, failed = extrapolate(sat, "saturation", 4, draws=300)
+    assert abs(pred - truth) < 1e-3 and lo < truth < hi and failed < 30
+    h_pred, h_lo, h_hi, _ = extrapolate(sat, "hill", 4, draws=300)
+    assert h_lo <= h_pred <= h_hi and h_lo > hi  # the two laws part company off the fitted sizes
+    with pytest.raises(FitError, match="'cubic' law"):
+        extrapolate(sat, "cubic", 4)
+    assert hill_law(pts[:3]) is None
+
+
 def test_unique_rows_are_numpys_unique_rows() -> None:
     from komaken.lab.valuestudy.fit import unique_rows
 
