@@ -21,6 +21,35 @@ def fsf_factor(n: int) -> float:
     return (n + 3) / 12
 
 
+#: Fairy-Stockfish's base values (middle game, end game) of the pieces the study compares, as in
+#: its source's piece-value table (the master branch; 11.1 differs for the gold: 640, 640).
+FSF_BASE = {"master": {"B": (825, 915), "R": (1276, 1380), "G": (720, 700), "S": (660, 640)},
+            "11.1": {"B": (825, 915), "R": (1276, 1380), "G": (640, 640), "S": (630, 630)}}
+
+
+def fsf_value(letter: str, n: int, version: str = "master", phase: int = 0) -> float:
+    """A piece's value as Fairy-Stockfish computes it for an n×n drop variant (before its
+    piece-square term; ``phase`` 0 middle game, 1 end game), in its internal units:
+
+    * a slider's (B, R) base value times (5 + r)/12 — r = (maxRank + maxFile)/2 with 0-based
+      coordinates, less one for a drop variant on the master branch (so (n+3)/12, 1 on 9×9), not
+      on 11.1 (so (n+4)/12, 13/12 on 9×9);
+    * then, for every drop variant, v·7000/(7000 + v), a saturation that compresses the big values;
+    * then halved.
+
+    Integer arithmetic as in the engine.  11.1's behaviour is the Debian binary's (11.1-1+b1),
+    whose evaluation trace gives exactly these values plus a constant (45, 10) for a piece in hand."""
+    base = FSF_BASE[version][letter][phase]
+    if letter in ("B", "R"):
+        base = base * (n + (3 if version == "master" else 4)) // 12
+    return (base * 7000 // (7000 + base)) // 2
+
+
+def fsf_ratio(letter: str, n: int, version: str = "master", phase: int = 0) -> float:
+    """v(n)/v(9) of a piece as Fairy-Stockfish computes it (what hypothesis H1 compares with)."""
+    return fsf_value(letter, n, version, phase) / fsf_value(letter, 9, version, phase)
+
+
 def family(f: FitResult) -> str:
     return "controlled" if f.variant.startswith("ctrl") else "standard"
 
@@ -164,5 +193,5 @@ def series(fits: list[FitResult], fam: str, letter: str) -> list[Point]:
 
 
 
-__all__ = ["Point", "budget", "extrapolate", "family", "fsf_factor", "hill_law", "law_value", "linear_law", "primary",
-           "saturation_law", "series"]
+__all__ = ["FSF_BASE", "Point", "budget", "extrapolate", "family", "fsf_factor", "fsf_ratio", "fsf_value", "hill_law",
+           "law_value", "linear_law", "primary", "saturation_law", "series"]
