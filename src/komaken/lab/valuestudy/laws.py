@@ -62,7 +62,7 @@ def budget(f: FitResult) -> str:
 
 def primary(fits: list[FitResult], variant: str, nodes: int = 1000) -> FitResult | None:
     """The study the laws and hypotheses use for ``variant`` at ``nodes``: an imbalance-start
-    study when there is one (the more precise design, docs/piece-values-by-board-size.md §3),
+    study when there is one (the more precise design, docs/piece-values-by-board-size.md §2.5),
     else the level-start one; among several, the one with the most games."""
     cands = [f for f in fits if f.variant == variant and f.config.get("nodes") == nodes]
     return max(cands, key=lambda f: (f.imbalance > 0, f.games), default=None)
