@@ -12,9 +12,9 @@ from click.testing import CliRunner
 
 from komaken.cli import main
 from komaken.errors import KomakenError
-from komaken.lab.valuestudy.fit import fit_study
+from komaken.lab.valuestudy.fit import FitError, fit_study
 from komaken.lab.valuestudy.games import SelfPlayGame, create_study, insert
-from komaken.lab.valuestudy.robust import UnidentifiedError, load_rows, robustness
+from komaken.lab.valuestudy.robust import UnidentifiedError, format_designs, load_rows, robustness
 from komaken.lab.valuestudy.selfplay import study_config
 from komaken.shogi.engine.selfplay import COL_SIDE, NF
 
@@ -22,12 +22,13 @@ from komaken.shogi.engine.selfplay import COL_SIDE, NF
 TRUE = {"G": 1.0, "B": 1.5, "B*": 0.8, "R": 1.8, "R*": 1.8, "G*": 1.0}  # logit per piece of difference
 
 
-def _study(path: Path, games: int, seed: int, *, plies: int = 6, rook_in_hand: bool = True) -> None:
+def _study(path: Path, games: int, seed: int, *, plies: int = 6, rook_in_hand: bool = True,
+           variant: str = "minishogi") -> None:
     """A minishogi study of synthetic games: each game's material difference is fixed, drawn at
     random, and its result drawn from a logistic law in which a bishop in hand is worth less than
     one on the board."""
     rng = np.random.default_rng(seed)
-    with create_study(path, study_config("minishogi", games=games)) as db:
+    with create_study(path, study_config(variant, games=games)) as db:
         for g in range(games):
             row = np.zeros(NF, np.int8)
             row[[0, 3, 20, 23]] = 1  # a pawn and a silver each, never traded
@@ -43,6 +44,12 @@ def _study(path: Path, games: int, seed: int, *, plies: int = 6, rook_in_hand: b
             feat = np.tile(row, (plies, 1))
             feat[1::2, COL_SIDE] = 1  # sides to move alternate
             insert(db, SelfPlayGame(g, g, score, "checkmate", plies + 2, 2, plies, b"", feat.tobytes(), 0.0, 0.0))
+
+
+def _other_variant(tmp_path: Path) -> Path:
+    db = tmp_path / "ctrl5.db"
+    _study(db, 300, 9, variant="ctrl5")
+    return db
 
 
 def _sha(path: Path) -> str:
@@ -70,8 +77,17 @@ def test_the_specifications_recover_what_the_games_were_made_with(tmp_path: Path
     assert split["G*"][1] < 1.0 < split["G*"][2]  # a gold in hand is the gold on the board here
     # the headline interval spans every pooled specification's interval
     lo, hi = r.headline["B"][1:]
-    assert all(lo <= f.values["B"][1] and f.values["B"][2] <= hi for f in r.fits if "split" not in f.spec.name)
+    assert all(lo <= f.values["B"][1] and f.values["B"][2] <= hi for f in r.fits if f.spec.whole_game)
     assert 0.8 < paper.values["B"][0] < 1.5  # pooled: between the hand and the board value
+    # start only: one position a game, all of them (the material never changes, so the same law)
+    start = rows["start only"]
+    assert start.positions == start.games == 4000 and abs(start.values["R"][0] - paper.values["R"][0]) < 0.25
+    assert r.design == "level"
+    table = format_designs([r, r])
+    assert "| level | 4000 |" in table and "over 2 start designs" in table
+    other = robustness(str(_other_variant(tmp_path)), ("B",), bootstrap=20, min_games=50)
+    with pytest.raises(FitError, match="one variant: got ctrl5, minishogi"):
+        format_designs([r, other])
 
 
 def test_thirds_are_taken_by_position_within_each_game(tmp_path: Path) -> None:

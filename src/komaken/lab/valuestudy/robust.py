@@ -10,11 +10,15 @@ a game together.  :func:`robustness` refits one study under each alternative —
 * ``first third``, ``middle third``, ``last third``: only the positions in that third of each game
   (by position after the opening plies);
 * ``board/hand split``: a piece on the board and the same piece in hand as two terms (the unit
-  stays the gold on the board) —
+  stays the gold on the board);
+* ``start only``: only the first position of each game (after the opening plies), quiet or not —
+  the material the game started with, the estimator a material-odds study reads —
 
 each with the same whole-game bootstrap, and gives a headline interval per piece that covers the
 spread: from the lowest 95 % lower end to the highest upper end over the specifications that
-estimate the same pooled value (all but the split).  Sampling error alone is the paper's row.
+estimate the same pooled whole-game value (all but the split and the start-only row).  Sampling
+error alone is the paper's row.  :func:`format_designs` puts several studies of one variant with
+different start designs side by side, with a headline over all of them.
 
 A specification the data cannot identify — a piece whose difference is non-zero in too few games
 of a stratum, a piece never in hand — raises :class:`UnidentifiedError` naming it and how many
@@ -52,6 +56,12 @@ class Spec:
     per_game: bool = False
     third: int | None = None  # 0, 1, 2: only that third of every game
     split_hand: bool = False
+    first: bool = False  # only the first position of every game
+
+    @property
+    def whole_game(self) -> bool:
+        """Whether the specification estimates the pooled whole-game value (the headline's)."""
+        return not (self.split_hand or self.first)
 
 
 SPECS = (
@@ -62,12 +72,14 @@ SPECS = (
     Spec("middle third of each game", third=1),
     Spec("last third of each game", third=2),
     Spec("board/hand split", split_hand=True),
+    Spec("start only", quiet=False, first=True),
 )
 
 
 @dataclass
 class Rows:
-    """Every stored position of a study: features, game, third of its game, quiet flag, score."""
+    """Every stored position of a study: features, game, third of its game, quiet flag, score,
+    whether it is its game's first."""
 
     feat: np.ndarray
     game: np.ndarray
@@ -75,6 +87,7 @@ class Rows:
     quiet: np.ndarray
     score: np.ndarray
     games: int
+    first: np.ndarray
 
 
 def load_rows(db_path: str) -> tuple[dict, Rows]:
@@ -95,8 +108,11 @@ def load_rows(db_path: str) -> tuple[dict, Rows]:
     if not feats:
         raise UnidentifiedError(f"{db_path}: no stored positions to fit")
     feat = np.concatenate(feats)
-    return config, Rows(feat, np.concatenate(games), np.concatenate(thirds),
-                        (feat[:, COL_FLAGS] & NOT_QUIET) == 0, np.concatenate(scores), n)
+    game = np.concatenate(games)
+    first = np.ones(len(game), bool)
+    first[1:] = game[1:] != game[:-1]
+    return config, Rows(feat, game, np.concatenate(thirds), (feat[:, COL_FLAGS] & NOT_QUIET) == 0,
+                        np.concatenate(scores), n, first)
 
 
 def terms(letters: tuple[str, ...], split_hand: bool) -> list[tuple[str, list[int]]]:
@@ -122,6 +138,7 @@ class SpecFit:
 @dataclass
 class Robustness:
     variant: str
+    design: str  # the study's start design: level, or "exchange 2" and the like
     games: int
     pieces: tuple[str, ...]
     fits: list[SpecFit]
@@ -132,6 +149,8 @@ def _select(rows: Rows, spec: Spec) -> np.ndarray:
     keep = rows.quiet.copy() if spec.quiet else np.ones(len(rows.game), bool)
     if spec.third is not None:
         keep &= rows.third == spec.third
+    if spec.first:
+        keep &= rows.first
     return keep
 
 
@@ -192,8 +211,9 @@ def robustness(db_path: str, pieces: tuple[str, ...] = ("B", "R", "S"), *, specs
         raise FitError(f"{db_path}: the variant {config['variant']} has no {', '.join(missing)}")
     fits = [fit_spec(rows, letters, s, pieces, where=str(db_path), bootstrap=bootstrap, seed=seed,
                      min_games=min_games) for s in specs]
-    out = Robustness(config["variant"], rows.games, pieces, fits)
-    pooled = [f for f in fits if not f.spec.split_hand]
+    mode, n = config.get("imbalance_mode", "remove"), int(config.get("imbalance", 0))
+    out = Robustness(config["variant"], f"{mode} {n}" if n else "level", rows.games, pieces, fits)
+    pooled = [f for f in fits if f.spec.whole_game]
     for piece in pieces:
         ests = [f.values[piece] for f in pooled if piece in f.values]
         if ests:
@@ -206,8 +226,8 @@ def format_robustness(r: Robustness) -> str:
     split = any(f.spec.split_hand for f in r.fits)
     cols = list(r.pieces) + ([p + HAND for p in ("G", *r.pieces) if p in UNPROMOTED] if split else [])
     head = ["specification", "games", "positions"] + [f"{c[:-1]} in hand" if c.endswith(HAND) else c for c in cols]
-    lines = [f"{r.variant}: {r.games} games; gold units (the gold on the board = 1), 95 % whole-game bootstrap "
-             "intervals", "", "| " + " | ".join(head) + " |", "|" + "---|" * len(head)]
+    lines = [f"{r.variant}, {r.design} starts: {r.games} games; gold units (the gold on the board = 1), "
+             "95 % whole-game bootstrap intervals", "", "| " + " | ".join(head) + " |", "|" + "---|" * len(head)]
     for f in r.fits:
         cells = [f.spec.name, str(f.games), str(f.positions)]
         for c in cols:
@@ -216,12 +236,42 @@ def format_robustness(r: Robustness) -> str:
         lines.append("| " + " | ".join(cells) + " |")
     lines.append("")
     for piece, (est, lo, hi) in r.headline.items():
-        spread = [f.values[piece][0] for f in r.fits if not f.spec.split_hand and piece in f.values]
+        spread = [f.values[piece][0] for f in r.fits if f.spec.whole_game and piece in f.values]
         lines.append(f"- {piece}: {est:.3f} gold in the paper's specification; across the specifications "
                      f"{min(spread):.3f}…{max(spread):.3f}; headline interval {lo:.3f}–{hi:.3f} "
                      f"(±{(hi - lo) / 2:.3f}, sampling and modelling together)")
     return "\n".join(lines)
 
 
+def format_designs(results: list[Robustness]) -> str:
+    """Studies of one variant with different start designs side by side: each design's paper
+    value and start-only value per piece, and a headline interval over every whole-game
+    specification of every design (the spread of modelling and design choices together)."""
+    if len({r.variant for r in results}) > 1:
+        raise FitError("start designs compare studies of one variant: got "
+                       + ", ".join(sorted({r.variant for r in results})))
+    pieces = [p for p in results[0].pieces if all(p in r.pieces for r in results)]
+    head = ["start design", "games"] + [f"{p} whole game" for p in pieces] + [f"{p} start only" for p in pieces]
+    lines = ["| " + " | ".join(head) + " |", "|" + "---|" * len(head)]
+
+    def cell(f: SpecFit | None, p: str) -> str:
+        v = f.values.get(p) if f else None
+        return f"{v[0]:.3f} ({v[1]:.3f}–{v[2]:.3f})" if v else ""
+
+    for r in results:
+        paper = next((f for f in r.fits if f.spec == SPECS[0]), None)
+        start = next((f for f in r.fits if f.spec.first), None)
+        lines.append("| " + " | ".join([r.design, str(r.games)] + [cell(paper, p) for p in pieces]
+                                       + [cell(start, p) for p in pieces]) + " |")
+    lines.append("")
+    for p in pieces:
+        fits = [f.values[p] for r in results for f in r.fits if f.spec.whole_game and p in f.values]
+        if fits:
+            lines.append(f"- {p}: over {len(results)} start designs and every whole-game specification "
+                         f"{min(v[0] for v in fits):.3f}…{max(v[0] for v in fits):.3f}; headline interval "
+                         f"{min(v[1] for v in fits):.3f}–{max(v[2] for v in fits):.3f}")
+    return "\n".join(lines)
+
+
 __all__ = ["HAND", "MIN_TERM_GAMES", "SPECS", "Robustness", "Spec", "SpecFit", "UnidentifiedError",
-           "fit_spec", "format_robustness", "load_rows", "robustness", "terms"]
+           "fit_spec", "format_designs", "format_robustness", "load_rows", "robustness", "terms"]
