@@ -29,9 +29,11 @@ matplotlib.use("Agg")
 import matplotlib.pyplot as plt
 import numpy as np
 
+from komaken.errors import KomakenError
 from komaken.lab.valuestudy.fit import fit_study, variant_letters
 from komaken.lab.valuestudy.games import StudyError, open_study
 from komaken.lab.valuestudy.laws import extrapolate, hill_law, law_value, saturation_law
+from komaken.lab.valuestudy.odds import analyse_odds
 from komaken.lab.valuestudy.report import build, load
 from komaken.lab.valuestudy.robust import Robustness, format_designs, format_robustness, robustness
 
@@ -100,12 +102,16 @@ def robustness_figure(r: Robustness, out: Path) -> None:
 
 
 def kind(db: Path) -> str:
-    """``study`` for a piece-values study, ``odds`` for anything else (the report tells them apart)."""
+    """``study`` (a piece-values study), ``odds`` (a material-odds database) or ``other``."""
     try:
         with open_study(db):
             return "study"
     except StudyError:
-        return "odds"
+        try:
+            analyse_odds(db)
+            return "odds"
+        except KomakenError:
+            return "other"
 
 
 def main() -> None:
@@ -115,8 +121,11 @@ def main() -> None:
     ap.add_argument("--bootstrap", type=int, default=500, help="resamples of the report's fits")
     args = ap.parse_args()
     args.out.mkdir(parents=True, exist_ok=True)
-    dbs = sorted(args.folder.glob("*.db"))
-    studies = [db for db in dbs if kind(db) == "study"]
+    kinds = {db: kind(db) for db in sorted(args.folder.glob("*.db"))}
+    dbs = [db for db, k in kinds.items() if k != "other"]
+    studies = [db for db, k in kinds.items() if k == "study"]
+    for db in (db for db, k in kinds.items() if k == "other"):
+        print(f"{db}: neither a study nor an odds database; left out", flush=True)
     steps: list[tuple[str, float]] = []
     start = time.perf_counter()
 
