@@ -122,4 +122,13 @@ def test_a_stratum_with_too_few_games_names_it_and_the_games_needed(tmp_path: Pa
            "20000 games (rule of three)" in res.output
     res = CliRunner().invoke(main, ["values", "robust", "--db", str(db), "--pieces", "B,Q"])
     assert res.exit_code == 2 and "minishogi has no Q" in res.output
+    res = CliRunner().invoke(main, ["values", "robust", "--db", str(db), "--specs", "first,thirds"])
+    assert res.exit_code == 2 and "--specs: unknown thirds (choose from paper, all, game" in res.output
+    # leaving the empty stratum out, the rest fits: the paper's row and the first third only
+    res = CliRunner().invoke(main, ["values", "robust", "--db", str(db), "--pieces", "B", "--specs", "first",
+                                    "--bootstrap", "20"])
+    assert res.exit_code == 0, res.output
+    rows = [line.split(" | ")[0] for line in res.output.splitlines() if line.startswith("| ") and "---" not in line]
+    assert rows == ["| specification", "| paper: quiet positions, each position once, board and hand pooled",
+                    "| first third of each game"]
     assert _sha(db) == before

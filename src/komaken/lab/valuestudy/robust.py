@@ -76,6 +76,19 @@ SPECS = (
 )
 
 
+#: Short names of the specifications, for choosing some (``komaken values robust --specs``).
+SPEC_KEYS = dict(zip(("paper", "all", "game", "first", "middle", "last", "split", "start"), SPECS, strict=True))
+
+
+def choose_specs(keys: str) -> tuple[Spec, ...]:
+    """The specifications named in ``keys`` (comma-separated short names), the paper's always first."""
+    names = [k.strip() for k in keys.split(",") if k.strip()]
+    unknown = [k for k in names if k not in SPEC_KEYS]
+    if unknown:
+        raise FitError(f"--specs: unknown {', '.join(unknown)} (choose from {', '.join(SPEC_KEYS)})")
+    return (SPECS[0], *(SPEC_KEYS[k] for k in names if k != "paper"))
+
+
 @dataclass
 class Rows:
     """Every stored position of a study: features, game, third of its game, quiet flag, score,
@@ -273,5 +286,5 @@ def format_designs(results: list[Robustness]) -> str:
     return "\n".join(lines)
 
 
-__all__ = ["HAND", "MIN_TERM_GAMES", "SPECS", "Robustness", "Spec", "SpecFit", "UnidentifiedError",
-           "fit_spec", "format_designs", "format_robustness", "load_rows", "robustness", "terms"]
+__all__ = ["HAND", "MIN_TERM_GAMES", "SPECS", "SPEC_KEYS", "Robustness", "Spec", "SpecFit", "UnidentifiedError",
+           "choose_specs", "fit_spec", "format_designs", "format_robustness", "load_rows", "robustness", "terms"]
