@@ -80,6 +80,7 @@ DEFERRED_IMPORTS = {
     "lab/results.py:same_distribution": "scipy",
     "lab/stats.py:p_value_even": "scipy",
     "lab/valuestudy/laws.py:saturation_law": "scipy",
+    "lab/valuestudy/laws.py:hill_law": "scipy",
     "lab/stats.py:wilson_interval": "statsmodels",
     "lab/valuestudy/fit.py:_glm": "statsmodels",
     "lab/runner.py:_Dask.__init__": "distributed",

@@ -247,3 +247,25 @@ def test_shipped_fitted_tables_are_the_ones_their_sprt_files_play(name: str, kin
     table = PieceValues.from_toml(root / f"{name}-fitted.toml", exp.load_variant())
     played = exp.players[exp.pairings[0].a].options["values"]
     assert played == {k: table.board[k] for k in played} and len(played) == kinds
+
+
+def test_perturbation_file_moves_one_number_per_player() -> None:
+    """examples/values/perturb-minishogi.toml: the fitted table against itself with B or R moved by
+    0.2 gold (240 at gold 1200) either way, or +P and +S set to a gold; fixed-length, no SPRT."""
+    import warnings
+
+    from komaken.lab.config import load_experiment
+
+    path = Path(__file__).parent.parent / "examples" / "values" / "perturb-minishogi.toml"
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        exp = load_experiment(path)
+    assert exp.load_variant().name == "minishogi" and len(exp.pairings) == 5
+    fitted = exp.players["fitted"].options["values"]
+    moved = {}
+    for pairing in exp.pairings:
+        assert pairing.a == "fitted" and pairing.sprt is None
+        other = exp.players[pairing.b].options["values"]
+        moved[pairing.b] = {k: other[k] - fitted[k] for k in fitted if other[k] != fitted[k]}
+    assert moved == {"b-plus": {"B": 240}, "b-minus": {"B": -240}, "r-plus": {"R": 240}, "r-minus": {"R": -240},
+                     "minors-gold": {"+P": 1200 - fitted["+P"], "+S": 1200 - fitted["+S"]}}

@@ -407,6 +407,33 @@ def test_saturation_law_recovers_its_parameters_and_tells_a_bad_fit() -> None:
     assert saturation_law(pts[:3]) is None
 
 
+def test_hill_law_fits_the_same_points_and_extrapolates_otherwise() -> None:
+    """The Hill curve c·n^h/(k^h+n^h) recovers its own parameters; fitted to saturation-made values
+    it fits as well as the saturation inside 5..9 but predicts another 4×4 value, and each law's
+    prediction interval covers the law that made the points (the ctrl4 pre-registration's tool)."""
+    from komaken.lab.valuestudy.fit import FitError
+    from komaken.lab.valuestudy.laws import extrapolate, hill_law, law_value, saturation_law
+
+    c, k, h = 2.0, 5.0, 6.0
+    pts = [(n, c * n**h / (k**h + n**h), c * n**h / (k**h + n**h) - 0.04, c * n**h / (k**h + n**h) + 0.04)
+           for n in range(5, 10)]
+    law = hill_law(pts)
+    assert law is not None and abs(law["c"] - c) < 1e-3 and abs(law["k"] - k) < 1e-3 and abs(law["h"] - h) < 1e-2
+    assert abs(law_value("hill", law, 4) - c * 4**h / (k**h + 4**h)) < 1e-3
+    sat = [(n, 2.1 - 0.95 * 0.4 ** (n - 5), 2.06 - 0.95 * 0.4 ** (n - 5), 2.14 - 0.95 * 0.4 ** (n - 5))
+           for n in range(5, 10)]
+    s_law, h_law = saturation_law(sat), hill_law(sat)
+    assert s_law is not None and h_law is not None and h_law["chi2_dof"] < 1  # both describe 5..9
+    truth = 2.1 - 0.95 / 0.4
+    pred, lo, hi, failed = extrapolate(sat, "saturation", 4, draws=300)
+    assert abs(pred - truth) < 1e-3 and lo < truth < hi and failed < 30
+    h_pred, h_lo, h_hi, _ = extrapolate(sat, "hill", 4, draws=300)
+    assert h_lo <= h_pred <= h_hi and h_lo > hi  # the two laws part company off the fitted sizes
+    with pytest.raises(FitError, match="'cubic' law"):
+        extrapolate(sat, "cubic", 4)
+    assert hill_law(pts[:3]) is None
+
+
 def test_unique_rows_are_numpys_unique_rows() -> None:
     from komaken.lab.valuestudy.fit import unique_rows
 
@@ -465,3 +492,63 @@ def test_the_figure_legend_stays_inside_the_figure() -> None:
     figure_legend(fig, axes.ravel())  # nothing drawn: no legend, no error
     assert not fig.legends
     plt.close(fig)
+
+
+def test_fsf_values_are_what_the_fairy_stockfish_binary_evaluates(tmp_path: Path) -> None:
+    """The 11.1 formula (slider scale (n+4)/12, saturation v·7000/(7000+v), halved) against the
+    installed Fairy-Stockfish 11.1's own evaluation trace: eight pieces in hand add 8·(value + 45)
+    in the middle game and 8·(value + 10) in the end game, printed in units of 213 (its pawn)."""
+    import re
+    import shutil
+
+    from komaken.lab.valuestudy.laws import fsf_ratio, fsf_value
+
+    fsf = shutil.which("fairy-stockfish") or "/usr/games/fairy-stockfish"
+    if not Path(fsf).exists():
+        pytest.skip("no Fairy-Stockfish")
+    ini = tmp_path / "variants.ini"
+    ini.write_text("[ctrl7:minishogi]\nmaxRank = 7\nmaxFile = g\nstartFen = 2rbsgk/6p/7/7/7/P6/KGSBR2[-] w 0 1\n")
+    starts = {5: ("minishogi", "rbsgk/4p/5/P4/KGSBR"), 7: ("ctrl7", "2rbsgk/6p/7/7/7/P6/KGSBR2")}
+
+    def material(n: int, hand: str) -> tuple[float, float]:
+        name, board = starts[n]
+        script = (f"uci\nsetoption name VariantPath value {ini}\nsetoption name UCI_Variant value {name}\n"
+                  f"position fen {board}[{hand}] w - - 0 1\neval\nquit\n")
+        out = subprocess.run([fsf], input=script, capture_output=True, text=True, timeout=30).stdout
+        m = re.search(r"Material \|.*\|\s*(-?[\d.]+)\s+(-?[\d.]+)\s*$", out, re.M)
+        assert m is not None, out
+        return float(m.group(1)), float(m.group(2))
+
+    if "11.1" not in subprocess.run([fsf], input="uci\nquit\n", capture_output=True, text=True, timeout=30).stdout:
+        pytest.skip("the formula is checked against Fairy-Stockfish 11.1")
+    for n in (5, 7):
+        base = material(n, "")
+        for letter in "BRG":
+            mg, eg = (a - b for a, b in zip(material(n, letter * 8), base, strict=True))
+            assert mg == pytest.approx(8 * (fsf_value(letter, n, "11.1", 0) + 45) / 213, abs=0.011), (letter, n)
+            assert eg == pytest.approx(8 * (fsf_value(letter, n, "11.1", 1) + 10) / 213, abs=0.011), (letter, n)
+    # the master branch's (n+3)/12 before the saturation: 1.16 rook/gold on 5x5, 0.69-0.70 of 9x9 there
+    assert round(fsf_value("R", 5) / fsf_value("G", 5), 2) == 1.16
+    assert 0.68 < fsf_ratio("B", 5) < 0.70 and 0.92 < fsf_ratio("R", 8) < 0.93
+
+
+def test_h1_counts_the_rejections_against_fairy_stockfish_as_it_computes() -> None:
+    """The published controlled-family values (B, R per size, relative spread ≈ the studies'):
+    all 8 comparisons reject the pre-registered (n+3)/12; against Fairy-Stockfish's values as it
+    computes them (scale, then saturation), the 6×6 rook is inside for both versions: 7 of 8."""
+    from komaken.lab.valuestudy.fit import FitResult
+    from komaken.lab.valuestudy.hypotheses import h1
+
+    published = {5: (0.969, 1.160), 6: (1.376, 1.712), 7: (1.552, 2.001), 8: (1.618, 2.106), 9: (1.639, 2.105)}
+    rng = np.random.default_rng(7)
+    fits = []
+    for n, (b, r) in published.items():
+        coef = np.array([1.0, b, r, 0.0, 0.0])
+        boot = coef * (1 + 0.012 * rng.standard_normal((4000, 5)))
+        boot[:, 0] = 1.0
+        fits.append(FitResult(f"ctrl{n}", n, {"nodes": 1000}, ("G", "B", "R"), coef, boot, 1000, 1, 1))
+    text = "\n".join(h1(fits))
+    assert "H1: **rejected** (8 of 8 comparisons available)" in text
+    assert "master 7 of 8 outside, 11.1 7 of 8 outside" in text
+    r6 = next(line for line in text.splitlines() if line.startswith("- R: v(ctrl6)"))
+    assert "FSF master 0.779–0.781 inside" in r6 and "FSF 11.1 0.799–0.802 inside" in r6

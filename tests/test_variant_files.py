@@ -5,6 +5,8 @@ from __future__ import annotations
 
 import dataclasses
 import logging
+import random
+import re
 import subprocess
 import sys
 import tomllib
@@ -38,7 +40,8 @@ def write(folder: Path, name: str, text: str) -> Path:
 # ---- the shipped files ----------------------------------------------------------------------------
 def test_every_shipped_variant_is_a_file_that_loads_by_its_id() -> None:
     ids = list(shipped_variants())
-    assert ids == ["shogi", "minishogi", "judkins", "ctrl5", "ctrl6", "ctrl7", "ctrl8", "ctrl9", "dobutsu", "shogi7x7"]
+    assert ids == ["shogi", "minishogi", "judkins", "ctrl4", "ctrl5", "ctrl6", "ctrl7", "ctrl8", "ctrl9", "dobutsu",
+                   "shogi7x7"]
     for vid, v in shipped_variants().items():
         assert v.name == vid and (SHIPPED_DIR / f"{vid}.toml").is_file()
         assert load_variant(vid.upper()) is v
@@ -52,7 +55,7 @@ def test_every_shipped_variant_is_a_file_that_loads_by_its_id() -> None:
 def test_the_family_inherits_instead_of_copying() -> None:
     raw = {vid: tomllib.loads((SHIPPED_DIR / f"{vid}.toml").read_text(encoding="utf-8")) for vid in shipped_variants()}
     assert raw["ctrl5"]["inherits"] == "minishogi" and raw["shogi7x7"]["inherits"] == "shogi"
-    for n in range(6, 10):
+    for n in (4, 6, 7, 8, 9):
         assert raw[f"ctrl{n}"]["inherits"] == "ctrl5"
         assert set(raw[f"ctrl{n}"]) == {"inherits", "name", "description", "width", "height", "start"}
     # ctrl5 is minishogi with 千日手 a draw, and nothing else
@@ -60,6 +63,51 @@ def test_the_family_inherits_instead_of_copying() -> None:
         load_variant("ctrl5"), name="minishogi", description=load_variant("minishogi").description)
     games = list(shipped_variants().values())
     assert not any(same_game(a, b) for i, a in enumerate(games) for b in games[i + 1:])
+
+
+_CTRL4_FSF = """[ctrl4:minishogi]
+maxRank = 4
+maxFile = d
+startFen = rbgk/3p/P3/KGBR[-] w 0 1
+promotionRegionWhite = *4
+promotionRegionBlack = *1
+"""
+
+
+def test_ctrl4_is_the_family_army_without_the_silver_and_its_perft_agrees_with_pyffish() -> None:
+    ctrl4 = load_variant("ctrl4")
+    assert (ctrl4.width, ctrl4.height, ctrl4.promotion_zone, ctrl4.repetition) == (4, 4, 1, "draw")
+    start = Position.start("ctrl4")
+    assert start.sfen() == "rbgk/3p/P3/KGBR b - 1"
+    # by hand at depth 1: K 3c; P 4b; G 3c 2c; B 3c 4b 1c; R 1c 1xb (the white pawn) = 9
+    assert [start.perft(d) for d in (1, 2)] == [9, 61]
+    sf = pytest.importorskip("pyffish")
+    sf.load_variant_config(_CTRL4_FSF)  # minishogi's rules on 4x4, its zone the far rank
+
+    def fsf_perft(fen: str, moves: list[str], depth: int) -> int:
+        ms = sf.legal_moves("ctrl4", fen, moves)
+        return len(ms) if depth == 1 else sum(fsf_perft(fen, [*moves, m], depth - 1) for m in ms)
+
+    assert [start.perft(d) for d in (3, 4)] == [fsf_perft(sf.start_fen("ctrl4"), [], d) for d in (3, 4)]
+    # and from positions along random games, where pieces are in hand and promoted (perft from the
+    # SFEN: pyffish's files a..d are our 4..1, its ranks 1..4 our d..a, so the SFEN reads alike)
+    hands = 0
+    for seed in range(12):
+        rng = random.Random(seed)
+        pos = Position.start("ctrl4")
+        for _ in range(rng.randint(4, 24)):
+            moves = pos.legal_moves()
+            if not moves or pos.outcome() is not None:
+                break
+            pos.push(rng.choice(moves))
+        if not pos.legal_moves() or pos.outcome() is not None:
+            continue
+        board, turn, hand, _ = pos.sfen().split()
+        hands += hand != "-"
+        held = "".join(letter * int(count or 1) for count, letter in re.findall(r"(\d*)(\D)", hand.strip("-")))
+        fen = f"{board}[{held}] {'w' if turn == 'b' else 'b'} 0 1"
+        assert pos.perft(2) == fsf_perft(fen, [], 2), pos.sfen()
+    assert hands > 0
 
 
 # ---- inheritance in files of one's own ----------------------------------------------------------------

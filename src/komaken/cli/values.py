@@ -13,6 +13,7 @@ from komaken.lab import limits
 from komaken.lab.valuestudy.fit import fit_study, format_fit, write_values_toml
 from komaken.lab.valuestudy.odds import analyse_odds, format_odds, run_odds
 from komaken.lab.valuestudy.report import build, load
+from komaken.lab.valuestudy.robust import SPEC_KEYS, choose_specs, format_designs, format_robustness, robustness
 from komaken.lab.valuestudy.selfplay import run_selfplay, study_config
 
 DB = click.Path(dir_okay=False, path_type=Path)
@@ -79,6 +80,27 @@ def fit(db: Path, out: Path | None, bootstrap: int, min_games: int, seed: int,
     if out is not None:
         write_values_toml(result, out)
         click.echo(f"wrote {out}", err=True)
+
+@values.command("robust")
+@click.option("--db", "dbs", type=DB, required=True, multiple=True,
+              help="Study database (read only); several of one variant compare their start designs.")
+@click.option("--pieces", default="B,R,S", show_default=True, help="Comma-separated piece letters to report.")
+@click.option("--bootstrap", type=within(limits.BOOTSTRAP), default=200, show_default=True)
+@click.option("--min-games", type=within(limits.GAMES), default=200, show_default=True,
+              help="Fewest games a stratum needs.")
+@click.option("--seed", type=within(limits.SEED), default=0, show_default=True)
+@click.option("--specs", default=",".join(SPEC_KEYS), show_default=True,
+              help="Which specifications (the paper's is always fitted).")
+def robust(dbs: tuple[Path, ...], pieces: str, bootstrap: int, min_games: int, seed: int, specs: str) -> None:
+    """Method A under other modelling choices (phase, weighting, quiet, hand split): the spread."""
+    letters = tuple(x.strip() for x in pieces.split(",") if x.strip())
+    chosen = choose_specs(specs)
+    results = [robustness(str(db), letters, specs=chosen, bootstrap=bootstrap, seed=seed, min_games=min_games)
+               for db in dbs]
+    click.echo("\n\n".join(format_robustness(r) for r in results))
+    if len(results) > 1:
+        click.echo("\n" + format_designs(results))
+
 
 @values.command("odds")
 @click.option("--variant", "-v", required=True, metavar="NAME|FILE")

@@ -2,7 +2,8 @@
 
 Every shipped variant is a TOML file in :mod:`komaken.variants` — ``shogi`` (9×9),
 ``minishogi`` (5五将棋, 5×5), ``judkins`` (6×6), ``shogi7x7`` and the controlled family
-``ctrl5`` … ``ctrl9`` — and :func:`load_variant` is the one resolver every surface uses: a
+``ctrl5`` … ``ctrl9`` (with ``ctrl4``, its 4×4 member without the silver) — and
+:func:`load_variant` is the one resolver every surface uses: a
 shipped id (or alias), or the path of any other TOML file::
 
     inherits = "shogi"          # optional: a shipped id or a .toml file; then only what differs

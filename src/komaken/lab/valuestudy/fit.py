@@ -219,19 +219,23 @@ def unique_rows(a: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
     return uniq[order], rank[inverse.ravel()]
 
 
-def fit_positions(p: Positions, *, bootstrap: int = 500, seed: int = 0) -> tuple[np.ndarray, np.ndarray, tuple]:
-    """Point fit and whole-game bootstrap; letters whose difference never varies are dropped."""
+def fit_positions(p: Positions, *, bootstrap: int = 500, seed: int = 0,
+                  row_weight: np.ndarray | None = None) -> tuple[np.ndarray, np.ndarray, tuple]:
+    """Point fit and whole-game bootstrap; letters whose difference never varies are dropped.
+    ``row_weight`` weighs each position (default 1; 1/(its game's positions) weighs every game
+    once)."""
     varies = [i for i in range(len(p.letters)) if p.x[:, i].std() > 0]
     dropped = tuple(p.letters[i] for i in range(len(p.letters)) if i not in varies)
     cols = varies + [len(p.letters)]
     uniq, inverse = unique_rows(np.column_stack([p.x[:, cols], np.round(p.y * 2).astype(np.int16)]))
     ux, uy = uniq[:, :-1], uniq[:, -1] / 2.0
-    coef = _glm(ux, uy, np.bincount(inverse, minlength=len(uniq)).astype(np.float64))
+    coef = _glm(ux, uy, np.bincount(inverse, weights=row_weight, minlength=len(uniq)).astype(np.float64))
     rng = np.random.default_rng(seed)
     boot = np.empty((bootstrap, len(coef)))
     for b in range(bootstrap):
         gw = rng.multinomial(p.games, np.full(p.games, 1.0 / p.games)).astype(np.float64)
-        boot[b] = newton(ux, uy, np.bincount(inverse, weights=gw[p.game], minlength=len(uniq)), coef)
+        w = gw[p.game] if row_weight is None else gw[p.game] * row_weight
+        boot[b] = newton(ux, uy, np.bincount(inverse, weights=w, minlength=len(uniq)), coef)
     return coef, boot, dropped
 
 

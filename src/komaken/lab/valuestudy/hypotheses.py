@@ -12,7 +12,11 @@ import numpy as np
 from komaken.lab.document import Block
 from komaken.lab.stats import format_estimate
 from komaken.lab.valuestudy.fit import FitResult
-from komaken.lab.valuestudy.laws import fsf_factor, linear_law, primary, series
+from komaken.lab.valuestudy.laws import fsf_factor, fsf_ratio, linear_law, primary, series
+
+#: Fairy-Stockfish as it computes values (the slider scale, then the saturation): the versions
+#: H1's formula is compared with beside the pre-registered (n+3)/12.
+FSF_VERSIONS = ("master", "11.1")
 
 
 def _main(fits: list[FitResult], variant: str) -> FitResult | None:
@@ -25,6 +29,7 @@ def h1(fits: list[FitResult]) -> list[str]:
     if nine is None:
         return out + ["not tested: no ctrl9 study at 1000 nodes"]
     rejected, tested = False, 0
+    outside_fsf = dict.fromkeys(FSF_VERSIONS, 0)
     for letter in ("B", "R"):
         for n in (5, 6, 7, 8):
             f = _main(fits, f"ctrl{n}")
@@ -37,11 +42,20 @@ def h1(fits: list[FitResult]) -> list[str]:
             inside = lo <= fsf_factor(n) <= hi
             tested += 1
             rejected |= not inside
+            as_computed = []
+            for version in FSF_VERSIONS:  # middle and end game values: inside when either is
+                mg, eg = fsf_ratio(letter, n, version, 0), fsf_ratio(letter, n, version, 1)
+                within = lo <= mg <= hi or lo <= eg <= hi
+                outside_fsf[version] += not within
+                as_computed.append(f"FSF {version} {min(mg, eg):.3f}–{max(mg, eg):.3f} "
+                                   f"{'inside' if within else 'outside'}")
             out.append(f"- {letter}: v(ctrl{n})/v(ctrl9) = {format_estimate(est, lo, hi)}; law {fsf_factor(n):.3f} "
-                       f"{'inside' if inside else '**outside**'}")
+                       f"{'inside' if inside else '**outside**'} (as computed: {'; '.join(as_computed)})")
     if not tested:
         return out + ["not tested: no smaller controlled member"]
-    return out + ["", f"H1: **{'rejected' if rejected else 'not rejected'}** ({tested} of 8 comparisons available)"]
+    return out + ["", f"H1: **{'rejected' if rejected else 'not rejected'}** ({tested} of 8 comparisons available); "
+                  "against Fairy-Stockfish's values as it computes them (slider scale, then v·7000/(7000+v)): "
+                  + ", ".join(f"{v} {k} of {tested} outside" for v, k in outside_fsf.items())]
 
 
 def _slope_rule(pts: list[tuple[int, float, float, float]], label: str) -> tuple[list[str], bool | None]:

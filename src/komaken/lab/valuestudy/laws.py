@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from komaken.lab.valuestudy.fit import FitResult
+from komaken.lab.valuestudy.fit import FitError, FitResult
 
 Point = tuple[int, float, float, float]
 
@@ -19,6 +19,35 @@ Point = tuple[int, float, float, float]
 def fsf_factor(n: int) -> float:
     """Fairy-Stockfish's slider scale for an n×n drop variant, relative to 9×9."""
     return (n + 3) / 12
+
+
+#: Fairy-Stockfish's base values (middle game, end game) of the pieces the study compares, as in
+#: its source's piece-value table (the master branch; 11.1 differs for the gold: 640, 640).
+FSF_BASE = {"master": {"B": (825, 915), "R": (1276, 1380), "G": (720, 700), "S": (660, 640)},
+            "11.1": {"B": (825, 915), "R": (1276, 1380), "G": (640, 640), "S": (630, 630)}}
+
+
+def fsf_value(letter: str, n: int, version: str = "master", phase: int = 0) -> float:
+    """A piece's value as Fairy-Stockfish computes it for an n×n drop variant (before its
+    piece-square term; ``phase`` 0 middle game, 1 end game), in its internal units:
+
+    * a slider's (B, R) base value times (5 + r)/12 — r = (maxRank + maxFile)/2 with 0-based
+      coordinates, less one for a drop variant on the master branch (so (n+3)/12, 1 on 9×9), not
+      on 11.1 (so (n+4)/12, 13/12 on 9×9);
+    * then, for every drop variant, v·7000/(7000 + v), a saturation that compresses the big values;
+    * then halved.
+
+    Integer arithmetic as in the engine.  11.1's behaviour is the Debian binary's (11.1-1+b1),
+    whose evaluation trace gives exactly these values plus a constant (45, 10) for a piece in hand."""
+    base = FSF_BASE[version][letter][phase]
+    if letter in ("B", "R"):
+        base = base * (n + (3 if version == "master" else 4)) // 12
+    return (base * 7000 // (7000 + base)) // 2
+
+
+def fsf_ratio(letter: str, n: int, version: str = "master", phase: int = 0) -> float:
+    """v(n)/v(9) of a piece as Fairy-Stockfish computes it (what hypothesis H1 compares with)."""
+    return fsf_value(letter, n, version, phase) / fsf_value(letter, 9, version, phase)
 
 
 def family(f: FitResult) -> str:
@@ -33,7 +62,7 @@ def budget(f: FitResult) -> str:
 
 def primary(fits: list[FitResult], variant: str, nodes: int = 1000) -> FitResult | None:
     """The study the laws and hypotheses use for ``variant`` at ``nodes``: an imbalance-start
-    study when there is one (the more precise design, docs/piece-values-by-board-size.md §3),
+    study when there is one (the more precise design, docs/piece-values-by-board-size.md §2.5),
     else the level-start one; among several, the one with the most games."""
     cands = [f for f in fits if f.variant == variant and f.config.get("nodes") == nodes]
     return max(cands, key=lambda f: (f.imbalance > 0, f.games), default=None)
@@ -92,6 +121,70 @@ def saturation_law(points: list[Point]) -> dict[str, float] | None:
             "se_q": float(err[2]), "chi2_dof": chi2 / (len(n) - 3), "points": len(n)}
 
 
+def hill_law(points: list[Point]) -> dict[str, float] | None:
+    """Weighted non-linear least squares of the Hill curve v = c·n^h / (k^h + n^h): a value that
+    rises from 0 on a board of no size to the ceiling ``c``, half of it at n = ``k``, ``h`` the
+    steepness.  The alternative to :func:`saturation_law` with as many parameters (three), and so
+    the same fit to the five sizes measured but a different extrapolation outside them.  ``c``,
+    ``k``, ``h``, their standard errors and χ² per degree of freedom; ``None`` with fewer than four
+    sizes or when the fit fails."""
+    from scipy.optimize import curve_fit
+
+    if len({p[0] for p in points}) < 4:
+        return None
+    n = np.array([p[0] for p in points], float)
+    v = np.array([p[1] for p in points])
+    se = _standard_errors(points)
+    try:
+        (c, k, h), cov = curve_fit(_hill, n, v, p0=(v[-1], float(np.median(n)), 4.0), sigma=se, absolute_sigma=True,
+                                   bounds=([0.0, 0.0, 0.0], [np.inf, np.inf, 100.0]), maxfev=20000)
+    except (RuntimeError, ValueError):
+        return None
+    err = np.sqrt(np.abs(np.diag(cov)))
+    chi2 = float(np.sum(((v - _hill(n, c, k, h)) / se) ** 2))
+    return {"c": float(c), "k": float(k), "h": float(h), "se_c": float(err[0]), "se_k": float(err[1]),
+            "se_h": float(err[2]), "chi2_dof": chi2 / (len(n) - 3), "points": len(n)}
+
+
+def _hill(n: np.ndarray | float, c: float, k: float, h: float) -> np.ndarray:
+    return np.asarray(c * n**h / (k**h + n**h))
+
+
+def law_value(law: str, params: dict[str, float], n: float) -> float:
+    """The value a fitted law (``"saturation"`` or ``"hill"``) gives on an n×n board."""
+    if law == "saturation":
+        return params["c"] - params["d"] * params["q"] ** (n - 5)
+    if law == "hill":
+        return float(_hill(float(n), params["c"], params["k"], params["h"]))
+    raise FitError(f"law {law!r}: expected 'saturation' or 'hill'")
+
+
+def extrapolate(points: list[Point], law: str, n: int, draws: int = 2000,
+                seed: int = 0) -> tuple[float, float, float, int]:
+    """A law's prediction for an n×n board it was not fitted to, with a 95 % interval: the value
+    of the law fitted to ``points`` at ``n``, and the 2.5 and 97.5 percentiles over ``draws``
+    refits to points drawn from normal distributions about the measured values (each with its
+    standard error from its interval, scaled up by √(χ²/dof) when the law fits worse than the
+    errors allow).  Also returns how many refits failed (they are left out)."""
+    fit = {"saturation": saturation_law, "hill": hill_law}.get(law)
+    best = fit(points) if fit else None
+    if fit is None or best is None:
+        raise FitError(f"the {law!r} law cannot be fitted to these {len(points)} points (laws: 'saturation', 'hill')")
+    se = _standard_errors(points) * np.sqrt(max(1.0, best["chi2_dof"]))
+    rng = np.random.default_rng(seed)
+    preds, failed = [], 0
+    for _ in range(draws):
+        values = rng.normal([p[1] for p in points], se)
+        again = fit([(p[0], float(v), float(v - 1.96 * s), float(v + 1.96 * s))
+                     for p, v, s in zip(points, values, se, strict=True)])
+        if again is None:
+            failed += 1
+        else:
+            preds.append(law_value(law, again, n))
+    lo, hi = np.percentile(preds, [2.5, 97.5])
+    return law_value(law, best, n), float(lo), float(hi), failed
+
+
 def series(fits: list[FitResult], fam: str, letter: str) -> list[Point]:
     main = [p for v in sorted({f.variant for f in fits if family(f) == fam})
             if (p := primary(fits, v)) is not None]
@@ -100,4 +193,5 @@ def series(fits: list[FitResult], fam: str, letter: str) -> list[Point]:
 
 
 
-__all__ = ["Point", "budget", "family", "fsf_factor", "linear_law", "primary", "saturation_law", "series"]
+__all__ = ["FSF_BASE", "Point", "budget", "extrapolate", "family", "fsf_factor", "fsf_ratio", "fsf_value", "hill_law",
+           "law_value", "linear_law", "primary", "saturation_law", "series"]

@@ -1,0 +1,161 @@
+"""Rebuild every table and figure of docs/piece-values-by-board-size.md from the study databases
+in one directory, and say how long each step took.
+
+    python examples/values/reproduce.py out/ --out out/paper
+
+Reads every ``*.db`` there: the piece-values studies (``komaken values selfplay``) and the odds
+databases (``komaken values odds``).  Writes into ``--out``:
+
+* ``report/`` — ``komaken values report`` over all of them: method A's and B's tables, the fitted
+  laws, the hypotheses (H1 also against Fairy-Stockfish as it computes) and Figure 1;
+* ``robust-<study>.md`` — ``komaken values robust`` of every study, and ``designs-<variant>.md``
+  where a variant has studies of several start designs (Appendix A, §3.2);
+* ``values_ctrl4_test.png`` (Figure 3, from a ``ctrl4`` study) and
+  ``values_robustness_<variant>.png`` (Figure 2, from each exchange-start study of minishogi).
+
+Nothing is written to the databases.  Figure 4 comes from docs/thesis-replication.md's study.
+"""
+
+from __future__ import annotations
+
+import argparse
+import time
+from collections import defaultdict
+from pathlib import Path
+
+import matplotlib
+
+matplotlib.use("Agg")
+import matplotlib.pyplot as plt
+import numpy as np
+
+from komaken.errors import KomakenError
+from komaken.lab.valuestudy.fit import fit_study, variant_letters
+from komaken.lab.valuestudy.games import StudyError, open_study
+from komaken.lab.valuestudy.laws import extrapolate, hill_law, law_value, saturation_law
+from komaken.lab.valuestudy.odds import analyse_odds
+from komaken.lab.valuestudy.report import build, load
+from komaken.lab.valuestudy.robust import Robustness, format_designs, format_robustness, robustness
+
+#: The controlled family's method-A values (gold units, 95 % intervals) the laws were fitted to,
+#: as published on 2026-11-26 and pre-registered in docs/notebooks/2026-11-29-ctrl4-preregistration.md.
+PUBLISHED = {
+    "B": [(5, 0.969, 0.938, 1.005), (6, 1.376, 1.339, 1.419), (7, 1.552, 1.515, 1.595), (8, 1.618, 1.581, 1.659),
+          (9, 1.639, 1.604, 1.679)],
+    "R": [(5, 1.160, 1.125, 1.203), (6, 1.712, 1.667, 1.763), (7, 2.001, 1.951, 2.049), (8, 2.106, 2.063, 2.154),
+          (9, 2.105, 2.061, 2.152)],
+}
+
+
+def ctrl4_figure(db: Path, out: Path) -> None:
+    fit = fit_study(db, bootstrap=500)
+    fig, axes = plt.subplots(1, 2, figsize=(10, 4.2), sharey=True)
+    n = np.linspace(3.6, 9.4, 200)
+    for ax, letter in zip(axes, ("B", "R"), strict=True):
+        pts = PUBLISHED[letter]
+        ax.errorbar([p[0] for p in pts], [p[1] for p in pts],
+                    yerr=[[p[1] - p[2] for p in pts], [p[3] - p[1] for p in pts]], fmt="o", color="k",
+                    label="5×5…9×9, fitted (published)")
+        for law, fitter, color in (("saturation", saturation_law, "tab:blue"), ("hill", hill_law, "tab:orange")):
+            params = fitter(pts)
+            assert params is not None
+            ax.plot(n, [law_value(law, params, x) for x in n], color=color,
+                    label="c − d·q^(n−5)" if law == "saturation" else "Hill c·n^h/(k^h+n^h)")
+            pred, lo, hi = extrapolate(pts, law, 4, draws=2000, seed=0)[:3]
+            ax.errorbar([3.9 if law == "saturation" else 4.1], [pred], yerr=[[pred - lo], [hi - pred]], fmt="s",
+                        color=color, capsize=4)
+        est, lo, hi = fit.value(letter)
+        ax.errorbar([4], [est], yerr=[[est - lo], [hi - est]], fmt="D", color="tab:red", capsize=4,
+                    label=f"4×4 measured ({fit.games} games)")
+        ax.axhline(0, color="grey", lw=0.5)
+        ax.set_title(f"{letter}: out-of-sample test on ctrl4")
+        ax.set_xlabel("board size n")
+        ax.grid(alpha=0.3)
+    axes[0].set_ylabel("value in golds")
+    axes[0].legend(fontsize=8, loc="lower right")
+    fig.tight_layout()
+    fig.savefig(out / "values_ctrl4_test.png", dpi=100)
+    plt.close(fig)
+
+
+def robustness_figure(r: Robustness, out: Path) -> None:
+    fig, ax = plt.subplots(figsize=(8, 4.2))
+    fits = [f for f in r.fits if not f.spec.first]
+    names = [f.spec.name.split(":")[0] for f in fits]
+    y = np.arange(len(names))[::-1]
+    for dy, letter, color in ((0.15, "B", "tab:blue"), (-0.15, "R", "tab:red")):
+        est = np.array([f.values[letter][0] for f in fits])
+        lo = np.array([f.values[letter][1] for f in fits])
+        hi = np.array([f.values[letter][2] for f in fits])
+        ax.errorbar(est, y + dy, xerr=[est - lo, hi - est], fmt="o", color=color, capsize=3,
+                    label=f"{letter} (split row: on the board)")
+        h = r.headline[letter]
+        ax.axvspan(h[1], h[2], color=color, alpha=0.08)
+    ax.set_yticks(y, names)
+    ax.set_xlabel("value in golds (95 % intervals; shaded: headline interval)")
+    ax.set_title(f"{r.variant}: {r.games} games under each modelling choice")
+    ax.legend(fontsize=8)
+    ax.grid(alpha=0.3)
+    fig.tight_layout()
+    fig.savefig(out / f"values_robustness_{r.variant}.png", dpi=100)
+    plt.close(fig)
+
+
+def kind(db: Path) -> str:
+    """``study`` (a piece-values study), ``odds`` (a material-odds database) or ``other``."""
+    try:
+        with open_study(db):
+            return "study"
+    except StudyError:
+        try:
+            analyse_odds(db)
+            return "odds"
+        except KomakenError:
+            return "other"
+
+
+def main() -> None:
+    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    ap.add_argument("folder", type=Path, help="the directory holding the databases")
+    ap.add_argument("--out", type=Path, required=True)
+    ap.add_argument("--bootstrap", type=int, default=500, help="resamples of the report's fits")
+    args = ap.parse_args()
+    args.out.mkdir(parents=True, exist_ok=True)
+    kinds = {db: kind(db) for db in sorted(args.folder.glob("*.db"))}
+    dbs = [db for db, k in kinds.items() if k != "other"]
+    studies = [db for db, k in kinds.items() if k == "study"]
+    for db in (db for db, k in kinds.items() if k == "other"):
+        print(f"{db}: neither a study nor an odds database; left out", flush=True)
+    steps: list[tuple[str, float]] = []
+    start = time.perf_counter()
+
+    def done(what: str) -> None:
+        nonlocal start
+        steps.append((what, time.perf_counter() - start))
+        print(f"{what}: {steps[-1][1]:.1f} s", flush=True)
+        start = time.perf_counter()
+
+    build(load(dbs, args.bootstrap)).write(args.out / "report")
+    done(f"report over {len(dbs)} databases ({len(studies)} studies)")
+    by_variant: dict[str, list[Robustness]] = defaultdict(list)
+    for db in studies:
+        with open_study(db) as study:
+            letters = variant_letters(study.config())
+        pieces = tuple(p for p in ("B", "R", "S") if p in letters)
+        r = robustness(str(db), pieces, bootstrap=200)
+        by_variant[r.variant].append(r)
+        (args.out / f"robust-{db.stem}.md").write_text(format_robustness(r) + "\n", encoding="utf-8")
+        if r.variant == "minishogi" and r.design.startswith("exchange"):
+            robustness_figure(r, args.out)
+        if r.variant == "ctrl4":
+            ctrl4_figure(db, args.out)
+        done(f"robust {db.name}")
+    for variant, results in by_variant.items():
+        if len({r.design for r in results}) > 1:
+            (args.out / f"designs-{variant}.md").write_text(format_designs(results) + "\n", encoding="utf-8")
+    total = sum(t for _, t in steps)
+    print(f"total {total:.0f} s; wrote {args.out}")
+
+
+if __name__ == "__main__":
+    main()
