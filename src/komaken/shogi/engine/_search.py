@@ -16,12 +16,15 @@ SEE (all evasions when in check);
 mate scores ``±(MATE - plies)``; repetition (千日手, 連続王手の千日手), 持将棋 point counts,
 declarations and the ply limit per variant.
 
-The driver's stop flag (``ctl[C_STOP]``, set from another thread) and the node limit are polled
+Every kernel takes the position (a :class:`~komaken.shogi.kernel.KernelState`) and one
+:class:`~komaken.shogi.engine._context.SearchContext` holding the tables, settings and counters.
+
+The driver's stop flag (``ctl.stop``, set from another thread) and the node limit are polled
 every 1024 nodes; once the search is aborted every node returns at once and the driver uses
 only moves whose subtree finished.
 
 MultiPV: the driver searches the root once per line, each time excluding the root moves of the
-lines already found (``ctl[C_EXCL_N]`` moves from ``ctl[C_EXCL]`` on), with a full window; such a
+lines already found (the first ``ctl.excluded`` moves of ``excl``), with a full window; such a
 restricted root is never stored in the transposition table.
 """
 
@@ -60,6 +63,7 @@ from komaken.shogi._kernels import (
     push,
     undo_move,
 )
+from komaken.shogi.engine._context import MAX_PLY, SearchContext
 from komaken.shogi.engine._evaluate import capture_gain, evaluate, evaluate_sums, material_psq, move_delta
 from komaken.shogi.engine._history import is_quiet, reward_cutoff
 from komaken.shogi.engine._ordering import keep_unprunable, pick, score_moves
@@ -96,18 +100,11 @@ from komaken.shogi.engine._tt import (
     tt_static,
     tt_store,
 )
+from komaken.shogi.kernel import KernelState
 
 KNOWN_WIN = 50_000_000  # decided without mate: won repetition, impasse count, declaration
-MAX_PLY = 128
 SCRATCH_ROW = MAX_PLY + 1  # a row of the move-score buffer no ply reaches: SEE's scratch space
 GEN_ROW = MAX_PLY  # another: the move generator's scratch (its tables stay zero between calls)
-
-# ctl slots
-C_NODES, C_STOP, C_ABORT, C_MAX_NODES, C_SELDEPTH, C_GAME_START, C_SEED, C_ROOT_MOVE, C_ROOT_SCORE = range(9)
-C_ROOT_PLY, C_ROOT_DEPTH = 9, 10
-# MultiPV: the root skips the C_EXCL_N moves stored from slot C_EXCL on (the lines already found)
-C_EXCL_N, C_EXCL = 11, 12
-C_SIZE = C_EXCL + 1024  # room for every root move (MAX_MOVES)
 
 # typed (not literal) constants for recursive calls: a literal argument would make numba compile
 # one more specialisation of the recursive function, and cached recursive specialisations crash
@@ -117,7 +114,7 @@ OFF = np.int64(0)
 
 @njit(cache=True)
 def _game_over_score(bd: np.ndarray, hd: np.ndarray, st: np.ndarray, hh: np.ndarray, hist: np.ndarray,
-                     geo: np.ndarray, rules: np.ndarray, ctl: np.ndarray, ply: int) -> int:
+                     geo: np.ndarray, rules: np.ndarray, start: int, ply: int) -> int:
     """A score if the game is decided here without looking at moves, else ``INF`` (meaning none):
     a repetition (treated as the fourth occurrence, as engines do), 持将棋, the ply limit; a
     captured king or a try (:func:`decided`) scores as mate."""
@@ -128,7 +125,6 @@ def _game_over_score(bd: np.ndarray, hd: np.ndarray, st: np.ndarray, hh: np.ndar
             return MATE - ply if winner == us else -MATE + ply
     cur = st[ST_PLY]
     h = hh[cur]
-    start = ctl[C_GAME_START]
     j = cur - 4
     while j >= start:
         if hh[j] == h:
@@ -173,11 +169,12 @@ def _game_over_score(bd: np.ndarray, hd: np.ndarray, st: np.ndarray, hh: np.ndar
 
 @njit(cache=True)
 def _poll(ctl: np.ndarray) -> bool:
-    ctl[C_NODES] += 1
-    if (ctl[C_NODES] & 1023) == 0:
-        if ctl[C_STOP] != 0 or (ctl[C_MAX_NODES] > 0 and ctl[C_NODES] >= ctl[C_MAX_NODES]):
-            ctl[C_ABORT] = 1
-    return ctl[C_ABORT] != 0
+    c = ctl[0]
+    c.nodes += 1
+    if (c.nodes & 1023) == 0:
+        if c.stop != 0 or (c.max_nodes > 0 and c.nodes >= c.max_nodes):
+            c.abort = 1
+    return c.abort != 0
 
 
 @njit(cache=True, inline="always")
@@ -190,20 +187,20 @@ def _child_sums(bd: np.ndarray, mv: int, rules: np.ndarray, bval: np.ndarray, hv
 
 
 @njit(cache=True)
-def qsearch(bd: np.ndarray, hd: np.ndarray, st: np.ndarray, hh: np.ndarray, hist: np.ndarray, geo: np.ndarray,
-            rules: np.ndarray, bval: np.ndarray, hval: np.ndarray, w: np.ndarray, mbuf: np.ndarray,
-            sbuf: np.ndarray, ctl: np.ndarray, acc: np.ndarray, sp: np.ndarray, alpha, beta,
-            ply) -> int:
+def qsearch(pos: KernelState, c: SearchContext, alpha, beta, ply) -> int:
     """Captures only (every evasion when in check) until the position is quiet.
 
     Out of check only the captures are generated (:func:`gen_captures_into`), never the quiet
     moves and drops, so a side that is not in check and has no legal move at all (rare: a
     cornered king with nothing in hand) stands pat here; the main search scores it as lost."""
-    if _poll(ctl):
+    bd, hd, st, hh, hist, geo, rules = pos
+    bval, hval, w, mbuf, sbuf, acc, sp = c.bval, c.hval, c.w, c.mbuf, c.sbuf, c.acc, c.sp
+    ctl = c.ctl[0]
+    if _poll(c.ctl):
         return 0
-    if ply > ctl[C_SELDEPTH]:
-        ctl[C_SELDEPTH] = ply
-    seed = ctl[C_SEED]
+    if ply > ctl.seldepth:
+        ctl.seldepth = ply
+    seed = ctl.seed
     if rules[R_DECIDE] != 0:
         winner = decided(bd, st, geo, rules)
         if winner >= 0:
@@ -249,9 +246,9 @@ def qsearch(bd: np.ndarray, hd: np.ndarray, st: np.ndarray, hh: np.ndarray, hist
         mv = pick(moves, scores, i, n)
         _child_sums(bd, mv, rules, bval, hval, w, acc, ply, st[ST_SIDE])
         push(bd, hd, st, hh, hist, rules, mv)
-        v = -qsearch(bd, hd, st, hh, hist, geo, rules, bval, hval, w, mbuf, sbuf, ctl, acc, sp, -beta, -alpha, ply + 1)
+        v = -qsearch(pos, c, -beta, -alpha, ply + 1)
         undo_move(bd, hd, st, hist)
-        if ctl[C_ABORT] != 0:
+        if ctl.abort != 0:
             return 0
         if v > best:
             best = v
@@ -263,25 +260,26 @@ def qsearch(bd: np.ndarray, hd: np.ndarray, st: np.ndarray, hh: np.ndarray, hist
 
 
 @njit(cache=True, inline="always")
-def _excluded(ctl: np.ndarray, mv: int) -> bool:
-    for k in range(ctl[C_EXCL_N]):
-        if ctl[C_EXCL + k] == mv:
+def _excluded(c: SearchContext, mv: int) -> bool:
+    for k in range(c.ctl[0].excluded):
+        if c.excl[k] == mv:
             return True
     return False
 
 
 @njit(cache=True)
-def negamax(bd: np.ndarray, hd: np.ndarray, st: np.ndarray, hh: np.ndarray, hist: np.ndarray, geo: np.ndarray,
-            rules: np.ndarray, bval: np.ndarray, hval: np.ndarray, w: np.ndarray, tt_key: np.ndarray,
-            tt_data: np.ndarray, killers: np.ndarray, history: np.ndarray, pv: np.ndarray, pvlen: np.ndarray,
-            mbuf: np.ndarray, sbuf: np.ndarray, ctl: np.ndarray, acc: np.ndarray, sp: np.ndarray, lmr: np.ndarray,
-            depth: int, alpha: int, beta: int, ply, can_null) -> int:
+def negamax(pos: KernelState, c: SearchContext, depth: int, alpha: int, beta: int, ply, can_null) -> int:
     """Score of the position from the side to move's view, searched ``depth`` plies deep."""
+    bd, hd, st, hh, hist, geo, rules = pos
+    bval, hval, w, sp, lmr, acc = c.bval, c.hval, c.w, c.sp, c.lmr, c.acc
+    tt_key, tt_data, killers, history, pv, pvlen = c.tt_key, c.tt_data, c.killers, c.history, c.pv, c.pvlen
+    mbuf, sbuf = c.mbuf, c.sbuf
+    ctl = c.ctl[0]
     pvlen[ply] = ply
     if ply > 0:
-        if _poll(ctl):
+        if _poll(c.ctl):
             return 0
-        over = _game_over_score(bd, hd, st, hh, hist, geo, rules, ctl, ply)
+        over = _game_over_score(bd, hd, st, hh, hist, geo, rules, ctl.game_start, ply)
         if over != INF:
             return over
         # mate distance pruning: no line from here beats a mate already found nearer the root
@@ -292,10 +290,10 @@ def negamax(bd: np.ndarray, hd: np.ndarray, st: np.ndarray, hh: np.ndarray, hist
         if alpha >= beta:
             return alpha
     if ply >= MAX_PLY - 4:
-        return evaluate(bd, hd, st, rules, bval, hval, w, hh[st[ST_PLY]], ctl[C_SEED])
+        return evaluate(bd, hd, st, rules, bval, hval, w, hh[st[ST_PLY]], ctl.seed)
     checked = in_check(bd, st, rules)
     if depth <= 0 and not checked:
-        return qsearch(bd, hd, st, hh, hist, geo, rules, bval, hval, w, mbuf, sbuf, ctl, acc, sp, alpha, beta, ply)
+        return qsearch(pos, c, alpha, beta, ply)
     if depth < 0:
         depth = 0
     pv_node = beta - alpha > 1
@@ -316,7 +314,7 @@ def negamax(bd: np.ndarray, hd: np.ndarray, st: np.ndarray, hh: np.ndarray, hist
         if ply > 0 and not pv_node and td >= depth:
             if tf == F_EXACT or (tf == F_LOWER and ts >= beta) or (tf == F_UPPER and ts <= alpha):
                 return ts
-    seed = ctl[C_SEED]
+    seed = ctl.seed
     us = st[ST_SIDE]
     if static == -INF and not checked and not pv_node and ply > 0 and (
             depth <= sp[SP_RFP_DEPTH] or depth <= sp[SP_FUT_DEPTH]
@@ -340,15 +338,14 @@ def negamax(bd: np.ndarray, hd: np.ndarray, st: np.ndarray, hh: np.ndarray, hist
         st[ST_PLY] = cur + 1
         acc[ply + 1, 0] = acc[ply, 0]
         acc[ply + 1, 1] = acc[ply, 1]
-        saved_start = ctl[C_GAME_START]
-        ctl[C_GAME_START] = cur + 1  # no repetition through a pass
+        saved_start = ctl.game_start
+        ctl.game_start = cur + 1  # no repetition through a pass
         r = sp[SP_NULL_R] + (depth // sp[SP_NULL_DIV] if sp[SP_NULL_DIV] > 0 else 0)
-        v = -negamax(bd, hd, st, hh, hist, geo, rules, bval, hval, w, tt_key, tt_data, killers, history, pv,
-                     pvlen, mbuf, sbuf, ctl, acc, sp, lmr, depth - 1 - r, -beta, -beta + 1, ply + 1, OFF)
-        ctl[C_GAME_START] = saved_start
+        v = -negamax(pos, c, depth - 1 - r, -beta, -beta + 1, ply + 1, OFF)
+        ctl.game_start = saved_start
         st[ST_SIDE] = us
         st[ST_PLY] = cur
-        if ctl[C_ABORT] != 0:
+        if ctl.abort != 0:
             return 0
         if v >= beta:
             return beta
@@ -383,7 +380,7 @@ def negamax(bd: np.ndarray, hd: np.ndarray, st: np.ndarray, hh: np.ndarray, hist
             if i >= n:
                 break
         mv = pick(moves, scores, i, n)
-        if ply == 0 and ctl[C_EXCL_N] > 0 and _excluded(ctl, mv):
+        if ply == 0 and ctl.excluded > 0 and _excluded(c, mv):
             continue
         frm = move_from(mv)
         to = move_to(mv)
@@ -405,15 +402,14 @@ def negamax(bd: np.ndarray, hd: np.ndarray, st: np.ndarray, hh: np.ndarray, hist
                 continue
         searched += 1
         ext = 0
-        if gives and ply < 2 * ctl[C_ROOT_DEPTH] and ply < MAX_PLY // 2:
+        if gives and ply < 2 * ctl.root_depth and ply < MAX_PLY // 2:
             if sp[SP_CHECK_EXT] == 1:
                 ext = 1
             elif sp[SP_CHECK_EXT] == 2 and threat_on(bd, rules, bval, to, 1 - us, sbuf[SCRATCH_ROW]) <= 0:
                 ext = 1
         nd = depth - 1 + ext
         if searched == 1:
-            v = -negamax(bd, hd, st, hh, hist, geo, rules, bval, hval, w, tt_key, tt_data, killers, history, pv,
-                         pvlen, mbuf, sbuf, ctl, acc, sp, lmr, nd, -beta, -alpha, ply + 1, ON)
+            v = -negamax(pos, c, nd, -beta, -alpha, ply + 1, ON)
         else:
             r = 0
             if quiet and not gives and not checked and depth >= 3:
@@ -430,16 +426,13 @@ def negamax(bd: np.ndarray, hd: np.ndarray, st: np.ndarray, hh: np.ndarray, hist
                         r = nd - 1
                     if r < 0:
                         r = 0
-            v = -negamax(bd, hd, st, hh, hist, geo, rules, bval, hval, w, tt_key, tt_data, killers, history, pv,
-                         pvlen, mbuf, sbuf, ctl, acc, sp, lmr, nd - r, -alpha - 1, -alpha, ply + 1, ON)
+            v = -negamax(pos, c, nd - r, -alpha - 1, -alpha, ply + 1, ON)
             if v > alpha and r > 0:
-                v = -negamax(bd, hd, st, hh, hist, geo, rules, bval, hval, w, tt_key, tt_data, killers, history,
-                             pv, pvlen, mbuf, sbuf, ctl, acc, sp, lmr, nd, -alpha - 1, -alpha, ply + 1, ON)
+                v = -negamax(pos, c, nd, -alpha - 1, -alpha, ply + 1, ON)
             if v > alpha and v < beta:
-                v = -negamax(bd, hd, st, hh, hist, geo, rules, bval, hval, w, tt_key, tt_data, killers, history,
-                             pv, pvlen, mbuf, sbuf, ctl, acc, sp, lmr, nd, -beta, -alpha, ply + 1, ON)
+                v = -negamax(pos, c, nd, -beta, -alpha, ply + 1, ON)
         undo_move(bd, hd, st, hist)
-        if ctl[C_ABORT] != 0:
+        if ctl.abort != 0:
             return 0
         if v > best:
             best = v
@@ -451,8 +444,8 @@ def negamax(bd: np.ndarray, hd: np.ndarray, st: np.ndarray, hh: np.ndarray, hist
                     pv[ply, k] = pv[ply + 1, k]
                 pvlen[ply] = pvlen[ply + 1] if pvlen[ply + 1] > ply + 1 else ply + 1
                 if ply == 0:
-                    ctl[C_ROOT_MOVE] = mv
-                    ctl[C_ROOT_SCORE] = v
+                    ctl.root_move = mv
+                    ctl.root_score = v
                 if v >= beta:
                     if quiet:
                         if killers[ply, 0] != mv:
@@ -462,7 +455,7 @@ def negamax(bd: np.ndarray, hd: np.ndarray, st: np.ndarray, hh: np.ndarray, hist
                     break
     if searched == 0:
         return alpha  # every move was pruned (cannot happen at the root: its first move is searched)
-    if ply == 0 and ctl[C_EXCL_N] > 0:
+    if ply == 0 and ctl.excluded > 0:
         return best  # a root with moves left out is not this position's value
     flag = F_LOWER if best >= beta else (F_EXACT if best > old_alpha else F_UPPER)
     tt_store(tt_key, tt_data, h, best_move, best, depth, flag, ply, static)
@@ -470,21 +463,17 @@ def negamax(bd: np.ndarray, hd: np.ndarray, st: np.ndarray, hh: np.ndarray, hist
 
 
 @njit(cache=True, nogil=True)
-def search_depth(bd: np.ndarray, hd: np.ndarray, st: np.ndarray, hh: np.ndarray, hist: np.ndarray, geo: np.ndarray,
-                 rules: np.ndarray, bval: np.ndarray, hval: np.ndarray, w: np.ndarray, tt_key: np.ndarray,
-                 tt_data: np.ndarray, killers: np.ndarray, history: np.ndarray, pv: np.ndarray, pvlen: np.ndarray,
-                 mbuf: np.ndarray, sbuf: np.ndarray, ctl: np.ndarray, acc: np.ndarray, sp: np.ndarray, lmr: np.ndarray,
-                 depth: int, alpha, beta) -> int:
+def search_depth(pos: KernelState, c: SearchContext, depth: int, alpha, beta) -> int:
     """One iteration of iterative deepening from the root (ply 0); the GIL is released.
 
     ``acc[ply]`` holds the material and PSQ sums (:func:`material_psq`) of the position at ``ply``,
     kept up to date move by move so that the evaluation need not count them again."""
-    acc[0, 0], acc[0, 1] = material_psq(bd, hd, rules, bval, hval, w)
-    ctl[C_ROOT_MOVE] = 0
-    ctl[C_ROOT_SCORE] = -INF
-    ctl[C_ROOT_DEPTH] = depth
-    return negamax(bd, hd, st, hh, hist, geo, rules, bval, hval, w, tt_key, tt_data, killers, history, pv, pvlen,
-                   mbuf, sbuf, ctl, acc, sp, lmr, depth, alpha, beta, np.int64(0), OFF)
+    c.acc[0, 0], c.acc[0, 1] = material_psq(pos.bd, pos.hd, pos.rules, c.bval, c.hval, c.w)
+    ctl = c.ctl[0]
+    ctl.root_move = 0
+    ctl.root_score = -INF
+    ctl.root_depth = depth
+    return negamax(pos, c, depth, alpha, beta, np.int64(0), OFF)
 
 
 @njit(cache=True)
