@@ -184,3 +184,38 @@ def _apply(acc: np.ndarray, w: np.ndarray, b: int, nsq: int, c: int, piece: int,
         acc += w[f]
     else:
         acc -= w[f]
+
+
+# --- the network after the accumulator ----------------------------------------------------------
+QA = 127  # an activation of 1.0 is 127: the clipped ReLU keeps 0 .. 127
+QB = 64  # a dense weight of 1.0 is 64
+OUT_SCALE = 600  # a network output of 1.0 is this many evaluation units
+
+
+@njit(cache=True, inline="always")
+def _crelu(x: int) -> int:
+    return 0 if x < 0 else (QA if x > QA else x)
+
+
+@njit(cache=True)
+def forward(us: np.ndarray, them: np.ndarray, l1w: np.ndarray, l1b: np.ndarray, l2w: np.ndarray,
+            l2b: np.ndarray, ow: np.ndarray, ob: int) -> int:
+    """The score for the side to move (evaluation units) from the two accumulators (side to move's
+    first): clipped ReLU, then two dense layers with clipped ReLU, then the output; integers
+    throughout (``l1w[j, i]``, ``l2w``, ``ow`` in 1/QB, biases in 1/(QA*QB))."""
+    h = us.shape[0]
+    n1 = l1w.shape[0]
+    n2 = l2w.shape[0]
+    a1 = np.empty(n1, dtype=np.int64)
+    for j in range(n1):
+        s = l1b[j]
+        for i in range(h):
+            s += _crelu(us[i]) * l1w[j, i] + _crelu(them[i]) * l1w[j, h + i]
+        a1[j] = _crelu((s + QB // 2) // QB)  # rounded, not floored: no bias layer by layer
+    out = ob
+    for j in range(n2):
+        s = l2b[j]
+        for i in range(n1):
+            s += a1[i] * l2w[j, i]
+        out += _crelu((s + QB // 2) // QB) * ow[j]
+    return (out * OUT_SCALE + QA * QB // 2) // (QA * QB)

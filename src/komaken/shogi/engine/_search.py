@@ -194,7 +194,6 @@ def qsearch(pos: KernelState, c: SearchContext, alpha, beta, ply) -> int:
     moves and drops, so a side that is not in check and has no legal move at all (rare: a
     cornered king with nothing in hand) stands pat here; the main search scores it as lost."""
     bd, hd, st, hh, hist, geo, rules = pos
-    bval, hval, w, mbuf, sbuf, acc, sp = c.bval, c.hval, c.w, c.mbuf, c.sbuf, c.acc, c.sp
     ctl = c.ctl[0]
     if _poll(c.ctl):
         return 0
@@ -210,9 +209,9 @@ def qsearch(pos: KernelState, c: SearchContext, alpha, beta, ply) -> int:
     checked = in_check(bd, st, rules) and rules[R_KING_CAPTURE] == 0
     stand = -INF
     if ply >= MAX_PLY - 2:
-        return evaluate(bd, hd, st, rules, bval, hval, w, hh[st[ST_PLY]], seed)
+        return evaluate(bd, hd, st, rules, c.bval, c.hval, c.w, hh[st[ST_PLY]], seed)
     if not checked:
-        stand = evaluate_sums(bd, hd, st, rules, w, hh[st[ST_PLY]], seed, int(acc[ply, 0]), acc[ply, 1])
+        stand = evaluate_sums(bd, hd, st, rules, c.w, hh[st[ST_PLY]], seed, int(c.acc[ply, 0]), c.acc[ply, 1])
         if stand >= beta:
             return stand
         if stand > alpha:
@@ -220,31 +219,31 @@ def qsearch(pos: KernelState, c: SearchContext, alpha, beta, ply) -> int:
         best = stand
     else:
         best = -MATE + ply
-    moves = mbuf[ply]
-    scores = sbuf[ply]
+    moves = c.mbuf[ply]
+    scores = c.sbuf[ply]
     if checked:
-        n_all = gen_legal_into(bd, hd, st, geo, rules, moves, 0, sbuf[GEN_ROW])
+        n_all = gen_legal_into(bd, hd, st, geo, rules, moves, 0, c.sbuf[GEN_ROW])
         if n_all == 0:
             return -MATE + ply
     else:
-        n_all = gen_captures_into(bd, hd, st, geo, rules, moves, 0, sbuf[GEN_ROW])
+        n_all = gen_captures_into(bd, hd, st, geo, rules, moves, 0, c.sbuf[GEN_ROW])
     n = 0
     us = st[ST_SIDE]
-    delta = sp[SP_QS_DELTA]
+    delta = c.sp[SP_QS_DELTA]
     for i in range(n_all):
         mv = moves[i]
         victim = bd[move_to(mv)]
         frm = move_from(mv)
-        if not checked and delta > 0 and stand + capture_gain(bd, mv, us, bval, hval) + delta <= alpha:
+        if not checked and delta > 0 and stand + capture_gain(bd, mv, us, c.bval, c.hval) + delta <= alpha:
             continue  # even winning the piece outright leaves the score below alpha
-        if not checked and see(bd, rules, bval, frm, move_to(mv), us, sbuf[SCRATCH_ROW]) < 0:
+        if not checked and see(bd, rules, c.bval, frm, move_to(mv), us, c.sbuf[SCRATCH_ROW]) < 0:
             continue  # a capture that loses material in the exchange does not make it quiet
         moves[n] = mv
-        scores[n] = abs(bval[victim]) * 64 - (abs(bval[bd[frm]]) >> 6 if frm != 0 else 0)
+        scores[n] = abs(c.bval[victim]) * 64 - (abs(c.bval[bd[frm]]) >> 6 if frm != 0 else 0)
         n += 1
     for i in range(n):
         mv = pick(moves, scores, i, n)
-        _child_sums(bd, mv, rules, bval, hval, w, acc, ply, st[ST_SIDE])
+        _child_sums(bd, mv, rules, c.bval, c.hval, c.w, c.acc, ply, st[ST_SIDE])
         push(bd, hd, st, hh, hist, rules, mv)
         v = -qsearch(pos, c, -beta, -alpha, ply + 1)
         undo_move(bd, hd, st, hist)
@@ -271,11 +270,8 @@ def _excluded(c: SearchContext, mv: int) -> bool:
 def negamax(pos: KernelState, c: SearchContext, depth: int, alpha: int, beta: int, ply, can_null) -> int:
     """Score of the position from the side to move's view, searched ``depth`` plies deep."""
     bd, hd, st, hh, hist, geo, rules = pos
-    bval, hval, w, sp, lmr, acc = c.bval, c.hval, c.w, c.sp, c.lmr, c.acc
-    tt_key, tt_data, killers, history, pv, pvlen = c.tt_key, c.tt_data, c.killers, c.history, c.pv, c.pvlen
-    mbuf, sbuf = c.mbuf, c.sbuf
     ctl = c.ctl[0]
-    pvlen[ply] = ply
+    c.pvlen[ply] = ply
     if ply > 0:
         if _poll(c.ctl):
             return 0
@@ -290,7 +286,7 @@ def negamax(pos: KernelState, c: SearchContext, depth: int, alpha: int, beta: in
         if alpha >= beta:
             return alpha
     if ply >= MAX_PLY - 4:
-        return evaluate(bd, hd, st, rules, bval, hval, w, hh[st[ST_PLY]], ctl.seed)
+        return evaluate(bd, hd, st, rules, c.bval, c.hval, c.w, hh[st[ST_PLY]], ctl.seed)
     checked = in_check(bd, st, rules)
     if depth <= 0 and not checked:
         return qsearch(pos, c, alpha, beta, ply)
@@ -298,15 +294,15 @@ def negamax(pos: KernelState, c: SearchContext, depth: int, alpha: int, beta: in
         depth = 0
     pv_node = beta - alpha > 1
     h = hh[st[ST_PLY]]
-    idx = int(h & np.uint64(len(tt_key) - 1))
+    idx = int(h & np.uint64(len(c.tt_key) - 1))
     ttm = 0
     # the static evaluation, kept with the position's table entry; computed below only where a
     # pruning rule reads it
     static = -INF
-    hit = tt_hit(tt_key, idx, h)
+    hit = tt_hit(c.tt_key, idx, h)
     if hit:
-        static = tt_static(tt_key, idx)
-        data = tt_data[idx]
+        static = tt_static(c.tt_key, idx)
+        data = c.tt_data[idx]
         ttm = data & 0x1FFFFF
         td = (data >> 21) & 0xFF
         tf = (data >> 29) & 3
@@ -317,14 +313,14 @@ def negamax(pos: KernelState, c: SearchContext, depth: int, alpha: int, beta: in
     seed = ctl.seed
     us = st[ST_SIDE]
     if static == -INF and not checked and not pv_node and ply > 0 and (
-            depth <= sp[SP_RFP_DEPTH] or depth <= sp[SP_FUT_DEPTH]
+            depth <= c.sp[SP_RFP_DEPTH] or depth <= c.sp[SP_FUT_DEPTH]
             or (can_null != 0 and depth >= 3 and abs(beta) < MATE_BOUND)):
-        static = evaluate_sums(bd, hd, st, rules, w, h, seed, int(acc[ply, 0]), acc[ply, 1])
+        static = evaluate_sums(bd, hd, st, rules, c.w, h, seed, int(c.acc[ply, 0]), c.acc[ply, 1])
         if hit:
-            tt_key[idx] = tt_key_word(h, static)
+            c.tt_key[idx] = tt_key_word(h, static)
     # reverse futility: far enough above beta that a quiet reply will not bring it back
-    if (not pv_node and not checked and ply > 0 and depth <= sp[SP_RFP_DEPTH] and abs(beta) < MATE_BOUND
-            and static - sp[SP_RFP_MARGIN] * depth >= beta):
+    if (not pv_node and not checked and ply > 0 and depth <= c.sp[SP_RFP_DEPTH] and abs(beta) < MATE_BOUND
+            and static - c.sp[SP_RFP_MARGIN] * depth >= beta):
         return static
     # null move: if passing still holds beta, a real move will too (not in check, not near mates)
     if (can_null != 0 and not pv_node and not checked and depth >= 3 and ply > 0 and abs(beta) < MATE_BOUND
@@ -336,11 +332,11 @@ def negamax(pos: KernelState, c: SearchContext, depth: int, alpha: int, beta: in
         hh[cur + 1] = h ^ ZSIDE
         st[ST_SIDE] = 1 - us
         st[ST_PLY] = cur + 1
-        acc[ply + 1, 0] = acc[ply, 0]
-        acc[ply + 1, 1] = acc[ply, 1]
+        c.acc[ply + 1, 0] = c.acc[ply, 0]
+        c.acc[ply + 1, 1] = c.acc[ply, 1]
         saved_start = ctl.game_start
         ctl.game_start = cur + 1  # no repetition through a pass
-        r = sp[SP_NULL_R] + (depth // sp[SP_NULL_DIV] if sp[SP_NULL_DIV] > 0 else 0)
+        r = c.sp[SP_NULL_R] + (depth // c.sp[SP_NULL_DIV] if c.sp[SP_NULL_DIV] > 0 else 0)
         v = -negamax(pos, c, depth - 1 - r, -beta, -beta + 1, ply + 1, OFF)
         ctl.game_start = saved_start
         st[ST_SIDE] = us
@@ -350,14 +346,14 @@ def negamax(pos: KernelState, c: SearchContext, depth: int, alpha: int, beta: in
         if v >= beta:
             return beta
     # internal iterative reduction: without a hash move the ordering is poor, so search shallower
-    if ttm == 0 and sp[SP_IIR_DEPTH] > 0 and depth >= sp[SP_IIR_DEPTH]:
+    if ttm == 0 and c.sp[SP_IIR_DEPTH] > 0 and depth >= c.sp[SP_IIR_DEPTH]:
         depth -= 1
-    moves = mbuf[ply]
-    scores = sbuf[ply]
-    n = gen_legal_into(bd, hd, st, geo, rules, moves, 0, sbuf[GEN_ROW])
+    moves = c.mbuf[ply]
+    scores = c.sbuf[ply]
+    n = gen_legal_into(bd, hd, st, geo, rules, moves, 0, c.sbuf[GEN_ROW])
     if n == 0:
         return -MATE + ply  # checkmated, or no move at all: both lose in shogi
-    score_moves(bd, rules, moves, scores, n, ttm, bval, killers, history, ply, us, sbuf[SCRATCH_ROW])
+    score_moves(bd, rules, moves, scores, n, ttm, c.bval, c.killers, c.history, ply, us, c.sbuf[SCRATCH_ROW])
     best = -INF
     best_move = 0
     old_alpha = alpha
@@ -365,16 +361,16 @@ def negamax(pos: KernelState, c: SearchContext, depth: int, alpha: int, beta: in
     quiets = 0
     # the pruning of moves below needs a static score, a move already searched and no mate in sight
     may_prune = ply > 0 and not checked and not pv_node
-    lmp_count = sp[SP_LMP_BASE] + depth * depth
+    lmp_count = c.sp[SP_LMP_BASE] + depth * depth
     # the list can shrink once every quiet non-check is pruned (not where the fixed reductions of lmr = 0
     # read a move's place in it, nor where the history malus reads the quiets before a cut-off)
-    may_cull = may_prune and sp[SP_LMR] != 0 and sp[SP_HISTORY] == 0
+    may_cull = may_prune and c.sp[SP_LMR] != 0 and c.sp[SP_HISTORY] == 0
     i = -1
     while i + 1 < n:
         i += 1
         if may_cull and searched > 0 and best > -MATE_BOUND and (
-                (depth <= sp[SP_LMP_DEPTH] and quiets >= lmp_count)
-                or (depth <= sp[SP_FUT_DEPTH] and static + sp[SP_FUT_MARGIN] * depth <= alpha)):
+                (depth <= c.sp[SP_LMP_DEPTH] and quiets >= lmp_count)
+                or (depth <= c.sp[SP_FUT_DEPTH] and static + c.sp[SP_FUT_MARGIN] * depth <= alpha)):
             n = keep_unprunable(bd, st, rules, moves, scores, i, n, ttm)
             may_cull = False
             if i >= n:
@@ -388,24 +384,24 @@ def negamax(pos: KernelState, c: SearchContext, depth: int, alpha: int, beta: in
         if quiet:
             quiets += 1
         prunable = may_prune and searched > 0 and best > -MATE_BOUND and mv != ttm
-        if prunable and not quiet and frm != 0 and depth <= sp[SP_SEE_DEPTH] and scores[i] < (1 << 47) \
-                and see(bd, rules, bval, frm, to, us, sbuf[SCRATCH_ROW]) < -sp[SP_SEE_MARGIN] * depth:
+        if prunable and not quiet and frm != 0 and depth <= c.sp[SP_SEE_DEPTH] and scores[i] < (1 << 47) \
+                and see(bd, rules, c.bval, frm, to, us, c.sbuf[SCRATCH_ROW]) < -c.sp[SP_SEE_MARGIN] * depth:
             continue  # a capture that loses too much in the exchange (ordered after the killers)
-        _child_sums(bd, mv, rules, bval, hval, w, acc, ply, us)
+        _child_sums(bd, mv, rules, c.bval, c.hval, c.w, c.acc, ply, us)
         gives = push(bd, hd, st, hh, hist, rules, mv)
         if prunable and quiet and not gives:
-            if depth <= sp[SP_LMP_DEPTH] and quiets > lmp_count:
+            if depth <= c.sp[SP_LMP_DEPTH] and quiets > lmp_count:
                 undo_move(bd, hd, st, hist)
                 continue
-            if depth <= sp[SP_FUT_DEPTH] and static + sp[SP_FUT_MARGIN] * depth <= alpha:
+            if depth <= c.sp[SP_FUT_DEPTH] and static + c.sp[SP_FUT_MARGIN] * depth <= alpha:
                 undo_move(bd, hd, st, hist)
                 continue
         searched += 1
         ext = 0
         if gives and ply < 2 * ctl.root_depth and ply < MAX_PLY // 2:
-            if sp[SP_CHECK_EXT] == 1:
+            if c.sp[SP_CHECK_EXT] == 1:
                 ext = 1
-            elif sp[SP_CHECK_EXT] == 2 and threat_on(bd, rules, bval, to, 1 - us, sbuf[SCRATCH_ROW]) <= 0:
+            elif c.sp[SP_CHECK_EXT] == 2 and threat_on(bd, rules, c.bval, to, 1 - us, c.sbuf[SCRATCH_ROW]) <= 0:
                 ext = 1
         nd = depth - 1 + ext
         if searched == 1:
@@ -413,15 +409,15 @@ def negamax(pos: KernelState, c: SearchContext, depth: int, alpha: int, beta: in
         else:
             r = 0
             if quiet and not gives and not checked and depth >= 3:
-                if sp[SP_LMR] == 0:
+                if c.sp[SP_LMR] == 0:
                     if i >= 3:
                         r = 1 if i < 8 else 2
                 elif scores[i] < (1 << 47):  # not a killer
-                    r = lmr[min(depth, LMR_N - 1), min(searched, LMR_N - 1)]
+                    r = c.lmr[min(depth, LMR_N - 1), min(searched, LMR_N - 1)]
                     if pv_node:
                         r -= 1
-                    if sp[SP_LMR_HISTORY] > 0:
-                        r -= int(scores[i] / sp[SP_LMR_HISTORY])
+                    if c.sp[SP_LMR_HISTORY] > 0:
+                        r -= int(scores[i] / c.sp[SP_LMR_HISTORY])
                     if r > nd - 1:
                         r = nd - 1
                     if r < 0:
@@ -439,26 +435,26 @@ def negamax(pos: KernelState, c: SearchContext, depth: int, alpha: int, beta: in
             best_move = mv
             if v > alpha:
                 alpha = v
-                pv[ply, ply] = mv
-                for k in range(ply + 1, pvlen[ply + 1]):
-                    pv[ply, k] = pv[ply + 1, k]
-                pvlen[ply] = pvlen[ply + 1] if pvlen[ply + 1] > ply + 1 else ply + 1
+                c.pv[ply, ply] = mv
+                for k in range(ply + 1, c.pvlen[ply + 1]):
+                    c.pv[ply, k] = c.pv[ply + 1, k]
+                c.pvlen[ply] = c.pvlen[ply + 1] if c.pvlen[ply + 1] > ply + 1 else ply + 1
                 if ply == 0:
                     ctl.root_move = mv
                     ctl.root_score = v
                 if v >= beta:
                     if quiet:
-                        if killers[ply, 0] != mv:
-                            killers[ply, 1] = killers[ply, 0]
-                            killers[ply, 0] = mv
-                        reward_cutoff(history, bd, moves, i, depth, sp[SP_HISTORY])
+                        if c.killers[ply, 0] != mv:
+                            c.killers[ply, 1] = c.killers[ply, 0]
+                            c.killers[ply, 0] = mv
+                        reward_cutoff(c.history, bd, moves, i, depth, c.sp[SP_HISTORY])
                     break
     if searched == 0:
         return alpha  # every move was pruned (cannot happen at the root: its first move is searched)
     if ply == 0 and ctl.excluded > 0:
         return best  # a root with moves left out is not this position's value
     flag = F_LOWER if best >= beta else (F_EXACT if best > old_alpha else F_UPPER)
-    tt_store(tt_key, tt_data, h, best_move, best, depth, flag, ply, static)
+    tt_store(c.tt_key, c.tt_data, h, best_move, best, depth, flag, ply, static)
     return best
 
 
