@@ -25,7 +25,9 @@ from komaken.shogi.engine._nnue import MAX_CHANGES, changes, forward, n_features
 
 
 @njit(cache=True)
-def _replay(bd, hd, st, hh, hist, rules, inv, w, bias, moves, reps, mode, acc):  # type: ignore[no-untyped-def]
+def _replay(bd: np.ndarray, hd: np.ndarray, st: np.ndarray, hh: np.ndarray, hist: np.ndarray, rules: np.ndarray,
+            inv: np.ndarray, w: np.ndarray, bias: np.ndarray, moves: np.ndarray, reps: int, mode: int,
+            acc: np.ndarray) -> None:
     pieces = np.zeros(MAX_CHANGES, dtype=np.int64)
     squares = np.zeros(MAX_CHANGES, dtype=np.int64)
     signs = np.zeros(MAX_CHANGES, dtype=np.int64)

@@ -83,6 +83,13 @@ def hand_feature(nsq: int, c: int, owner: int, kind: int, level: int) -> int:
     return (nsq + 1) * PLANES * nsq + (rel * HAND_KINDS + kind) * HAND_CAP + level
 
 
+@njit(cache=True, inline="always")
+def _add(acc: np.ndarray, w: np.ndarray, f: int) -> None:
+    # an explicit loop: ``acc += w[f]`` (int16 into int32) made a temporary array every time
+    for i in range(acc.shape[0]):
+        acc[i] += w[f, i]
+
+
 @njit(cache=True)
 def refresh(bd: np.ndarray, hd: np.ndarray, st: np.ndarray, rules: np.ndarray, inv: np.ndarray, w: np.ndarray,
             bias: np.ndarray, c: int, out: np.ndarray) -> None:
@@ -94,14 +101,14 @@ def refresh(bd: np.ndarray, hd: np.ndarray, st: np.ndarray, rules: np.ndarray, i
         sq = rules[R_SQUARES + i]
         p = bd[sq]
         if p != 0:
-            out += w[board_feature(b, nsq, c, p, sq, inv)]
+            _add(out, w, board_feature(b, nsq, c, p, sq, inv))
     for owner in range(2):
         for kind in range(1, HAND_KINDS):
             for level in range(hd[owner, kind]):
                 f = hand_feature(nsq, c, owner, kind, level)
                 if f < 0:
                     break
-                out += w[f]
+                _add(out, w, f)
 
 
 @njit(cache=True)
@@ -165,7 +172,10 @@ def update(bd: np.ndarray, hd: np.ndarray, st: np.ndarray, rules: np.ndarray, in
             refresh(bd, hd, st, rules, inv, w, bias, c, child[c])
             continue
         b = _bucket(st, inv, nsq, c)
-        child[c] = parent[c]
+        dst = child[c]
+        src = parent[c]
+        for i in range(dst.shape[0]):
+            dst[i] = src[i]
         for j in range(n):
             _apply(child[c], w, b, nsq, c, pieces[j], squares[j], signs[j], inv)
 
@@ -181,9 +191,10 @@ def _apply(acc: np.ndarray, w: np.ndarray, b: int, nsq: int, c: int, piece: int,
     else:
         f = board_feature(b, nsq, c, piece, where, inv)
     if sign > 0:
-        acc += w[f]
+        _add(acc, w, f)
     else:
-        acc -= w[f]
+        for i in range(acc.shape[0]):
+            acc[i] -= w[f, i]
 
 
 # --- the network after the accumulator ----------------------------------------------------------
