@@ -24,7 +24,7 @@ from komaken.shogi._kernels import MAX_MOVES, R_NSQ, gen_legal, move_from, move_
 from komaken.shogi.engine._nnue import MAX_CHANGES, changes, forward, n_features, refresh, square_index, update
 
 
-@njit(cache=True)
+@njit  # not cached: a cached caller keeps the callees it was compiled with when _nnue.py changes
 def _replay(bd: np.ndarray, hd: np.ndarray, st: np.ndarray, hh: np.ndarray, hist: np.ndarray, rules: np.ndarray,
             inv: np.ndarray, w: np.ndarray, bias: np.ndarray, moves: np.ndarray, reps: int, mode: int,
             acc: np.ndarray) -> None:

@@ -17,8 +17,11 @@ arriving, a captured piece leaving the board and entering the hand); a move of `
 changes its bucket, and that perspective is refreshed whole.
 
 The accumulator of a perspective is ``bias + Σ W[f]`` over its active features (int32 sums of
-int16 weights).  The search keeps one accumulator per ply: a child's is its parent's plus the
-move's changes (:func:`update`), so unmaking a move is just going back a ply.
+int16 weights).  The kernels allocate nothing and are compiled without reference counting
+(``_nrt=False``, as the move generator is): with it, each call paid an atomic increment and
+decrement per array argument, more than the update itself.  A search keeps one accumulator
+per ply: a child's is its parent's plus the move's changes (:func:`update`), so unmaking a
+move is just going back a ply.
 """
 
 from __future__ import annotations
@@ -90,12 +93,13 @@ def _add(acc: np.ndarray, w: np.ndarray, f: int) -> None:
         acc[i] += w[f, i]
 
 
-@njit(cache=True)
+@njit(cache=True, _nrt=False)
 def refresh(bd: np.ndarray, hd: np.ndarray, st: np.ndarray, rules: np.ndarray, inv: np.ndarray, w: np.ndarray,
             bias: np.ndarray, c: int, out: np.ndarray) -> None:
     """``out[:] = bias + Σ w[f]`` over the active features of colour ``c``'s perspective."""
     nsq = rules[R_NSQ]
-    out[:] = bias
+    for i in range(out.shape[0]):
+        out[i] = bias[i]
     b = _bucket(st, inv, nsq, c)
     for i in range(nsq):
         sq = rules[R_SQUARES + i]
@@ -111,7 +115,7 @@ def refresh(bd: np.ndarray, hd: np.ndarray, st: np.ndarray, rules: np.ndarray, i
                 _add(out, w, f)
 
 
-@njit(cache=True)
+@njit(cache=True, _nrt=False)
 def changes(bd: np.ndarray, hd: np.ndarray, st: np.ndarray, mv: int, pieces: np.ndarray, squares: np.ndarray,
             signs: np.ndarray) -> int:
     """The board and hand changes ``mv`` (legal here, not yet played) makes, as ``pieces[j]``
@@ -155,7 +159,7 @@ def changes(bd: np.ndarray, hd: np.ndarray, st: np.ndarray, mv: int, pieces: np.
     return n
 
 
-@njit(cache=True)
+@njit(cache=True, _nrt=False)
 def update(bd: np.ndarray, hd: np.ndarray, st: np.ndarray, rules: np.ndarray, inv: np.ndarray, w: np.ndarray,
            bias: np.ndarray, n: int, pieces: np.ndarray, squares: np.ndarray, signs: np.ndarray,
            parent: np.ndarray, child: np.ndarray) -> None:
@@ -172,17 +176,17 @@ def update(bd: np.ndarray, hd: np.ndarray, st: np.ndarray, rules: np.ndarray, in
             refresh(bd, hd, st, rules, inv, w, bias, c, child[c])
             continue
         b = _bucket(st, inv, nsq, c)
-        dst = child[c]
-        src = parent[c]
-        for i in range(dst.shape[0]):
-            dst[i] = src[i]
+        # indexed in place, not through row views: a view costs reference counting per call
+        for i in range(child.shape[1]):
+            child[c, i] = parent[c, i]
         for j in range(n):
-            _apply(child[c], w, b, nsq, c, pieces[j], squares[j], signs[j], inv)
+            _apply(child, w, b, nsq, c, pieces[j], squares[j], signs[j], inv)
 
 
 @njit(cache=True, inline="always")
 def _apply(acc: np.ndarray, w: np.ndarray, b: int, nsq: int, c: int, piece: int, where: int, sign: int,
            inv: np.ndarray) -> None:
+    """``acc[c] ±= w[f]`` for one change of :func:`changes`."""
     if piece < 0:
         code = -piece - 1
         f = hand_feature(nsq, c, code // HAND_KINDS, code % HAND_KINDS, where)
@@ -191,10 +195,11 @@ def _apply(acc: np.ndarray, w: np.ndarray, b: int, nsq: int, c: int, piece: int,
     else:
         f = board_feature(b, nsq, c, piece, where, inv)
     if sign > 0:
-        _add(acc, w, f)
+        for i in range(acc.shape[1]):
+            acc[c, i] += w[f, i]
     else:
-        for i in range(acc.shape[0]):
-            acc[i] -= w[f, i]
+        for i in range(acc.shape[1]):
+            acc[c, i] -= w[f, i]
 
 
 # --- the network after the accumulator ----------------------------------------------------------
