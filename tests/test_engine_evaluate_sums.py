@@ -33,7 +33,7 @@ def _walk(variant: str, seed: int, plies: int = 80):
 @pytest.mark.parametrize("whole", [True, False])
 def test_move_delta_keeps_the_sums_of_a_fresh_count(variant: str, whole: bool) -> None:
     e = Engine(variant)
-    w = e._w.copy()
+    w = e._ctx.w.copy()
     if not whole:  # fractional tables: equal within rounding
         rng = np.random.default_rng(5)
         w[4:] += rng.uniform(-0.5, 0.5, len(w) - 4)
@@ -41,22 +41,22 @@ def test_move_delta_keeps_the_sums_of_a_fresh_count(variant: str, whole: bool) -
     for seed in range(3):
         for pos in _walk(variant, seed):
             s = pos.kernel_state()
-            m0, p0 = material_psq(s.bd, s.hd, s.rules, e._bval, e._hval, w)
+            m0, p0 = material_psq(s.bd, s.hd, s.rules, e._ctx.bval, e._ctx.hval, w)
             us = int(s.st[K.ST_SIDE])
             for code in (int(c) for c in pos.legal_codes()):
                 frm, to = K.move_from(code), K.move_to(code)
                 kinds["drop"] += frm == 0
                 kinds["capture"] += frm != 0 and s.bd[to] != 0
                 kinds["promotion"] += K.move_promotes(code)
-                dm, dp = move_delta(s.bd, code, us, s.rules, e._bval, e._hval, w)
+                dm, dp = move_delta(s.bd, code, us, s.rules, e._ctx.bval, e._ctx.hval, w)
                 K.push(s.bd, s.hd, s.st, s.hh, s.hist, s.rules, code)
-                m1, p1 = material_psq(s.bd, s.hd, s.rules, e._bval, e._hval, w)
+                m1, p1 = material_psq(s.bd, s.hd, s.rules, e._ctx.bval, e._ctx.hval, w)
                 assert m1 == m0 + dm, (pos.sfen(), code)
                 if whole:
                     assert p1 == p0 + dp, (pos.sfen(), code)
                     key = s.hh[s.st[K.ST_PLY]]
                     assert evaluate_sums(s.bd, s.hd, s.st, s.rules, w, key, 0, m0 + dm, p0 + dp) == \
-                        evaluate(s.bd, s.hd, s.st, s.rules, e._bval, e._hval, w, key, 0)
+                        evaluate(s.bd, s.hd, s.st, s.rules, e._ctx.bval, e._ctx.hval, w, key, 0)
                 else:
                     assert p1 == pytest.approx(p0 + dp, abs=1e-9)
                 K.undo_move(s.bd, s.hd, s.st, s.hist)
@@ -70,9 +70,9 @@ def test_changing_values_or_terms_forgets_the_evaluations_kept_in_the_hash_table
     e = Engine("shogi")
     for change in (lambda: e.set_values({"P": 400}), lambda: e.set_term("king_safety", 0.5)):
         e.search(pos, Limits(depth=6))
-        kept = (e._tt_key & np.uint64(0xFFFFFFFF)) != 0
+        kept = (e._ctx.tt_key & np.uint64(0xFFFFFFFF)) != 0
         assert kept.sum() > 100
-        keys = e._tt_key >> np.uint64(32)
+        keys = e._ctx.tt_key >> np.uint64(32)
         change()
-        assert not ((e._tt_key & np.uint64(0xFFFFFFFF)) != 0).any()
-        assert (e._tt_key >> np.uint64(32) == keys).all()
+        assert not ((e._ctx.tt_key & np.uint64(0xFFFFFFFF)) != 0).any()
+        assert (e._ctx.tt_key >> np.uint64(32) == keys).all()

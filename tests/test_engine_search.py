@@ -7,6 +7,7 @@ import time
 from pathlib import Path
 from typing import Any
 
+import numpy as np
 import pytest
 
 from komaken.errors import KomakenError
@@ -140,14 +141,14 @@ def test_tables_cost_memory_only_while_used() -> None:
     churn = [bytearray(1 << 20) for _ in range(40)]  # freed blocks the allocator could hand out
     del churn[:-1]
     player = EnginePlayer("minishogi", depth=3, hash_mb=16)
-    tables = lambda: (player.engine._tt_key, player.engine._tt_data, player.engine._mbuf,  # noqa: E731
-                      player.engine._sbuf, player.engine._history)
+    tables = lambda: (player.engine._ctx.tt_key, player.engine._ctx.tt_data, player.engine._ctx.mbuf,  # noqa: E731
+                      player.engine._ctx.sbuf, player.engine._ctx.history)
     player.new_game()
     assert [resident_kb(t) for t in tables()] == [0] * 5
     player.choose(Position.start("minishogi"))
-    assert resident_kb(player.engine._tt_key) > 0 and resident_kb(player.engine._mbuf) > 0
+    assert resident_kb(player.engine._ctx.tt_key) > 0 and resident_kb(player.engine._ctx.mbuf) > 0
     player.close()
-    assert [resident_kb(t) for t in tables()][:2] + [resident_kb(player.engine._history)] == [0] * 3
+    assert [resident_kb(t) for t in tables()][:2] + [resident_kb(player.engine._ctx.history)] == [0] * 3
     assert player.choose(Position.start("minishogi")) in Position.start("minishogi").legal_moves()
 
 
@@ -205,3 +206,23 @@ def test_values_change_the_choice() -> None:
     assert search(pos, Limits(depth=3), terms=material).move.usi() == "3c2c"  # type: ignore[union-attr]
     pricey_silver = search(pos, Limits(depth=3), {"S": 2000}, terms=material)
     assert pricey_silver.move is not None and pricey_silver.move.usi() == "3c4c"
+
+
+def test_clearing_the_control_record_clears_every_field() -> None:
+    """A counter added to CONTROL but not to clear_control would carry over between searches."""
+    from komaken.shogi.engine._context import CONTROL, clear_control
+
+    ctl = np.zeros(1, dtype=CONTROL)
+    ctl[0] = tuple(range(1, len(CONTROL.names) + 1))
+    clear_control(ctl)
+    assert ctl[0].tolist() == (0,) * len(CONTROL.names)
+
+
+def test_a_context_is_sized_in_one_place() -> None:
+    from komaken.shogi.engine._context import capture_context, new_context
+
+    bval, hval = Engine("minishogi")._ctx.bval, Engine("minishogi")._ctx.hval
+    with pytest.raises(ValueError, match="power of two"):
+        new_context(bval, hval, np.zeros(4), np.zeros(4, dtype=np.int64), np.zeros((2, 2), dtype=np.int64), 1000)
+    q = capture_context(bval, hval)
+    assert q.tt_key.size == 1 and not q.w.any() and not q.sp.any()

@@ -27,7 +27,7 @@ def test_see_counts_the_exchange_and_leaves_the_board_as_it_was(sfen: str, usi: 
     bd = pos.kernel_state(10)[0]
     before = bd.copy()
     scratch = np.zeros(SCRATCH, dtype=np.int64)
-    seed_values = Engine("shogi", params=EvalParams.legacy("shogi"))._bval  # the values the table above counts in
+    seed_values = Engine("shogi", params=EvalParams.legacy("shogi"))._ctx.bval  # the values the table above counts in
     assert see(bd, pos.variant.rules, seed_values, move_from(code), move_to(code), int(pos.turn), scratch) == value
     assert (bd == before).all()
 

@@ -329,11 +329,11 @@ def test_history_setting_bounds_the_statistics_and_changes_the_order(tmp_path: P
     pos = Position.start("minishogi")
     plain = Engine("minishogi")
     a = plain.search(pos, Limits(depth=9))
-    assert plain._history.min() == 0 and plain._history.max() > 0
+    assert plain._ctx.history.min() == 0 and plain._ctx.history.max() > 0
     malus = Engine("minishogi", params=_file(tmp_path, "[search]\nhistory = 1\nlmr_history = 8192\n"))
     b = malus.search(pos, Limits(depth=9))
-    assert malus._history.min() < 0 < malus._history.max()
-    assert np.abs(malus._history).max() <= HISTORY_MAX
+    assert malus._ctx.history.min() < 0 < malus._ctx.history.max()
+    assert np.abs(malus._ctx.history).max() <= HISTORY_MAX
     assert b.nodes != a.nodes and b.move in pos.legal_moves()
 
 

@@ -16,6 +16,7 @@ from numba import njit
 
 from komaken.shogi._board import BLACK_BIT, DIRS, KIND_MASK, WALL, WHITE_BIT
 from komaken.shogi._kernels import R_HEIGHT, R_NSQ, R_SQUARES, R_WIDTH, ST_KING, ST_SIDE, push
+from komaken.shogi.engine._context import SearchContext
 from komaken.shogi.engine._evaluate import (
     N_FILES,
     N_HAND,
@@ -33,6 +34,7 @@ from komaken.shogi.engine._evaluate import (
     piece_moves,
 )
 from komaken.shogi.engine._selfplay import FLAG_CHECK, FLAG_QS_CAP, FLAG_QS_GAIN, quiet_flags
+from komaken.shogi.kernel import KernelState
 
 O_BOARD = W_SIZE
 O_HAND = W_SIZE + 16
@@ -108,17 +110,18 @@ def game_features(bd: np.ndarray, hd: np.ndarray, st: np.ndarray, hh: np.ndarray
 
 
 @njit(cache=True)
-def record_features(bd: np.ndarray, hd: np.ndarray, st: np.ndarray, hh: np.ndarray, hist: np.ndarray,
-                    geo: np.ndarray, rules: np.ndarray, bval: np.ndarray, hval: np.ndarray, mbuf: np.ndarray,
-                    sbuf: np.ndarray, scratch: np.ndarray, moves: np.ndarray, skip: int, out: np.ndarray) -> int:
-    """Replay ``moves`` from the position in ``bd``/``hd``/``st`` and write the features of each
-    quiet position from ply ``skip`` on — not in check, and no capture sequence that gains by the
-    values ``bval``/``hval`` (:func:`~komaken.shogi.engine._selfplay.quiet_flags`, the study's own
-    test) — into the next rows of ``out``; returns the rows written."""
+def record_features(pos: KernelState, q: SearchContext, scratch: np.ndarray, moves: np.ndarray, skip: int,
+                    out: np.ndarray) -> int:
+    """Replay ``moves`` from ``pos`` (modified) and write the features of each quiet position from
+    ply ``skip`` on — not in check, and no capture sequence that gains by the values of ``q`` (a
+    :func:`~komaken.shogi.engine._context.capture_context`;
+    :func:`~komaken.shogi.engine._selfplay.quiet_flags`, the study's own test) — into the next rows
+    of ``out``; returns the rows written."""
+    bd, hd, st, hh, hist, geo, rules = pos
     rows = 0
     for ply in range(len(moves) + 1):
         if ply >= skip:
-            flags = quiet_flags(bd, hd, st, hh, hist, geo, rules, bval, hval, mbuf, sbuf, scratch)
+            flags = quiet_flags(pos, q, scratch)
             if (flags & (FLAG_CHECK | FLAG_QS_GAIN | FLAG_QS_CAP)) == 0:
                 eval_features(bd, hd, st, rules, out[rows])
                 rows += 1

@@ -16,12 +16,15 @@ SEE (all evasions when in check);
 mate scores ``±(MATE - plies)``; repetition (千日手, 連続王手の千日手), 持将棋 point counts,
 declarations and the ply limit per variant.
 
-The driver's stop flag (``ctl[C_STOP]``, set from another thread) and the node limit are polled
+Every kernel takes the position (a :class:`~komaken.shogi.kernel.KernelState`) and one
+:class:`~komaken.shogi.engine._context.SearchContext` holding the tables, settings and counters.
+
+The driver's stop flag (``ctl.stop``, set from another thread) and the node limit are polled
 every 1024 nodes; once the search is aborted every node returns at once and the driver uses
 only moves whose subtree finished.
 
 MultiPV: the driver searches the root once per line, each time excluding the root moves of the
-lines already found (``ctl[C_EXCL_N]`` moves from ``ctl[C_EXCL]`` on), with a full window; such a
+lines already found (the first ``ctl.excluded`` moves of ``excl``), with a full window; such a
 restricted root is never stored in the transposition table.
 """
 
@@ -60,6 +63,7 @@ from komaken.shogi._kernels import (
     push,
     undo_move,
 )
+from komaken.shogi.engine._context import MAX_PLY, SearchContext
 from komaken.shogi.engine._evaluate import capture_gain, evaluate, evaluate_sums, material_psq, move_delta
 from komaken.shogi.engine._history import is_quiet, reward_cutoff
 from komaken.shogi.engine._ordering import keep_unprunable, pick, score_moves
@@ -96,18 +100,11 @@ from komaken.shogi.engine._tt import (
     tt_static,
     tt_store,
 )
+from komaken.shogi.kernel import KernelState
 
 KNOWN_WIN = 50_000_000  # decided without mate: won repetition, impasse count, declaration
-MAX_PLY = 128
 SCRATCH_ROW = MAX_PLY + 1  # a row of the move-score buffer no ply reaches: SEE's scratch space
 GEN_ROW = MAX_PLY  # another: the move generator's scratch (its tables stay zero between calls)
-
-# ctl slots
-C_NODES, C_STOP, C_ABORT, C_MAX_NODES, C_SELDEPTH, C_GAME_START, C_SEED, C_ROOT_MOVE, C_ROOT_SCORE = range(9)
-C_ROOT_PLY, C_ROOT_DEPTH = 9, 10
-# MultiPV: the root skips the C_EXCL_N moves stored from slot C_EXCL on (the lines already found)
-C_EXCL_N, C_EXCL = 11, 12
-C_SIZE = C_EXCL + 1024  # room for every root move (MAX_MOVES)
 
 # typed (not literal) constants for recursive calls: a literal argument would make numba compile
 # one more specialisation of the recursive function, and cached recursive specialisations crash
@@ -117,7 +114,7 @@ OFF = np.int64(0)
 
 @njit(cache=True)
 def _game_over_score(bd: np.ndarray, hd: np.ndarray, st: np.ndarray, hh: np.ndarray, hist: np.ndarray,
-                     geo: np.ndarray, rules: np.ndarray, ctl: np.ndarray, ply: int) -> int:
+                     geo: np.ndarray, rules: np.ndarray, start: int, ply: int) -> int:
     """A score if the game is decided here without looking at moves, else ``INF`` (meaning none):
     a repetition (treated as the fourth occurrence, as engines do), 持将棋, the ply limit; a
     captured king or a try (:func:`decided`) scores as mate."""
@@ -128,7 +125,6 @@ def _game_over_score(bd: np.ndarray, hd: np.ndarray, st: np.ndarray, hh: np.ndar
             return MATE - ply if winner == us else -MATE + ply
     cur = st[ST_PLY]
     h = hh[cur]
-    start = ctl[C_GAME_START]
     j = cur - 4
     while j >= start:
         if hh[j] == h:
@@ -173,11 +169,12 @@ def _game_over_score(bd: np.ndarray, hd: np.ndarray, st: np.ndarray, hh: np.ndar
 
 @njit(cache=True)
 def _poll(ctl: np.ndarray) -> bool:
-    ctl[C_NODES] += 1
-    if (ctl[C_NODES] & 1023) == 0:
-        if ctl[C_STOP] != 0 or (ctl[C_MAX_NODES] > 0 and ctl[C_NODES] >= ctl[C_MAX_NODES]):
-            ctl[C_ABORT] = 1
-    return ctl[C_ABORT] != 0
+    c = ctl[0]
+    c.nodes += 1
+    if (c.nodes & 1023) == 0:
+        if c.stop != 0 or (c.max_nodes > 0 and c.nodes >= c.max_nodes):
+            c.abort = 1
+    return c.abort != 0
 
 
 @njit(cache=True, inline="always")
@@ -190,20 +187,19 @@ def _child_sums(bd: np.ndarray, mv: int, rules: np.ndarray, bval: np.ndarray, hv
 
 
 @njit(cache=True)
-def qsearch(bd: np.ndarray, hd: np.ndarray, st: np.ndarray, hh: np.ndarray, hist: np.ndarray, geo: np.ndarray,
-            rules: np.ndarray, bval: np.ndarray, hval: np.ndarray, w: np.ndarray, mbuf: np.ndarray,
-            sbuf: np.ndarray, ctl: np.ndarray, acc: np.ndarray, sp: np.ndarray, alpha, beta,
-            ply) -> int:
+def qsearch(pos: KernelState, c: SearchContext, alpha, beta, ply) -> int:
     """Captures only (every evasion when in check) until the position is quiet.
 
     Out of check only the captures are generated (:func:`gen_captures_into`), never the quiet
     moves and drops, so a side that is not in check and has no legal move at all (rare: a
     cornered king with nothing in hand) stands pat here; the main search scores it as lost."""
-    if _poll(ctl):
+    bd, hd, st, hh, hist, geo, rules = pos
+    ctl = c.ctl[0]
+    if _poll(c.ctl):
         return 0
-    if ply > ctl[C_SELDEPTH]:
-        ctl[C_SELDEPTH] = ply
-    seed = ctl[C_SEED]
+    if ply > ctl.seldepth:
+        ctl.seldepth = ply
+    seed = ctl.seed
     if rules[R_DECIDE] != 0:
         winner = decided(bd, st, geo, rules)
         if winner >= 0:
@@ -213,9 +209,9 @@ def qsearch(bd: np.ndarray, hd: np.ndarray, st: np.ndarray, hh: np.ndarray, hist
     checked = in_check(bd, st, rules) and rules[R_KING_CAPTURE] == 0
     stand = -INF
     if ply >= MAX_PLY - 2:
-        return evaluate(bd, hd, st, rules, bval, hval, w, hh[st[ST_PLY]], seed)
+        return evaluate(bd, hd, st, rules, c.bval, c.hval, c.w, hh[st[ST_PLY]], seed)
     if not checked:
-        stand = evaluate_sums(bd, hd, st, rules, w, hh[st[ST_PLY]], seed, int(acc[ply, 0]), acc[ply, 1])
+        stand = evaluate_sums(bd, hd, st, rules, c.w, hh[st[ST_PLY]], seed, int(c.acc[ply, 0]), c.acc[ply, 1])
         if stand >= beta:
             return stand
         if stand > alpha:
@@ -223,35 +219,35 @@ def qsearch(bd: np.ndarray, hd: np.ndarray, st: np.ndarray, hh: np.ndarray, hist
         best = stand
     else:
         best = -MATE + ply
-    moves = mbuf[ply]
-    scores = sbuf[ply]
+    moves = c.mbuf[ply]
+    scores = c.sbuf[ply]
     if checked:
-        n_all = gen_legal_into(bd, hd, st, geo, rules, moves, 0, sbuf[GEN_ROW])
+        n_all = gen_legal_into(bd, hd, st, geo, rules, moves, 0, c.sbuf[GEN_ROW])
         if n_all == 0:
             return -MATE + ply
     else:
-        n_all = gen_captures_into(bd, hd, st, geo, rules, moves, 0, sbuf[GEN_ROW])
+        n_all = gen_captures_into(bd, hd, st, geo, rules, moves, 0, c.sbuf[GEN_ROW])
     n = 0
     us = st[ST_SIDE]
-    delta = sp[SP_QS_DELTA]
+    delta = c.sp[SP_QS_DELTA]
     for i in range(n_all):
         mv = moves[i]
         victim = bd[move_to(mv)]
         frm = move_from(mv)
-        if not checked and delta > 0 and stand + capture_gain(bd, mv, us, bval, hval) + delta <= alpha:
+        if not checked and delta > 0 and stand + capture_gain(bd, mv, us, c.bval, c.hval) + delta <= alpha:
             continue  # even winning the piece outright leaves the score below alpha
-        if not checked and see(bd, rules, bval, frm, move_to(mv), us, sbuf[SCRATCH_ROW]) < 0:
+        if not checked and see(bd, rules, c.bval, frm, move_to(mv), us, c.sbuf[SCRATCH_ROW]) < 0:
             continue  # a capture that loses material in the exchange does not make it quiet
         moves[n] = mv
-        scores[n] = abs(bval[victim]) * 64 - (abs(bval[bd[frm]]) >> 6 if frm != 0 else 0)
+        scores[n] = abs(c.bval[victim]) * 64 - (abs(c.bval[bd[frm]]) >> 6 if frm != 0 else 0)
         n += 1
     for i in range(n):
         mv = pick(moves, scores, i, n)
-        _child_sums(bd, mv, rules, bval, hval, w, acc, ply, st[ST_SIDE])
+        _child_sums(bd, mv, rules, c.bval, c.hval, c.w, c.acc, ply, st[ST_SIDE])
         push(bd, hd, st, hh, hist, rules, mv)
-        v = -qsearch(bd, hd, st, hh, hist, geo, rules, bval, hval, w, mbuf, sbuf, ctl, acc, sp, -beta, -alpha, ply + 1)
+        v = -qsearch(pos, c, -beta, -alpha, ply + 1)
         undo_move(bd, hd, st, hist)
-        if ctl[C_ABORT] != 0:
+        if ctl.abort != 0:
             return 0
         if v > best:
             best = v
@@ -263,25 +259,23 @@ def qsearch(bd: np.ndarray, hd: np.ndarray, st: np.ndarray, hh: np.ndarray, hist
 
 
 @njit(cache=True, inline="always")
-def _excluded(ctl: np.ndarray, mv: int) -> bool:
-    for k in range(ctl[C_EXCL_N]):
-        if ctl[C_EXCL + k] == mv:
+def _excluded(c: SearchContext, mv: int) -> bool:
+    for k in range(c.ctl[0].excluded):
+        if c.excl[k] == mv:
             return True
     return False
 
 
 @njit(cache=True)
-def negamax(bd: np.ndarray, hd: np.ndarray, st: np.ndarray, hh: np.ndarray, hist: np.ndarray, geo: np.ndarray,
-            rules: np.ndarray, bval: np.ndarray, hval: np.ndarray, w: np.ndarray, tt_key: np.ndarray,
-            tt_data: np.ndarray, killers: np.ndarray, history: np.ndarray, pv: np.ndarray, pvlen: np.ndarray,
-            mbuf: np.ndarray, sbuf: np.ndarray, ctl: np.ndarray, acc: np.ndarray, sp: np.ndarray, lmr: np.ndarray,
-            depth: int, alpha: int, beta: int, ply, can_null) -> int:
+def negamax(pos: KernelState, c: SearchContext, depth: int, alpha: int, beta: int, ply, can_null) -> int:
     """Score of the position from the side to move's view, searched ``depth`` plies deep."""
-    pvlen[ply] = ply
+    bd, hd, st, hh, hist, geo, rules = pos
+    ctl = c.ctl[0]
+    c.pvlen[ply] = ply
     if ply > 0:
-        if _poll(ctl):
+        if _poll(c.ctl):
             return 0
-        over = _game_over_score(bd, hd, st, hh, hist, geo, rules, ctl, ply)
+        over = _game_over_score(bd, hd, st, hh, hist, geo, rules, ctl.game_start, ply)
         if over != INF:
             return over
         # mate distance pruning: no line from here beats a mate already found nearer the root
@@ -292,23 +286,23 @@ def negamax(bd: np.ndarray, hd: np.ndarray, st: np.ndarray, hh: np.ndarray, hist
         if alpha >= beta:
             return alpha
     if ply >= MAX_PLY - 4:
-        return evaluate(bd, hd, st, rules, bval, hval, w, hh[st[ST_PLY]], ctl[C_SEED])
+        return evaluate(bd, hd, st, rules, c.bval, c.hval, c.w, hh[st[ST_PLY]], ctl.seed)
     checked = in_check(bd, st, rules)
     if depth <= 0 and not checked:
-        return qsearch(bd, hd, st, hh, hist, geo, rules, bval, hval, w, mbuf, sbuf, ctl, acc, sp, alpha, beta, ply)
+        return qsearch(pos, c, alpha, beta, ply)
     if depth < 0:
         depth = 0
     pv_node = beta - alpha > 1
     h = hh[st[ST_PLY]]
-    idx = int(h & np.uint64(len(tt_key) - 1))
+    idx = int(h & np.uint64(len(c.tt_key) - 1))
     ttm = 0
     # the static evaluation, kept with the position's table entry; computed below only where a
     # pruning rule reads it
     static = -INF
-    hit = tt_hit(tt_key, idx, h)
+    hit = tt_hit(c.tt_key, idx, h)
     if hit:
-        static = tt_static(tt_key, idx)
-        data = tt_data[idx]
+        static = tt_static(c.tt_key, idx)
+        data = c.tt_data[idx]
         ttm = data & 0x1FFFFF
         td = (data >> 21) & 0xFF
         tf = (data >> 29) & 3
@@ -316,17 +310,17 @@ def negamax(bd: np.ndarray, hd: np.ndarray, st: np.ndarray, hh: np.ndarray, hist
         if ply > 0 and not pv_node and td >= depth:
             if tf == F_EXACT or (tf == F_LOWER and ts >= beta) or (tf == F_UPPER and ts <= alpha):
                 return ts
-    seed = ctl[C_SEED]
+    seed = ctl.seed
     us = st[ST_SIDE]
     if static == -INF and not checked and not pv_node and ply > 0 and (
-            depth <= sp[SP_RFP_DEPTH] or depth <= sp[SP_FUT_DEPTH]
+            depth <= c.sp[SP_RFP_DEPTH] or depth <= c.sp[SP_FUT_DEPTH]
             or (can_null != 0 and depth >= 3 and abs(beta) < MATE_BOUND)):
-        static = evaluate_sums(bd, hd, st, rules, w, h, seed, int(acc[ply, 0]), acc[ply, 1])
+        static = evaluate_sums(bd, hd, st, rules, c.w, h, seed, int(c.acc[ply, 0]), c.acc[ply, 1])
         if hit:
-            tt_key[idx] = tt_key_word(h, static)
+            c.tt_key[idx] = tt_key_word(h, static)
     # reverse futility: far enough above beta that a quiet reply will not bring it back
-    if (not pv_node and not checked and ply > 0 and depth <= sp[SP_RFP_DEPTH] and abs(beta) < MATE_BOUND
-            and static - sp[SP_RFP_MARGIN] * depth >= beta):
+    if (not pv_node and not checked and ply > 0 and depth <= c.sp[SP_RFP_DEPTH] and abs(beta) < MATE_BOUND
+            and static - c.sp[SP_RFP_MARGIN] * depth >= beta):
         return static
     # null move: if passing still holds beta, a real move will too (not in check, not near mates)
     if (can_null != 0 and not pv_node and not checked and depth >= 3 and ply > 0 and abs(beta) < MATE_BOUND
@@ -338,29 +332,28 @@ def negamax(bd: np.ndarray, hd: np.ndarray, st: np.ndarray, hh: np.ndarray, hist
         hh[cur + 1] = h ^ ZSIDE
         st[ST_SIDE] = 1 - us
         st[ST_PLY] = cur + 1
-        acc[ply + 1, 0] = acc[ply, 0]
-        acc[ply + 1, 1] = acc[ply, 1]
-        saved_start = ctl[C_GAME_START]
-        ctl[C_GAME_START] = cur + 1  # no repetition through a pass
-        r = sp[SP_NULL_R] + (depth // sp[SP_NULL_DIV] if sp[SP_NULL_DIV] > 0 else 0)
-        v = -negamax(bd, hd, st, hh, hist, geo, rules, bval, hval, w, tt_key, tt_data, killers, history, pv,
-                     pvlen, mbuf, sbuf, ctl, acc, sp, lmr, depth - 1 - r, -beta, -beta + 1, ply + 1, OFF)
-        ctl[C_GAME_START] = saved_start
+        c.acc[ply + 1, 0] = c.acc[ply, 0]
+        c.acc[ply + 1, 1] = c.acc[ply, 1]
+        saved_start = ctl.game_start
+        ctl.game_start = cur + 1  # no repetition through a pass
+        r = c.sp[SP_NULL_R] + (depth // c.sp[SP_NULL_DIV] if c.sp[SP_NULL_DIV] > 0 else 0)
+        v = -negamax(pos, c, depth - 1 - r, -beta, -beta + 1, ply + 1, OFF)
+        ctl.game_start = saved_start
         st[ST_SIDE] = us
         st[ST_PLY] = cur
-        if ctl[C_ABORT] != 0:
+        if ctl.abort != 0:
             return 0
         if v >= beta:
             return beta
     # internal iterative reduction: without a hash move the ordering is poor, so search shallower
-    if ttm == 0 and sp[SP_IIR_DEPTH] > 0 and depth >= sp[SP_IIR_DEPTH]:
+    if ttm == 0 and c.sp[SP_IIR_DEPTH] > 0 and depth >= c.sp[SP_IIR_DEPTH]:
         depth -= 1
-    moves = mbuf[ply]
-    scores = sbuf[ply]
-    n = gen_legal_into(bd, hd, st, geo, rules, moves, 0, sbuf[GEN_ROW])
+    moves = c.mbuf[ply]
+    scores = c.sbuf[ply]
+    n = gen_legal_into(bd, hd, st, geo, rules, moves, 0, c.sbuf[GEN_ROW])
     if n == 0:
         return -MATE + ply  # checkmated, or no move at all: both lose in shogi
-    score_moves(bd, rules, moves, scores, n, ttm, bval, killers, history, ply, us, sbuf[SCRATCH_ROW])
+    score_moves(bd, rules, moves, scores, n, ttm, c.bval, c.killers, c.history, ply, us, c.sbuf[SCRATCH_ROW])
     best = -INF
     best_move = 0
     old_alpha = alpha
@@ -368,22 +361,22 @@ def negamax(bd: np.ndarray, hd: np.ndarray, st: np.ndarray, hh: np.ndarray, hist
     quiets = 0
     # the pruning of moves below needs a static score, a move already searched and no mate in sight
     may_prune = ply > 0 and not checked and not pv_node
-    lmp_count = sp[SP_LMP_BASE] + depth * depth
+    lmp_count = c.sp[SP_LMP_BASE] + depth * depth
     # the list can shrink once every quiet non-check is pruned (not where the fixed reductions of lmr = 0
     # read a move's place in it, nor where the history malus reads the quiets before a cut-off)
-    may_cull = may_prune and sp[SP_LMR] != 0 and sp[SP_HISTORY] == 0
+    may_cull = may_prune and c.sp[SP_LMR] != 0 and c.sp[SP_HISTORY] == 0
     i = -1
     while i + 1 < n:
         i += 1
         if may_cull and searched > 0 and best > -MATE_BOUND and (
-                (depth <= sp[SP_LMP_DEPTH] and quiets >= lmp_count)
-                or (depth <= sp[SP_FUT_DEPTH] and static + sp[SP_FUT_MARGIN] * depth <= alpha)):
+                (depth <= c.sp[SP_LMP_DEPTH] and quiets >= lmp_count)
+                or (depth <= c.sp[SP_FUT_DEPTH] and static + c.sp[SP_FUT_MARGIN] * depth <= alpha)):
             n = keep_unprunable(bd, st, rules, moves, scores, i, n, ttm)
             may_cull = False
             if i >= n:
                 break
         mv = pick(moves, scores, i, n)
-        if ply == 0 and ctl[C_EXCL_N] > 0 and _excluded(ctl, mv):
+        if ply == 0 and ctl.excluded > 0 and _excluded(c, mv):
             continue
         frm = move_from(mv)
         to = move_to(mv)
@@ -391,100 +384,92 @@ def negamax(bd: np.ndarray, hd: np.ndarray, st: np.ndarray, hh: np.ndarray, hist
         if quiet:
             quiets += 1
         prunable = may_prune and searched > 0 and best > -MATE_BOUND and mv != ttm
-        if prunable and not quiet and frm != 0 and depth <= sp[SP_SEE_DEPTH] and scores[i] < (1 << 47) \
-                and see(bd, rules, bval, frm, to, us, sbuf[SCRATCH_ROW]) < -sp[SP_SEE_MARGIN] * depth:
+        if prunable and not quiet and frm != 0 and depth <= c.sp[SP_SEE_DEPTH] and scores[i] < (1 << 47) \
+                and see(bd, rules, c.bval, frm, to, us, c.sbuf[SCRATCH_ROW]) < -c.sp[SP_SEE_MARGIN] * depth:
             continue  # a capture that loses too much in the exchange (ordered after the killers)
-        _child_sums(bd, mv, rules, bval, hval, w, acc, ply, us)
+        _child_sums(bd, mv, rules, c.bval, c.hval, c.w, c.acc, ply, us)
         gives = push(bd, hd, st, hh, hist, rules, mv)
         if prunable and quiet and not gives:
-            if depth <= sp[SP_LMP_DEPTH] and quiets > lmp_count:
+            if depth <= c.sp[SP_LMP_DEPTH] and quiets > lmp_count:
                 undo_move(bd, hd, st, hist)
                 continue
-            if depth <= sp[SP_FUT_DEPTH] and static + sp[SP_FUT_MARGIN] * depth <= alpha:
+            if depth <= c.sp[SP_FUT_DEPTH] and static + c.sp[SP_FUT_MARGIN] * depth <= alpha:
                 undo_move(bd, hd, st, hist)
                 continue
         searched += 1
         ext = 0
-        if gives and ply < 2 * ctl[C_ROOT_DEPTH] and ply < MAX_PLY // 2:
-            if sp[SP_CHECK_EXT] == 1:
+        if gives and ply < 2 * ctl.root_depth and ply < MAX_PLY // 2:
+            if c.sp[SP_CHECK_EXT] == 1:
                 ext = 1
-            elif sp[SP_CHECK_EXT] == 2 and threat_on(bd, rules, bval, to, 1 - us, sbuf[SCRATCH_ROW]) <= 0:
+            elif c.sp[SP_CHECK_EXT] == 2 and threat_on(bd, rules, c.bval, to, 1 - us, c.sbuf[SCRATCH_ROW]) <= 0:
                 ext = 1
         nd = depth - 1 + ext
         if searched == 1:
-            v = -negamax(bd, hd, st, hh, hist, geo, rules, bval, hval, w, tt_key, tt_data, killers, history, pv,
-                         pvlen, mbuf, sbuf, ctl, acc, sp, lmr, nd, -beta, -alpha, ply + 1, ON)
+            v = -negamax(pos, c, nd, -beta, -alpha, ply + 1, ON)
         else:
             r = 0
             if quiet and not gives and not checked and depth >= 3:
-                if sp[SP_LMR] == 0:
+                if c.sp[SP_LMR] == 0:
                     if i >= 3:
                         r = 1 if i < 8 else 2
                 elif scores[i] < (1 << 47):  # not a killer
-                    r = lmr[min(depth, LMR_N - 1), min(searched, LMR_N - 1)]
+                    r = c.lmr[min(depth, LMR_N - 1), min(searched, LMR_N - 1)]
                     if pv_node:
                         r -= 1
-                    if sp[SP_LMR_HISTORY] > 0:
-                        r -= int(scores[i] / sp[SP_LMR_HISTORY])
+                    if c.sp[SP_LMR_HISTORY] > 0:
+                        r -= int(scores[i] / c.sp[SP_LMR_HISTORY])
                     if r > nd - 1:
                         r = nd - 1
                     if r < 0:
                         r = 0
-            v = -negamax(bd, hd, st, hh, hist, geo, rules, bval, hval, w, tt_key, tt_data, killers, history, pv,
-                         pvlen, mbuf, sbuf, ctl, acc, sp, lmr, nd - r, -alpha - 1, -alpha, ply + 1, ON)
+            v = -negamax(pos, c, nd - r, -alpha - 1, -alpha, ply + 1, ON)
             if v > alpha and r > 0:
-                v = -negamax(bd, hd, st, hh, hist, geo, rules, bval, hval, w, tt_key, tt_data, killers, history,
-                             pv, pvlen, mbuf, sbuf, ctl, acc, sp, lmr, nd, -alpha - 1, -alpha, ply + 1, ON)
+                v = -negamax(pos, c, nd, -alpha - 1, -alpha, ply + 1, ON)
             if v > alpha and v < beta:
-                v = -negamax(bd, hd, st, hh, hist, geo, rules, bval, hval, w, tt_key, tt_data, killers, history,
-                             pv, pvlen, mbuf, sbuf, ctl, acc, sp, lmr, nd, -beta, -alpha, ply + 1, ON)
+                v = -negamax(pos, c, nd, -beta, -alpha, ply + 1, ON)
         undo_move(bd, hd, st, hist)
-        if ctl[C_ABORT] != 0:
+        if ctl.abort != 0:
             return 0
         if v > best:
             best = v
             best_move = mv
             if v > alpha:
                 alpha = v
-                pv[ply, ply] = mv
-                for k in range(ply + 1, pvlen[ply + 1]):
-                    pv[ply, k] = pv[ply + 1, k]
-                pvlen[ply] = pvlen[ply + 1] if pvlen[ply + 1] > ply + 1 else ply + 1
+                c.pv[ply, ply] = mv
+                for k in range(ply + 1, c.pvlen[ply + 1]):
+                    c.pv[ply, k] = c.pv[ply + 1, k]
+                c.pvlen[ply] = c.pvlen[ply + 1] if c.pvlen[ply + 1] > ply + 1 else ply + 1
                 if ply == 0:
-                    ctl[C_ROOT_MOVE] = mv
-                    ctl[C_ROOT_SCORE] = v
+                    ctl.root_move = mv
+                    ctl.root_score = v
                 if v >= beta:
                     if quiet:
-                        if killers[ply, 0] != mv:
-                            killers[ply, 1] = killers[ply, 0]
-                            killers[ply, 0] = mv
-                        reward_cutoff(history, bd, moves, i, depth, sp[SP_HISTORY])
+                        if c.killers[ply, 0] != mv:
+                            c.killers[ply, 1] = c.killers[ply, 0]
+                            c.killers[ply, 0] = mv
+                        reward_cutoff(c.history, bd, moves, i, depth, c.sp[SP_HISTORY])
                     break
     if searched == 0:
         return alpha  # every move was pruned (cannot happen at the root: its first move is searched)
-    if ply == 0 and ctl[C_EXCL_N] > 0:
+    if ply == 0 and ctl.excluded > 0:
         return best  # a root with moves left out is not this position's value
     flag = F_LOWER if best >= beta else (F_EXACT if best > old_alpha else F_UPPER)
-    tt_store(tt_key, tt_data, h, best_move, best, depth, flag, ply, static)
+    tt_store(c.tt_key, c.tt_data, h, best_move, best, depth, flag, ply, static)
     return best
 
 
 @njit(cache=True, nogil=True)
-def search_depth(bd: np.ndarray, hd: np.ndarray, st: np.ndarray, hh: np.ndarray, hist: np.ndarray, geo: np.ndarray,
-                 rules: np.ndarray, bval: np.ndarray, hval: np.ndarray, w: np.ndarray, tt_key: np.ndarray,
-                 tt_data: np.ndarray, killers: np.ndarray, history: np.ndarray, pv: np.ndarray, pvlen: np.ndarray,
-                 mbuf: np.ndarray, sbuf: np.ndarray, ctl: np.ndarray, acc: np.ndarray, sp: np.ndarray, lmr: np.ndarray,
-                 depth: int, alpha, beta) -> int:
+def search_depth(pos: KernelState, c: SearchContext, depth: int, alpha, beta) -> int:
     """One iteration of iterative deepening from the root (ply 0); the GIL is released.
 
     ``acc[ply]`` holds the material and PSQ sums (:func:`material_psq`) of the position at ``ply``,
     kept up to date move by move so that the evaluation need not count them again."""
-    acc[0, 0], acc[0, 1] = material_psq(bd, hd, rules, bval, hval, w)
-    ctl[C_ROOT_MOVE] = 0
-    ctl[C_ROOT_SCORE] = -INF
-    ctl[C_ROOT_DEPTH] = depth
-    return negamax(bd, hd, st, hh, hist, geo, rules, bval, hval, w, tt_key, tt_data, killers, history, pv, pvlen,
-                   mbuf, sbuf, ctl, acc, sp, lmr, depth, alpha, beta, np.int64(0), OFF)
+    c.acc[0, 0], c.acc[0, 1] = material_psq(pos.bd, pos.hd, pos.rules, c.bval, c.hval, c.w)
+    ctl = c.ctl[0]
+    ctl.root_move = 0
+    ctl.root_score = -INF
+    ctl.root_depth = depth
+    return negamax(pos, c, depth, alpha, beta, np.int64(0), OFF)
 
 
 @njit(cache=True)

@@ -53,22 +53,10 @@ from komaken.shogi._kernels import (
     in_check,
     push,
 )
-from komaken.shogi.engine._evaluate import W_NOISE, W_SIZE, evaluate, material_psq
-from komaken.shogi.engine._search import (
-    C_ABORT,
-    C_MAX_NODES,
-    C_NODES,
-    C_ROOT_MOVE,
-    C_SEED,
-    C_SIZE,
-    INF,
-    MATE,
-    MATE_BOUND,
-    MAX_PLY,
-    qsearch,
-    search_depth,
-)
-from komaken.shogi.engine._searchparams import SP_SIZE, lmr_table
+from komaken.shogi.engine._context import MAX_PLY, SearchContext, clear_control
+from komaken.shogi.engine._evaluate import W_NOISE, evaluate, material_psq
+from komaken.shogi.engine._search import INF, MATE, MATE_BOUND, qsearch, search_depth
+from komaken.shogi.kernel import KernelState
 
 NF = 42
 COL_SIDE, COL_FLAGS = 40, 41
@@ -118,11 +106,11 @@ def features(bd: np.ndarray, hd: np.ndarray, st: np.ndarray, rules: np.ndarray, 
 
 
 @njit(cache=True)
-def quiet_flags(bd: np.ndarray, hd: np.ndarray, st: np.ndarray, hh: np.ndarray, hist: np.ndarray, geo: np.ndarray,
-                rules: np.ndarray, bval: np.ndarray, hval: np.ndarray, mbuf: np.ndarray, sbuf: np.ndarray,
-                moves: np.ndarray) -> int:
+def quiet_flags(pos: KernelState, q: SearchContext, moves: np.ndarray) -> int:
     """The flags column: in check, capture available, and whether a material-only capture search
-    gains over the static material count (the position is then not quiet)."""
+    (``q``, a :func:`~komaken.shogi.engine._context.capture_context`) gains over the static material
+    count (the position is then not quiet)."""
+    bd, hd, st, hh, hist, geo, rules = pos
     flags = 0
     if in_check(bd, st, rules):
         flags |= FLAG_CHECK
@@ -130,15 +118,12 @@ def quiet_flags(bd: np.ndarray, hd: np.ndarray, st: np.ndarray, hh: np.ndarray, 
     if capture:
         flags |= FLAG_CAPTURE
     if capture and not (flags & FLAG_CHECK):
-        w0 = np.zeros(W_SIZE, dtype=np.float64)
-        ctl = np.zeros(C_SIZE, dtype=np.int64)
-        ctl[C_MAX_NODES] = QS_NODE_CAP
-        stand = evaluate(bd, hd, st, rules, bval, hval, w0, hh[st[ST_PLY]], 0)
-        acc = np.zeros((MAX_PLY + 2, 2), dtype=np.float64)
-        acc[0, 0], acc[0, 1] = material_psq(bd, hd, rules, bval, hval, w0)
-        sp = np.zeros(SP_SIZE, dtype=np.int64)  # the quiescence search with nothing pruned
-        v = qsearch(bd, hd, st, hh, hist, geo, rules, bval, hval, w0, mbuf, sbuf, ctl, acc, sp, _LO, _HI, _ZERO)
-        if ctl[C_ABORT] != 0:
+        clear_control(q.ctl)
+        q.ctl[0].max_nodes = QS_NODE_CAP
+        stand = evaluate(bd, hd, st, rules, q.bval, q.hval, q.w, hh[st[ST_PLY]], 0)
+        q.acc[0, 0], q.acc[0, 1] = material_psq(bd, hd, rules, q.bval, q.hval, q.w)
+        v = qsearch(pos, q, _LO, _HI, _ZERO)
+        if q.ctl[0].abort != 0:
             flags |= FLAG_QS_CAP
         elif v > stand:
             flags |= FLAG_QS_GAIN
@@ -146,46 +131,43 @@ def quiet_flags(bd: np.ndarray, hd: np.ndarray, st: np.ndarray, hh: np.ndarray, 
 
 
 @njit(cache=True)
-def best_move(bd: np.ndarray, hd: np.ndarray, st: np.ndarray, hh: np.ndarray, hist: np.ndarray, geo: np.ndarray,
-              rules: np.ndarray, bval: np.ndarray, hval: np.ndarray, w: np.ndarray, tt_key: np.ndarray,
-              tt_data: np.ndarray, killers: np.ndarray, history: np.ndarray, pv: np.ndarray, pvlen: np.ndarray,
-              mbuf: np.ndarray, sbuf: np.ndarray, ctl: np.ndarray, sp: np.ndarray, lmr: np.ndarray,
-              first_legal: int, nodes: int, depth: int, seed: int) -> int:
+def best_move(pos: KernelState, c: SearchContext, first_legal: int, nodes: int, depth: int, seed: int) -> int:
     """Iterative deepening to ``depth`` (0: no limit) within ``nodes`` (0: no limit), exactly as
-    :meth:`komaken.shogi.engine.Engine.search` does it; returns the move chosen."""
-    ctl[:] = 0
-    ctl[C_SEED] = seed
-    ctl[C_MAX_NODES] = nodes
-    tt_key[:] = 0
-    tt_data[:] = 0
-    killers[:] = 0
-    history[:] = 0
-    acc = np.zeros((MAX_PLY + 2, 2), dtype=np.float64)
+    :meth:`komaken.shogi.engine.Engine.search` does it, from cleared tables; returns the move chosen."""
+    clear_control(c.ctl)
+    ctl = c.ctl[0]
+    ctl.seed = seed
+    ctl.max_nodes = nodes
+    c.tt_key[:] = 0
+    c.tt_data[:] = 0
+    c.killers[:] = 0
+    c.history[:] = 0
     max_depth = MAX_DEPTH if depth <= 0 else min(depth, MAX_DEPTH)
     best = 0
     for d in range(1, max_depth + 1):
-        v = search_depth(bd, hd, st, hh, hist, geo, rules, bval, hval, w, tt_key, tt_data, killers, history, pv,
-                         pvlen, mbuf, sbuf, ctl, acc, sp, lmr, d, _LO, _HI)
-        if ctl[C_ABORT] != 0:
-            root = ctl[C_ROOT_MOVE]
+        v = search_depth(pos, c, d, _LO, _HI)
+        if ctl.abort != 0:
+            root = ctl.root_move
             if root != 0:
                 best = root
             break
-        best = pv[0, 0] if pvlen[0] > 0 else ctl[C_ROOT_MOVE]
+        best = c.pv[0, 0] if c.pvlen[0] > 0 else ctl.root_move
         if v > MATE_BOUND and MATE - v <= d:
             break
         if v < -MATE_BOUND and MATE + v <= d:
             break
-        if nodes > 0 and ctl[C_NODES] >= nodes:
+        if nodes > 0 and ctl.nodes >= nodes:
             break
     return best if best != 0 else first_legal
 
 
 @njit(cache=True)
 def play_game(bd: np.ndarray, hd: np.ndarray, st: np.ndarray, geo: np.ndarray, rules: np.ndarray,
-              bval: np.ndarray, hval: np.ndarray, w: np.ndarray, sp: np.ndarray, seed: int, nodes: int, depth: int,
-              random_plies: int, max_plies: int, tt_bits: int, feat: np.ndarray, moves_out: np.ndarray) -> np.ndarray:
-    """Play one game from (``bd``, ``hd``, ``st``) (a start position, ply 0; not modified).
+              c: SearchContext, q: SearchContext, seed: int, nodes: int, depth: int, random_plies: int,
+              max_plies: int, feat: np.ndarray, moves_out: np.ndarray) -> np.ndarray:
+    """Play one game from (``bd``, ``hd``, ``st``) (a start position, ply 0; not modified) with
+    the search context ``c`` (its values, weights, settings and tables); ``q`` is the material-only
+    capture search of :func:`quiet_flags`.
 
     ``feat`` (``int8[max_plies + 1, NF]``) receives one row per position after the opening;
     ``moves_out`` (``int64[max_plies]``) the moves, opening included.  Returns ``int64[4]``:
@@ -219,25 +201,15 @@ def play_game(bd: np.ndarray, hd: np.ndarray, st: np.ndarray, geo: np.ndarray, r
             push(b, h, s, hh, hist, rules, mv)
         if ok and game_end(b, h, s, hh, hist, geo, rules, 0) == 0:
             break
-    size = 1 << tt_bits
-    tt_key = np.zeros(size, dtype=np.uint64)
-    tt_data = np.zeros(size, dtype=np.int64)
-    killers = np.zeros((MAX_PLY + 2, 2), dtype=np.int64)
-    history = np.zeros((64, 256), dtype=np.int64)
-    pv = np.zeros((MAX_PLY + 2, MAX_PLY + 2), dtype=np.int64)
-    pvlen = np.zeros(MAX_PLY + 2, dtype=np.int64)
-    mbuf = np.zeros((MAX_PLY + 2, MAX_MOVES), dtype=np.int64)
-    sbuf = np.zeros((MAX_PLY + 2, MAX_MOVES), dtype=np.int64)
-    ctl = np.zeros(C_SIZE, dtype=np.int64)
-    lmr = lmr_table(sp)
-    noise_seed = seed & _MASK63 if w[W_NOISE] > 0.0 else 0
+    pos = KernelState(b, h, s, hh, hist, geo, rules)
+    noise_seed = seed & _MASK63 if c.w[W_NOISE] > 0.0 else 0
     out = np.zeros(4, dtype=np.int64)
     out[2] = random_plies
     rows = 0
     while True:
         ply = s[ST_PLY]
         features(b, h, s, rules, feat[rows])
-        feat[rows, COL_FLAGS] = quiet_flags(b, h, s, hh, hist, geo, rules, bval, hval, mbuf, sbuf, moves)
+        feat[rows, COL_FLAGS] = quiet_flags(pos, q, moves)
         rows += 1
         end = game_end(b, h, s, hh, hist, geo, rules, 0)
         if end == 0 and ply >= max_plies:
@@ -250,7 +222,6 @@ def play_game(bd: np.ndarray, hd: np.ndarray, st: np.ndarray, geo: np.ndarray, r
             out[3] = rows
             return out
         gen_legal(b, h, s, geo, rules, moves)
-        mv = best_move(b, h, s, hh, hist, geo, rules, bval, hval, w, tt_key, tt_data, killers, history, pv, pvlen,
-                       mbuf, sbuf, ctl, sp, lmr, moves[0], nodes, depth, noise_seed)
+        mv = best_move(pos, c, moves[0], nodes, depth, noise_seed)
         moves_out[ply] = mv
         push(b, h, s, hh, hist, rules, mv)

@@ -32,6 +32,7 @@ from komaken.errors import KomakenError
 from komaken.search.result import SearchResult
 from komaken.shogi import _kernels as K
 from komaken.shogi.engine import _search as S
+from komaken.shogi.engine._context import clear_control, new_context
 from komaken.shogi.engine._evaluate import TERMS
 from komaken.shogi.engine._searchparams import SP_ASPIRATION, lmr_table
 from komaken.shogi.engine._tt import KEY_HIGH
@@ -40,6 +41,7 @@ from komaken.shogi.engine.skill import Skill
 from komaken.shogi.engine.timeman import MIN_SECONDS as _MIN_S
 from komaken.shogi.engine.timeman import clock_budget, next_iteration_fits
 from komaken.shogi.engine.values import PieceValues
+from komaken.shogi.kernel import KernelState
 from komaken.shogi.position import Move, Position
 from komaken.shogi.variant import Variant, load_variant
 
@@ -159,54 +161,48 @@ class Engine:
         self.variant = load_variant(variant)
         self.skill = skill  # None or level 20: full strength
         self.params = resolve(params, self.variant)  # checked whole before anything is stored
-        self.set_hash(hash_mb)
-        self.set_values(values)
         unknown = set(terms or {}) - set(TERMS)
         if unknown:
             raise KomakenError(f"unknown evaluation term {sorted(unknown)[0]!r} (known: {', '.join(TERMS)})")
         self.terms = {**self.params.terms, "noise": 0.0, **{k: float(v) for k, v in (terms or {}).items()}}
-        self._w = self.params.weights(self.terms)
-        self._sp = self.params.search_array()
-        self._lmr = lmr_table(self._sp)
         self.seed = int(seed)
         self.overhead = float(overhead)  # seconds lost per move to process switches and pipes
-        self._killers = np.zeros((S.MAX_PLY + 2, 2), dtype=np.int64)
+        if not isinstance(values, PieceValues):
+            values = override_values(self.params.values, values)
+        self.values = values
+        bval, hval = values.arrays()
+        sp = self.params.search_array()
         # the large work tables (2.5 MB besides the hash table) on pages of their own: an engine
         # that never searches (a web session waiting for its person's move) holds none of them
-        self._history = fresh_pages((64, 256), np.int64)
-        self._pv = fresh_pages((S.MAX_PLY + 2, S.MAX_PLY + 2), np.int64)
-        self._pvlen = np.zeros(S.MAX_PLY + 2, dtype=np.int64)
-        self._mbuf = fresh_pages((S.MAX_PLY + 2, K.MAX_MOVES), np.int64)
-        self._sbuf = fresh_pages((S.MAX_PLY + 2, K.MAX_MOVES), np.int64)
-        self._ctl = np.zeros(S.C_SIZE, dtype=np.int64)
-        self._acc = np.zeros((S.MAX_PLY + 2, 2), dtype=np.float64)
+        self._ctx = new_context(bval, hval, self.params.weights(self.terms), sp, lmr_table(sp),
+                                _hash_entries(hash_mb), zeros=fresh_pages)
+        self._tt_fresh = True  # nothing stored yet: no evaluation to forget, no page touched
         self._lock = threading.Lock()
 
     def set_values(self, values: PieceValues | Mapping[str, Any] | None) -> None:
         if not isinstance(values, PieceValues):
             values = override_values(self.params.values, values)
         self.values = values
-        self._bval, self._hval = values.arrays()
+        bval, hval = values.arrays()
+        self._ctx = self._ctx._replace(bval=bval, hval=hval)
         self._forget_evaluations()
 
     def set_term(self, name: str, weight: float) -> None:
         if name not in TERMS:
             raise KomakenError(f"unknown evaluation term {name!r} (known: {', '.join(TERMS)})")
         self.terms[name] = float(weight)
-        self._w = self.params.weights(self.terms)
+        self._ctx = self._ctx._replace(w=self.params.weights(self.terms))
         self._forget_evaluations()
 
     def _forget_evaluations(self) -> None:
         """Drop the static evaluations kept in the hash table: they were made with the old values."""
         if not self._tt_fresh:
-            self._tt_key &= KEY_HIGH
+            self._ctx.tt_key[:] &= KEY_HIGH
 
     def set_hash(self, hash_mb: int) -> None:
         """Size the transposition table (16 bytes an entry, rounded down to a power of two)."""
-        entries = max(1024, int(hash_mb) * (1 << 20) // 16)
-        size = 1 << (entries.bit_length() - 1)
-        self._tt_key = fresh_pages(size, np.uint64)
-        self._tt_data = fresh_pages(size, np.int64)
+        size = _hash_entries(hash_mb)
+        self._ctx = self._ctx._replace(tt_key=fresh_pages(size, np.uint64), tt_data=fresh_pages(size, np.int64))
         self._tt_fresh = True  # nothing stored yet: no evaluation to forget, no page touched
 
     def clear(self) -> None:
@@ -215,16 +211,16 @@ class Engine:
         # player cleared for a game it has not searched yet (each web session's engine, cleared
         # when the game loop starts) costs no memory until it thinks, and the pages of a used
         # table go back to the system at once
+        c = self._ctx
         if not self._tt_fresh:
-            self._tt_key = fresh_pages(self._tt_key.size, np.uint64)
-            self._tt_data = fresh_pages(self._tt_data.size, np.int64)
+            c = c._replace(tt_key=fresh_pages(c.tt_key.size, np.uint64), tt_data=fresh_pages(c.tt_data.size, np.int64))
             self._tt_fresh = True
-        self._killers[:] = 0
-        self._history = fresh_pages(self._history.shape, np.int64)
+        c.killers[:] = 0
+        self._ctx = c._replace(history=fresh_pages(c.history.shape, np.int64))
 
     def stop(self) -> None:
         """Ask a running search (in another thread) to finish now; it returns its best move."""
-        self._ctl[S.C_STOP] = 1
+        self._ctx.ctl["stop"][0] = 1
 
     def stop_after(self, seconds: float) -> threading.Timer:
         """Arm a timer that stops the running search ``seconds`` from now."""
@@ -265,10 +261,10 @@ class Engine:
     def _search(self, position: Position, limits: Limits, info: InfoCallback | None, keep: bool,
                 multipv: int) -> SearchResult[Move]:
         t0 = time.perf_counter()
-        ctl = self._ctl
-        ctl[:] = 0
-        ctl[S.C_SEED] = self.seed
-        ctl[S.C_MAX_NODES] = limits.nodes or 0
+        ctl = self._ctx.ctl
+        clear_control(ctl)
+        ctl["seed"] = self.seed
+        ctl["max_nodes"] = limits.nodes or 0
         side = int(position.turn)
         legal = position.legal_codes()
         if len(legal) == 0:
@@ -278,7 +274,7 @@ class Engine:
         if not keep:
             self.clear()
         else:
-            S.age_history(self._history)
+            S.age_history(self._ctx.history)
         state = position.kernel_state(S.MAX_PLY + 8)
         budget = limits.budget(side, self.overhead)
         max_depth = min(limits.depth or MAX_DEPTH, MAX_DEPTH)
@@ -306,57 +302,56 @@ class Engine:
                     break
                 if budget is not None and not next_iteration_fits(_since(t0), took[1], took[0], *budget):
                     break
-                if limits.nodes and ctl[S.C_NODES] >= limits.nodes:
+                if limits.nodes and ctl["nodes"][0] >= limits.nodes:
                     break
         finally:
             if timer is not None:
                 timer.cancel()
         if not lines:  # stopped before depth 1 finished: any legal move beats none
             mv = Move(int(legal[0]))
-            lines = [_result(mv, 0, [mv], 0, 0, int(ctl[S.C_NODES]), _since(t0))]
+            lines = [_result(mv, 0, [mv], 0, 0, int(ctl["nodes"][0]), _since(t0))]
         return self._final(lines, k, _since(t0))
 
-    def _depth(self, state: tuple, depth: int, k: int, previous: list[SearchResult[Move]],
+    def _depth(self, state: KernelState, depth: int, k: int, previous: list[SearchResult[Move]],
                t0: float) -> tuple[list[SearchResult[Move]], bool]:
         """Search ``k`` lines at ``depth``: ``(lines, True)`` when all finished, else the best
         lines known (finished ones of this depth, then the previous depth's) and ``False``."""
-        ctl = self._ctl
+        c = self._ctx
+        ctl = c.ctl
         found: list[SearchResult[Move]] = []
         for j in range(k):
-            ctl[S.C_EXCL_N] = j
+            ctl["excluded"] = j
             for i, line in enumerate(found):
-                ctl[S.C_EXCL + i] = line.move.code  # type: ignore[union-attr]
+                c.excl[i] = line.move.code  # type: ignore[union-attr]
             v = self._window(state, depth, int(previous[0].score) if j == 0 and k == 1 and previous else None)
-            if ctl[S.C_ABORT]:
-                root = int(ctl[S.C_ROOT_MOVE])
+            if ctl["abort"][0]:
+                root = int(ctl["root_move"][0])
                 if j == 0 and root and (not previous or root != previous[0].move.code):  # type: ignore[union-attr]
                     # a new best move whose subtree finished beats the previous depth's choice
-                    found.append(_result(Move(root), int(ctl[S.C_ROOT_SCORE]), [Move(root)], depth,
-                                         int(ctl[S.C_SELDEPTH]), int(ctl[S.C_NODES]), _since(t0)))
+                    found.append(_result(Move(root), int(ctl["root_score"][0]), [Move(root)], depth,
+                                         int(ctl["seldepth"][0]), int(ctl["nodes"][0]), _since(t0)))
                 codes = {line.move.code for line in found}  # type: ignore[union-attr]
                 return (found + [p for p in previous if p.move.code not in codes])[:k], False  # type: ignore[union-attr]
-            n = int(self._pvlen[0])
-            pv = [Move(int(m)) for m in self._pv[0, :n]] or [Move(int(ctl[S.C_ROOT_MOVE]))]
-            found.append(_result(pv[0], int(v), pv, depth, int(ctl[S.C_SELDEPTH]), int(ctl[S.C_NODES]),
+            n = int(c.pvlen[0])
+            pv = [Move(int(m)) for m in c.pv[0, :n]] or [Move(int(ctl["root_move"][0]))]
+            found.append(_result(pv[0], int(v), pv, depth, int(ctl["seldepth"][0]), int(ctl["nodes"][0]),
                                  _since(t0)))
         found.sort(key=lambda r: -r.score)
         if k > 1:
             found = [dataclasses.replace(r, rank=i + 1) for i, r in enumerate(found)]
         return found, True
 
-    def _window(self, state: tuple, depth: int, guess: int | None) -> int:
+    def _window(self, state: KernelState, depth: int, guess: int | None) -> int:
         """One root search at ``depth``; with an ``aspiration`` setting and a ``guess`` (the last
         depth's score) first within ``guess ± aspiration``, widening ×4 on the side that missed."""
-        bd, hd, st, hh, hist, geo, rules = state
-        delta = int(self._sp[SP_ASPIRATION])
+        c = self._ctx
+        delta = int(c.sp[SP_ASPIRATION])
         alpha, beta = -S.INF, S.INF
         if delta > 0 and guess is not None and depth >= 4 and abs(guess) < S.MATE_BOUND:
             alpha, beta = guess - delta, guess + delta
         while True:
-            v = S.search_depth(bd, hd, st, hh, hist, geo, rules, self._bval, self._hval, self._w, self._tt_key,
-                               self._tt_data, self._killers, self._history, self._pv, self._pvlen, self._mbuf,
-                               self._sbuf, self._ctl, self._acc, self._sp, self._lmr, depth, alpha, beta)
-            if self._ctl[S.C_ABORT] or alpha < v < beta:
+            v = S.search_depth(state, c, depth, alpha, beta)
+            if c.ctl["abort"][0] or alpha < v < beta:
                 return int(v)
             delta *= 4
             if v <= alpha:
@@ -365,10 +360,16 @@ class Engine:
                 beta = S.INF if delta > _WIDE else min(S.INF, int(v) + delta)
 
     def _final(self, lines: list[SearchResult[Move]], k: int, seconds: float) -> SearchResult[Move]:
-        nodes = int(self._ctl[S.C_NODES])
+        nodes = int(self._ctx.ctl["nodes"][0])
         out = [dataclasses.replace(r, nodes=nodes, seconds=seconds, rank=i + 1 if k > 1 else 0)
                for i, r in enumerate(lines)]
         return dataclasses.replace(out[0], lines=out)
+
+
+def _hash_entries(hash_mb: int) -> int:
+    """Transposition-table entries for ``hash_mb`` MiB (16 bytes each, a power of two, at least 1024)."""
+    entries = max(1024, int(hash_mb) * (1 << 20) // 16)
+    return 1 << (entries.bit_length() - 1)
 
 
 def _since(t0: float) -> float:

@@ -18,8 +18,9 @@ from typing import Any
 
 import numpy as np
 
+from komaken.shogi.engine._context import SearchContext, capture_context, new_context
 from komaken.shogi.engine._evaluate import weights
-from komaken.shogi.engine._searchparams import search_array
+from komaken.shogi.engine._searchparams import lmr_table, search_array
 from komaken.shogi.engine._selfplay import (
     COL_FLAGS,
     COL_SIDE,
@@ -50,6 +51,8 @@ class SelfPlay:
         self.bval, self.hval = table.arrays()
         self.w = weights(dict(terms or {}), tables)
         self.sp = search_array(search)
+        self._ctx: SearchContext | None = None  # made for the first game's table size
+        self._capture = capture_context(self.bval, self.hval)
         self.max_plies = int(max_plies)
         self._start = Position.start(self.variant).kernel_state(1)
         #: one row of ``NF`` int8 material features per position after the opening
@@ -63,8 +66,10 @@ class SelfPlay:
         ``termination * 4 + winner`` (winner 0 black, 1 white, 2 draw).  ``start``: a position of
         the same variant to play from instead of the variant's start (its history is not used)."""
         s = self._start if start is None else start.kernel_state(1)
-        out = _play_game(s.bd, s.hd, s.st, s.geo, s.rules, self.bval, self.hval, self.w, self.sp, seed, nodes, depth,
-                         random_plies, self.max_plies, tt_bits, self.features, self.moves)
+        if self._ctx is None or self._ctx.tt_key.size != 1 << tt_bits:
+            self._ctx = new_context(self.bval, self.hval, self.w, self.sp, lmr_table(self.sp), 1 << tt_bits)
+        out = _play_game(s.bd, s.hd, s.st, s.geo, s.rules, self._ctx, self._capture, seed, nodes, depth,
+                         random_plies, self.max_plies, self.features, self.moves)
         end, plies, opening, rows = (int(x) for x in out)
         return end, plies, opening, rows
 

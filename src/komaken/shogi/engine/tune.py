@@ -49,6 +49,7 @@ from komaken import records
 from komaken.errors import KomakenError
 from komaken.records import format_of
 from komaken.shogi._kernels import MAX_MOVES
+from komaken.shogi.engine._context import capture_context
 from komaken.shogi.engine._evaluate import O_MOB, O_RANK, O_SHIELD, O_TEMPO, O_UNDEFENDED, W_MOBILITY, W_SIZE
 from komaken.shogi.engine._features import N_FEATURES, O_BOARD, O_HAND, game_features, record_features
 from komaken.shogi.engine._search import MAX_PLY
@@ -156,8 +157,7 @@ def read_records(paths: Sequence[str | Path], params: EvalParams, skip: int = 0,
     record that cannot be read, raises an error naming the file (and the line)."""
     v = params.variant
     bval, hval = params.arrays()
-    mbuf = np.zeros((MAX_PLY + 2, MAX_MOVES), dtype=np.int64)
-    sbuf = np.zeros((MAX_PLY + 2, MAX_MOVES), dtype=np.int64)
+    q = capture_context(bval, hval)
     scratch = np.zeros(MAX_MOVES, dtype=np.int64)
 
     def rows() -> Iterator[tuple[np.ndarray, float]]:
@@ -171,8 +171,7 @@ def read_records(paths: Sequence[str | Path], params: EvalParams, skip: int = 0,
                 moves = np.array([m.code for m in rec.moves], dtype=np.int64)
                 s = start.kernel_state(len(moves) + MAX_PLY + 8)  # room for the capture search's plies too
                 out = np.zeros((len(moves) + 1, N_FEATURES), dtype=np.float64)
-                n = record_features(s.bd, s.hd, s.st, s.hh, s.hist, start.variant.geo, s.rules, bval, hval, mbuf,
-                                    sbuf, scratch, moves, skip, out)
+                n = record_features(s, q, scratch, moves, skip, out)
                 winner = rec.result.winner
                 yield out[:n], 0.5 if winner is None else 1.0 - int(winner)
 
