@@ -95,12 +95,14 @@ class RecordIO:
     the names it gives (a :class:`KomakenError` naming the move at fault otherwise).
     ``write_comments(position, fmt, names, outcome, comments, original)``, when the formats hold a
     comment on each move, writes ``comments[k]`` after move ``k`` (``comments[0]``: before the
-    first); given the ``original`` text the game was read from, it keeps what that record holds."""
+    first); given the ``original`` text the game was read from, it keeps what that record holds.
+    ``comment_formats``: the formats ``write_comments`` writes (an analysis's downloads)."""
 
     formats: tuple[str, ...]
     write: Callable[[Any, str, Names, Outcome | None, str | None], str]
     read: Callable[[str, Any], tuple[Game[Any], Names]]
     write_comments: Callable[[Any, str, Names, Outcome | None, list[str | None], str | None], str] | None = None
+    comment_formats: tuple[str, ...] = ()
 
 
 class Analyser(Protocol):

@@ -23,10 +23,10 @@ from collections.abc import Callable
 from typing import Any
 
 from komaken.chess._board import Board
-from komaken.chess._evaluate import best_move
+from komaken.chess._evaluate import best_lines, best_move
 from komaken.chess._move import Move
 from komaken.chess._presentation import PRESENTATION
-from komaken.chess._records import FORMATS, read_record, write_record
+from komaken.chess._records import FORMATS, read_record, write_comments, write_record
 from komaken.errors import KomakenError
 from komaken.game import Color
 from komaken.games import GameSpec, RecordIO
@@ -74,10 +74,12 @@ class ChessEnginePlayer:
 class ChessAnalyser:
     """The generic α-β engine as an analysis asks it (:class:`komaken.games.Analyser`): deepened one
     ply at a time while the next depth is expected to fit in the time (a ply costs about eight
-    times the one before).  One line only: the generic search scores its best root move exactly and
-    the others only as bounds.  ``stop`` takes effect between depths."""
+    times the one before), each depth searching the last one's lines first.  MultiPV: every one
+    of the ``multipv`` best root moves gets an exact score (:func:`komaken.search.generic.best_lines`)
+    and its line from the transposition table.  ``stop`` takes effect between depths."""
 
     GROWTH = 8.0
+    MAX_DEPTH = 8
 
     def __init__(self) -> None:
         self._stop = False
@@ -87,23 +89,29 @@ class ChessAnalyser:
             raise KomakenError("the chess engine analyses chess only")
         self._stop = False
         t0 = time.perf_counter()
-        result, depth = best_move(position, 1), 1
-        while depth < 8 and not self._stop and (time.perf_counter() - t0) * self.GROWTH < seconds:
+        lines, depth = best_lines(position, 1, multipv), 1
+        while depth < self.MAX_DEPTH and not self._stop and (time.perf_counter() - t0) * self.GROWTH < seconds:
             depth += 1
-            result = best_move(position, depth)
-        mate = None
-        if result.move is not None and abs(result.score) > WIN / 2:  # a forced mate: WIN less the plies
-            plies = round(WIN - abs(result.score))
-            mate = plies if result.score > 0 else -plies
-        line = dataclasses.replace(result, depth=depth, seconds=time.perf_counter() - t0, mate=mate,
-                                   pv=[result.move] if result.move is not None else [])
-        return dataclasses.replace(line, lines=[line])
+            lines = best_lines(position, depth, multipv, [line.move for line in lines if line.move is not None])
+        if not lines:
+            raise KomakenError("the game is over: no move to analyse")
+        spent = time.perf_counter() - t0
+        out = [dataclasses.replace(line, depth=depth, seconds=spent, mate=_mate(line.score)) for line in lines]
+        return dataclasses.replace(out[0], lines=out)
 
     def stop(self) -> None:
         self._stop = True
 
     def close(self) -> None:
         pass
+
+
+def _mate(score: float) -> int | None:
+    """Plies to a forced mate (negative: being mated) from a generic search score (WIN less the plies)."""
+    if abs(score) <= WIN / 2:
+        return None
+    plies = round(WIN - abs(score))
+    return plies if score > 0 else -plies
 
 
 def _build_engine(ctx: BuildContext, o: dict[str, Any]) -> Player:
@@ -133,7 +141,7 @@ GAME = GameSpec(
     side_names=("black", "white"),  # indexed by Color
     first=Color.WHITE,  # white moves first: its win is "1-0", komaken play seats the human there
     svg=_svg,
-    record_io=RecordIO(FORMATS, write_record, read_record),
+    record_io=RecordIO(FORMATS, write_record, read_record, write_comments, ("pgn",)),
     presentation=PRESENTATION,
     analyser=lambda position: ChessAnalyser(),
 )

@@ -205,7 +205,8 @@ GAME = GameSpec(
     svg=_svg,
     can_declare=Position.can_declare,
     termination_text=termination_with_japanese,
-    record_io=RecordIO(("kif", "ki2", "csa", "usi"), write_record, read_record, write_commented),
+    record_io=RecordIO(("kif", "ki2", "csa", "usi"), write_record, read_record, write_commented,
+                        ("kif", "ki2", "csa")),
     presentation=PRESENTATION,
     analyser=lambda position: EngineAnalyser(position.variant),
 )

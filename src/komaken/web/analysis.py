@@ -112,7 +112,7 @@ class Job:
                 "seconds": a.seconds, "multipv": a.multipv, "total": a.total, "labels": self.labels,
                 "frames": self.frames, "results": self.results, "running": self.running,
                 "cancelled": a.cancelled, "error": self.error,
-                "formats": [f for f in self.info.spec.text_formats if f != "usi"] if _annotates(self.info) else []}
+                "formats": list(_comment_formats(self.info))}
 
     def record(self, fmt: str) -> str:
         """The game with the analysis so far as engine comments."""
@@ -122,9 +122,9 @@ class Job:
             raise G.GameInputError(str(exc)) from None
 
 
-def _annotates(info: G.GameInfo) -> bool:
+def _comment_formats(info: G.GameInfo) -> tuple[str, ...]:
     io = info.spec.record_io
-    return io is not None and io.write_comments is not None
+    return io.comment_formats if io is not None and io.write_comments is not None else ()
 
 
 def _frame(pos: Game[Any], info: G.GameInfo) -> dict[str, Any]:
