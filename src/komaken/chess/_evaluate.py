@@ -82,9 +82,11 @@ def evaluate(board: Board) -> int:
     return int(evaluate_arrays(board._bd, board._st))
 
 
-def best_move(board: Board, depth: int = 2, seed: int | None = None) -> SearchResult[Move]:
-    """The generic α-β negamax's choice at ``depth`` plies, scored by :func:`evaluate`."""
-    return _generic_best_move(board.copy(), depth, evaluate=evaluate, seed=seed)
+def best_move(board: Board, depth: int = 2, seed: int | None = None,
+              deadline: float | None = None) -> SearchResult[Move]:
+    """The generic α-β negamax's choice at ``depth`` plies, scored by :func:`evaluate`
+    (:class:`~komaken.search.generic.SearchTimeout` past ``deadline``, a perf_counter reading)."""
+    return _generic_best_move(board.copy(), depth, evaluate=evaluate, seed=seed, deadline=deadline)
 
 
 def best_lines(board: Board, depth: int, lines: int = 1, first: list[Move] | None = None) -> list[SearchResult[Move]]:

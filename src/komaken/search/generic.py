@@ -20,6 +20,7 @@ from __future__ import annotations
 
 import math
 import random
+import time
 from collections.abc import Callable, Hashable
 from typing import Any, TypeVar
 
@@ -65,11 +66,16 @@ def _forward(bound: float) -> float:
     return -bound
 
 
+class SearchTimeout(Exception):
+    """A search given a ``deadline`` ran past it; its result is lost (use the last depth's)."""
+
+
 class _Searcher:
-    def __init__(self, evaluate: Evaluator | None, use_table: bool) -> None:
+    def __init__(self, evaluate: Evaluator | None, use_table: bool, deadline: float | None = None) -> None:
         self.evaluate = evaluate
         self.table: dict[Hashable, tuple[float, float, int, Any]] | None = {} if use_table else None
         self.nodes = 0
+        self.deadline = deadline  # on the time.perf_counter() scale
 
     def terminal_score(self, position: Game[Any]) -> float | None:
         outcome = position.outcome()
@@ -81,6 +87,8 @@ class _Searcher:
 
     def search(self, position: Game[Any], depth: float, alpha: float, beta: float) -> float:
         self.nodes += 1
+        if self.deadline is not None and not self.nodes & 255 and time.perf_counter() > self.deadline:
+            raise SearchTimeout
         done = self.terminal_score(position)
         if done is not None:
             return done
@@ -151,13 +159,16 @@ def best_move(
     evaluate: Evaluator | None = None,
     use_table: bool = True,
     seed: int | None = None,
+    deadline: float | None = None,
 ) -> SearchResult[M]:
     """The best move of ``position`` and its score.
 
     ``seed`` shuffles the moves first, so among equally good moves a random (but
     reproducible) one is chosen; ``None`` takes the first in ``legal_moves()`` order.
+    ``deadline`` (a :func:`time.perf_counter` reading): past it the search raises
+    :class:`SearchTimeout`, leaving ``position`` as it was.
     """
-    searcher = _Searcher(evaluate, use_table)
+    searcher = _Searcher(evaluate, use_table, deadline)
     moves = list(position.legal_moves())
     if not moves or position.outcome() is not None:
         done = searcher.terminal_score(position)

@@ -17,16 +17,19 @@ as from→to with a 成/不成 choice, Japanese move labels, and KIF/KI2/CSA/USI
 
 from __future__ import annotations
 
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from komaken.errors import KomakenError
 from komaken.game import Color, Game, Outcome
 from komaken.presentation import Look, Presentation, grid_cells
-from komaken.records import GameRecord, dumps, kif, parse
+from komaken.records import GameRecord, dumps, kif, parse, time_limit_header
 from komaken.shogi._names import ENGLISH, PieceNames
 from komaken.shogi.display import KANSUJI
 from komaken.shogi.notation import japanese_marked
 from komaken.shogi.position import Move, Position, Square
+
+if TYPE_CHECKING:
+    from komaken.games import Timing
 
 
 def letter(names: PieceNames, kind: str) -> str:
@@ -93,6 +96,20 @@ def write_record(pos: Game[Any], fmt: str, names: tuple[str | None, str | None],
     """The game as KIF, KI2, CSA or USI (:mod:`komaken.records`)."""
     assert isinstance(pos, Position)
     rec = GameRecord.from_position(pos, black=names[0], white=names[1], result=outcome, comment=comment)
+    return kif.dumps(rec) if fmt == "kif" else dumps(rec, fmt)  # type: ignore[arg-type]
+
+
+def write_timed(pos: Game[Any], fmt: str, names: tuple[str | None, str | None], outcome: Outcome | None,
+                timing: Timing) -> str:
+    """The game as KIF, KI2, CSA or USI with each move's seconds (KIF ``( 0:12/00:01:30)``, CSA
+    ``,T12``), the clocks as the 持ち時間 header (CSA ``$TIME_LIMIT``) and the start time."""
+    assert isinstance(pos, Position)
+    rec = GameRecord.from_position(pos, black=names[0], white=names[1], result=outcome, start_time=timing.started)
+    times = list(timing.times)[-len(rec.moves):] if rec.moves else []
+    rec.times = [None] * (len(rec.moves) - len(times)) + times
+    limit = time_limit_header(timing.controls, fmt)
+    if limit is not None:
+        rec.headers["持ち時間"] = limit
     return kif.dumps(rec) if fmt == "kif" else dumps(rec, fmt)  # type: ignore[arg-type]
 
 

@@ -69,6 +69,7 @@ function setupSides() {
   const g = gameInfo();
   $("#black-legend").textContent = g.side_names[0];
   $("#white-legend").textContent = g.side_names[1];
+  nameClockRows();
   const own = g.formats.filter(f => f !== "txt").map(f => f.toUpperCase());
   $("#record-formats").textContent = own.length ? `${own.join(", ")}, or a move list` : "a move list";
   // the side that moves first is listed first and played by the human
@@ -114,7 +115,7 @@ function sideSpec(side) {
 async function newGame() {
   try {
     const st = await post("/api/play", {game: $("#game-select").value, black: sideSpec("black"),
-      white: sideSpec("white"), start: $("#start-text").value, record: $("#record-text").value, clock: clockSpec()});
+      white: sideSpec("white"), start: $("#start-text").value, record: $("#record-text").value, ...clockSpec()});
     play.state = null;
     play.selected = null;
     const human = st.sides.map(s => s.kind === "human"), down = st.game.bottom;
