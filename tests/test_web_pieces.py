@@ -318,3 +318,22 @@ def test_number_boxes_take_the_servers_limits(browsers, server) -> None:  # type
     ok = httpx.post(server.url + "/api/play", headers=server.origin,
                     json={"game": "chess", "black": {"kind": "engine", "depth": 1}, "white": {"kind": "human"}})
     assert ok.status_code == 201
+
+
+@pytest.mark.parametrize("size", [(1366, 768), (390, 844)])
+def test_the_international_set_writes_moves_in_western_notation(browsers, server, size: tuple[int, int]) -> None:  # type: ignore[no-untyped-def]
+    """Hodges's letters (▲P-7f, △Bx8h+ … as lishogi's Western mode), with the board's a… ranks;
+    switching back to kanji gives the Japanese labels again."""
+    page = open_page(browsers, server, "none", *size)
+    start(page, server.url, "international")
+    for frm, to in (("7g", "7f"), ("3c", "3d")):
+        page.evaluate(f"sendMove(play.state.legal.find(m => m.from === '{frm}' && m.to === '{to}').id)")
+        page.wait_for_function(f"play.state.ply === {2 if frm == '3c' else 1} && play.state.legal.length > 0")
+    page.evaluate("sendMove('8h2b+')")
+    page.wait_for_function("play.state.ply === 3")
+    page.wait_for_selector("#moves li[data-ply='3']")
+    assert [page.inner_text(f"#moves li[data-ply='{k}']") for k in (1, 2, 3)] == ["▲P-7f", "△P-3d", "▲Bx2b+"]
+    page.select_option("#piece-set", "builtin")
+    page.wait_for_function("document.querySelector(\"#moves li[data-ply='1']\").textContent === '▲７六歩'")
+    assert page.inner_text("#moves li[data-ply='3']") == "▲２二角成"
+    assert not page.errors  # type: ignore[attr-defined]

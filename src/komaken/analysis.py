@@ -105,6 +105,7 @@ class Line:
     cp: float | None
     mate: int | None
     win: float
+    western: list[str] = field(default_factory=list)  # the words in Western letters (shogi: ``▲P-7f``)
 
     def score_text(self) -> str:
         """``+123`` or ``mate +5`` (black's view)."""
@@ -113,8 +114,8 @@ class Line:
         return f"{self.cp:+.0f}"
 
     def to_json(self) -> dict[str, Any]:
-        return {"moves": self.moves, "words": self.words, "cp": self.cp, "mate": self.mate,
-                "win": round(self.win, 2), "score": self.score_text()}
+        return {"moves": self.moves, "words": self.words, "western": self.western or self.words, "cp": self.cp,
+                "mate": self.mate, "win": round(self.win, 2), "score": self.score_text()}
 
 
 @dataclass(frozen=True)
@@ -298,13 +299,15 @@ class GameAnalysis:
         pv = list(result.pv) or ([result.move] if result.move is not None else [])
         moves = [self.game.move_text(m) for m in pv]
         words = line_words(self.game, position, pv)
+        look = self.game.presentation
+        western = look.labels(position, pv[:len(words)], western=True) if look is not None and look.western else []
         if result.mate is not None:
             black_wins = (result.mate > 0) == (sign == 1)
-            return Line(moves, words, None, sign * result.mate, 100.0 if black_wins else 0.0)
+            return Line(moves, words, None, sign * result.mate, 100.0 if black_wins else 0.0, western)
         if result.declare:
-            return Line(moves, words, None, 0, 100.0 if sign == 1 else 0.0)
+            return Line(moves, words, None, 0, 100.0 if sign == 1 else 0.0, western)
         cp = float(sign * result.score)
-        return Line(moves, words, cp, None, 100.0 * win_rate(cp))
+        return Line(moves, words, cp, None, 100.0 * win_rate(cp), western)
 
 
 # ---- the analysis in a record: ShogiHome's engine comments ------------------------------------

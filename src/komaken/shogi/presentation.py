@@ -69,6 +69,41 @@ def board(pos: Position) -> dict[str, Any]:
             "moves": {k: movement(pos.variant.movement, k) for k in sorted(kinds)}}
 
 
+def western(pos: Position, m: Move) -> str:
+    """A move in Western (Hodges) notation, as lishogi's and English books write shogi, before it
+    is played: the piece's letter (:func:`letter`; ``+R`` promoted), the origin square only when
+    another piece of that kind could go there too, ``-`` a move, ``x`` a capture, ``*`` a drop,
+    the square with its rank as a letter (``7f``, as USI and the international set's board name
+    it), then ``+`` promoted or ``=`` not promoted where promoting was possible; ``▲``/``△`` first.
+
+    >>> pos = Position.start("shogi")
+    >>> [western(pos, Move.from_usi(t)) for t in ("7g7f", "5i6h", "3i4h")]
+    ['▲P-7f', '▲K-6h', '▲S-4h']
+    >>> pos = Position.from_sfen("4k4/9/9/9/9/9/9/1B7/4KG1G1 b P 1")
+    >>> [western(pos, Move.from_usi(t)) for t in ("P*5e", "8h2b+", "8h2b", "4i3h", "2i1h")]
+    ['▲P*5e', '▲B-2b+', '▲B-2b=', '▲G4i-3h', '▲G-1h']
+    """
+    mark = "▲" if pos.turn is Color.BLACK else "△"
+    to = m.to_square.usi()
+    if m.drop:
+        return f"{mark}{letter(pos.variant.names, m.drop)}*{to}"
+    frm = m.from_square
+    assert frm is not None
+    piece = pos.piece_at((frm.file, frm.rank))
+    assert piece is not None
+    kind = piece.kind
+    legal = list(pos.legal_moves)
+    rivals = {o.from_square for o in legal if o.from_square is not None and o.from_square != frm
+              and o.to_square == m.to_square and (p := pos.piece_at((o.from_square.file, o.from_square.rank)))
+              and p.kind == kind}
+    name = ("+" if kind.startswith("+") else "") + letter(pos.variant.names, kind)
+    origin = frm.usi() if rivals else ""
+    sep = "x" if pos.piece_at((m.to_square.file, m.to_square.rank)) is not None else "-"
+    other = Move.board_move(frm, m.to_square, not m.promotion)
+    choice = ("+" if m.promotion else "=") if other in legal else ""
+    return f"{mark}{name}{origin}{sep}{to}{choice}"
+
+
 def movement(moves: Any, kind: str) -> dict[str, list[tuple[int, int]]]:
     """How a piece moves, for the international set's marks: its ``steps`` and ``slides`` as
     ``(x, y)`` on the screen for the side at the bottom (y -1: forward, x 1: to the right)."""
@@ -86,6 +121,7 @@ PRESENTATION = Presentation(
     size=lambda variant: (variant.width, variant.height),
     move=move,
     label=japanese_marked,
+    western=western,
     side_names=("▲ sente", "△ gote"),
     choices={"成": "成 promote", "不成": "不成 keep"},
 )

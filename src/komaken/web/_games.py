@@ -147,10 +147,13 @@ def push(pos: Game[Any], info: GameInfo, text: str) -> Any:
     return move
 
 
-def move_label(pos: Game[Any], info: GameInfo, move: Any) -> str:
-    """The move as people write it, before it is played: ``▲７六歩``, ``1. e4``, ``●f5``."""
+def move_label(pos: Game[Any], info: GameInfo, move: Any, western: bool = False) -> str:
+    """The move as people write it, before it is played: ``▲７六歩``, ``1. e4``, ``●f5``;
+    ``western``: as the international piece set shows it (``▲P-7f``)."""
     p = info.spec.presentation
-    return p.label(pos, move) if p is not None else info.spec.move_text(move)
+    if p is None:
+        return info.spec.move_text(move)
+    return p.western_label(pos, move) if western else p.label(pos, move)
 
 
 def board_json(pos: Game[Any], info: GameInfo) -> dict[str, Any]:

@@ -57,12 +57,13 @@ class Job:
         self.error: str | None = None
         self.touched = time.monotonic()
         self.started = time.monotonic()
-        walker, labels, frames = start.copy(), [], [_frame(start, info)]
+        walker, labels, western, frames = start.copy(), [], [], [_frame(start, info)]
         for m in moves:
             labels.append(G.move_label(walker, info, m))
+            western.append(G.move_label(walker, info, m, western=True))
             walker.push(m)
             frames.append(_frame(walker, info))
-        self.labels, self.frames = labels, frames
+        self.labels, self.western, self.frames = labels, western, frames
         self._thread = threading.Thread(target=self._run, daemon=True, name=f"analysis-{self.id}")
 
     def start(self) -> None:
@@ -110,6 +111,7 @@ class Job:
         a = self.analysis
         return {"type": "state", "id": self.id, "game": self.info.to_json(), "names": list(self.names),
                 "seconds": a.seconds, "multipv": a.multipv, "total": a.total, "labels": self.labels,
+                "western": self.western,
                 "frames": self.frames, "results": self.results, "running": self.running,
                 "cancelled": a.cancelled, "error": self.error,
                 "formats": list(_comment_formats(self.info))}

@@ -109,6 +109,7 @@ class Session:
         # the snapshot, changed on the event loop only
         self.pos = pos.copy()
         self.labels: list[str] = []
+        self.western: list[str] = []  # the labels in Western letters, for the international piece set
         self.ids: list[str] = []
         self.thinking: dict[str, Any] | None = None
         self.score: dict[str, Any] | None = None  # the last engine move's final score, kept shown
@@ -226,7 +227,8 @@ class Session:
         return {
             "type": "state", "id": self.id, "game": info.to_json(), "board": G.board_json(pos, info),
             "position": G.position_text(info, pos), "ply": pos.ply, "turn": int(pos.turn),
-            "moves": [{"label": lb, "id": mid} for lb, mid in zip(self.labels, self.ids, strict=True)],
+            "moves": [{"label": lb, "western": w, "id": mid}
+                      for lb, w, mid in zip(self.labels, self.western, self.ids, strict=True)],
             "legal": G.legal_json(pos, info) if self._human_to_move() is not None else [],
             "sides": [{"kind": s.get("kind", "human"), "name": n} for s, n in zip(self.sides, self.names, strict=True)],
             "outcome": G.outcome_json(self.result, info, self.detail),
@@ -251,6 +253,7 @@ class _Watch(Observer):
     def __init__(self, session: Session) -> None:
         self.s = session
         self.labels: list[str] = []
+        self.western: list[str] = []
         self.ids: list[str] = []
         self.times: list[float | None] = []
         self.last: dict[str, Any] | None = None  # the thinking player's last finished depth
@@ -266,12 +269,15 @@ class _Watch(Observer):
     def progress(self, position: Game[Any], player: Player, result: Any) -> None:
         p = self.s.info.spec.presentation
         pv = p.labels(position, list(result.pv)) if p is not None else []
+        pv_western = p.labels(position, list(result.pv), western=True) if p is not None else []
         self.last = {"depth": result.depth, "view": score_view(result, position.turn, self.s.view, self.s.view_name)}
         self.s.post(info={"depth": result.depth, "score": result.usi_score(), "nodes": result.nodes,
-                          "time": round(result.time_ms / 1000, 3), "pv": pv, "view": self.last["view"]})
+                          "time": round(result.time_ms / 1000, 3), "pv": pv, "pv_western": pv_western,
+                          "view": self.last["view"]})
 
     def move(self, position: Game[Any], move: Any, player: Player, seconds: float) -> None:
         self.labels.append(G.move_label(position, self.s.info, move))
+        self.western.append(G.move_label(position, self.s.info, move, western=True))
         self.ids.append(self.s.info.spec.move_text(move))
         self.times.append(seconds)
         if self.last is not None and not isinstance(player, WebHuman):
@@ -280,18 +286,21 @@ class _Watch(Observer):
         self.last = None
 
     def played(self, position: Game[Any]) -> None:
-        self.s.post(pos=position.copy(), labels=list(self.labels), ids=list(self.ids), times=list(self.times),
+        self.s.post(pos=position.copy(), labels=list(self.labels), western=list(self.western), ids=list(self.ids),
+                    times=list(self.times),
                     thinking=None, waiting=None)
 
     def undo(self, position: Game[Any], plies: int) -> None:
         del self.labels[len(self.labels) - plies:]
+        del self.western[len(self.western) - plies:]
         del self.ids[len(self.ids) - plies:]
         del self.times[len(self.times) - plies:]
         self.s.post(score=None)
         self.played(position)
 
     def end(self, position: Game[Any], result: GameResult) -> None:
-        self.s.post(True, pos=position.copy(), labels=list(self.labels), ids=list(self.ids), times=list(self.times),
+        self.s.post(True, pos=position.copy(), labels=list(self.labels), western=list(self.western), ids=list(self.ids),
+                    times=list(self.times),
                     thinking=None, waiting=None, result=result.outcome, detail=result.detail)
 
 
