@@ -73,8 +73,9 @@ def _pgn(pos: Board, names: tuple[str | None, str | None], outcome: Outcome | No
             words.append(f"{start.fullmove_number}." if start.turn is Color.WHITE else f"{start.fullmove_number}...")
         words.append(start.san(m))
         start.push(m)
-        if notes[i + 1]:
-            words.append(_comment(notes[i + 1]))
+        note = notes[i + 1]
+        if note:
+            words.append(_comment(note))
     words.append(result)
     head = "".join(f'[{k} "{v}"]\n' for k, v in tags.items())
     return head + "\n" + _wrap(words) + "\n"

@@ -156,6 +156,8 @@ class ReversiAnalyser:
         walker.push(move)
         while len(pv) < self.PV_PLIES and walker.legal_moves() and walker.outcome() is None:
             reply = search(walker, max(1, depth), self.endgame_empties).move
+            if reply is None:
+                break
             pv.append(reply)
             walker.push(reply)
             depth -= 1

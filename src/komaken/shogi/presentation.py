@@ -141,8 +141,9 @@ def write_timed(pos: Game[Any], fmt: str, names: tuple[str | None, str | None], 
     ``,T12``), the clocks as the 持ち時間 header (CSA ``$TIME_LIMIT``) and the start time."""
     assert isinstance(pos, Position)
     rec = GameRecord.from_position(pos, black=names[0], white=names[1], result=outcome, start_time=timing.started)
-    times = list(timing.times)[-len(rec.moves):] if rec.moves else []
-    rec.times = [None] * (len(rec.moves) - len(times)) + times
+    times: list[float | None] = list(timing.times)[-len(rec.moves):] if rec.moves else []
+    unknown: list[float | None] = [None] * (len(rec.moves) - len(times))
+    rec.times = unknown + times
     limit = time_limit_header(timing.controls, fmt)
     if limit is not None:
         rec.headers["持ち時間"] = limit
