@@ -5,6 +5,7 @@ cshogi and by komaken; ``komaken analyse`` in a subprocess; the web API; ``hint`
 from __future__ import annotations
 
 import json
+import re
 import subprocess
 import sys
 import time
@@ -440,3 +441,15 @@ def test_web_analysis_of_chess_downloads_pgn_and_of_reversi_offers_no_download(c
     assert [p["ply"] for p in plies] == [0, 1, 2, 3] and all(len(p["lines"]) == 3 for p in plies)
     bad = client.get(f"/api/analysis/{r.json()['id']}/record", params={"format": "kif"})
     assert bad.status_code == 400 and "cannot write an annotated record" in bad.json()["error"]
+
+
+def test_shogi_lines_come_in_western_notation_too_for_the_international_set() -> None:
+    item = GameAnalysis(SHOGI, Position.start("shogi"), ["7g7f"], seconds=0.05, multipv=2).run()[1]
+    for line in item.lines:
+        assert len(line.western) == len(line.words) and line.western
+        assert all(re.fullmatch(r"[▲△]\+?[KRBGSNLP](\d[a-i])?[-x*]\d[a-i][+=]?", w) for w in line.western), line.western
+        assert line.western[0][0] == "△"  # gote is to move
+        assert line.to_json()["western"] == line.western
+    chess = find_game("chess")
+    c = GameAnalysis(chess, chess.start(None), [], seconds=0.05).run()[0]
+    assert c.lines[0].to_json()["western"] == c.lines[0].words  # SAN serves every set
