@@ -430,14 +430,15 @@ def test_web_analysis_of_chess_downloads_pgn_and_of_reversi_offers_no_download(c
     assert r.status_code == 201, r.text
     got = events(client, r.json()["id"])
     assert got[0]["formats"] == ["pgn"] and got[-1]["type"] == "done"
-    assert all(len(e["lines"]) == 2 for e in got if e["type"] == "ply" and e["lines"])
+    plies = got[0]["results"] + [e for e in got if e["type"] == "ply"]  # those done before the stream opened first
+    assert len(plies) == 4 and all(len(p["lines"]) == 2 for p in plies if p["lines"])
     pgn = client.get(f"/api/analysis/{r.json()['id']}/record", params={"format": "pgn"})
     game = chess.pgn.read_game(io.StringIO(pgn.text))
     assert game is not None and all(n.eval() is not None for n in game.mainline())
     r = client.post("/api/analysis", json={"game": "reversi", "record": "f5 d6 c3", "seconds": 0.05, "multipv": 3})
     got = events(client, r.json()["id"])
     assert got[0]["formats"] == [] and got[-1]["type"] == "done"
-    plies = [e for e in got if e["type"] == "ply"]
+    plies = got[0]["results"] + [e for e in got if e["type"] == "ply"]
     assert [p["ply"] for p in plies] == [0, 1, 2, 3] and all(len(p["lines"]) == 3 for p in plies)
     bad = client.get(f"/api/analysis/{r.json()['id']}/record", params={"format": "kif"})
     assert bad.status_code == 400 and "cannot write an annotated record" in bad.json()["error"]
