@@ -213,6 +213,8 @@ def make_workdir(path: Path) -> Path:
                                    + records.dumps(rec, "csa"), encoding="utf-8")
     shutil.copy(path / "many.csa", path / "floodgate.csa")
     (path / "export.kifu").write_text(records.dumps(rec, "kif") + records.dumps(second, "kif"), encoding="utf-8")
+    (path / "game.pgn").write_text('[White "A"]\n[Black "B"]\n\n1. e4 e5 2. Nf3 Nc6 *\n', encoding="utf-8")
+    (path / "othello.txt").write_text("f5 d6 c3 d3 c4\n", encoding="utf-8")
     (path / "values.toml").write_text("B = 1500\nR = 1700\n[hand]\nP = 130\n", encoding="utf-8")
     return path
 

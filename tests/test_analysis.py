@@ -5,6 +5,7 @@ cshogi and by komaken; ``komaken analyse`` in a subprocess; the web API; ``hint`
 from __future__ import annotations
 
 import json
+import re
 import subprocess
 import sys
 import time
@@ -206,6 +207,7 @@ def test_analyse_prints_the_table_and_writes_an_annotated_kif(tmp_path: Path) ->
     (["g.usi", "--multipv", "6"], "--multipv"),
     (["g.usi", "--game", "tictactoe"], "no engine"),
     (["g.usi", "-o", "out.usi"], ".kif"),
+    (["g.usi", "--game", "reversi", "-o", "out.kif"], "reversi writes an annotated record in no format"),
 ])
 def test_analyse_refuses_bad_input_in_one_line(tmp_path: Path, args: list[str], says: str) -> None:
     (tmp_path / "g.usi").write_text("startpos moves 7g7f\n", encoding="utf-8")
@@ -312,9 +314,73 @@ def test_chess_is_analysed_from_whites_view_the_side_that_moves_first() -> None:
     assert items[6].move_words == "Nf6" and items[6].mark == "blunder"
     assert items[6].mate == 1 and items[6].win == 100 and items[6].best_words == "Qxf7#"  # white mates
     assert items[7].over == "checkmate" and items[7].win == 100
-    assert all(len(i.lines) <= 1 for i in items)  # the generic engine scores one line
     with pytest.raises(AnalysisError, match="cannot write an annotated record"):
-        annotated(chess, GameAnalysis(chess, chess.start(None), [], seconds=0.1), "pgn")
+        annotated(chess, GameAnalysis(chess, chess.start(None), [], seconds=0.1), "uci")
+
+
+def test_chess_multipv_lines_carry_the_exact_scores_the_plain_negamax_gives() -> None:
+    from komaken.chess import Board, evaluate
+    from komaken.search.generic import negamax
+
+    chess = find_game("chess")
+    board = Board.from_fen("r1bqkbnr/pppp1ppp/2n5/4p3/2B1P3/5Q2/PPPP1PPP/RNB1K1NR w KQkq - 2 3")
+    result = chess.analyser(board).analyse(board, 0.05, 3)  # type: ignore[misc]
+    assert len(result.lines) == 3 and result.lines[0].move == result.move and result.move.uci() == "f3f7"
+    assert result.lines[0].mate == 1  # Qxf7#
+    for line in result.lines[1:]:  # each root move's score, searched alone with the full window
+        walker = board.copy()
+        walker.push(line.move)
+        assert line.score == -negamax(walker, result.depth - 1, evaluate=evaluate)
+        assert line.pv[0] == line.move and len({m.uci() for m in line.pv}) == len(line.pv)
+    scores = [line.score for line in result.lines]
+    assert scores == sorted(scores, reverse=True)
+
+
+def test_the_annotated_pgn_is_read_back_by_python_chess_with_lichess_evals(tmp_path: Path) -> None:
+    import chess.pgn  # python-chess, the peer
+
+    (tmp_path / "g.pgn").write_text('[Event "club"]\n[White "Ann"]\n[Black "Bo"]\n\n'
+                                    "1. e4 e5 2. Bc4 Nc6 3. Qh5 Nf6 4. Qxf7# 1-0\n", encoding="utf-8")
+    r = komaken("analyse", "g.pgn", "--game", "chess", "-t", "0.1", "-m", "2", "-o", "out.pgn", cwd=tmp_path)
+    assert r.returncode == 0, r.stderr
+    assert "Nf6" in r.stdout and "?? blunder" in r.stdout
+    with open(tmp_path / "out.pgn", encoding="utf-8") as f:
+        game = chess.pgn.read_game(f)
+    assert game is not None and not game.errors
+    assert game.headers["Event"] == "club" and game.headers["White"] == "Ann" and game.headers["Result"] == "1-0"
+    nodes = list(game.mainline())
+    assert [n.san() for n in nodes] == ["e4", "e5", "Bc4", "Nc6", "Qh5", "Nf6", "Qxf7#"]
+    assert game.comment.startswith("[%eval ")  # the start position's analysis
+    for node in nodes[:-1]:
+        ev = node.eval()
+        assert ev is not None and node.eval_depth() is not None and "Line: " in node.comment
+    blunder = nodes[5]
+    assert blunder.eval().white() == chess.engine.Mate(1)  # after 3...Nf6?? white mates in one
+    assert "Blunder. " in blunder.comment and "Line: Qxf7#" in blunder.comment
+    assert nodes[-1].comment == ""  # the game is over there
+
+
+def test_reversi_is_analysed_with_multipv_and_solved_near_the_end() -> None:
+    from komaken.reversi import Reversi
+    from komaken.reversi.engine import solve
+
+    reversi = find_game("reversi")
+    items = GameAnalysis(reversi, reversi.start(None), ["f5", "d6", "c3"], seconds=0.05, multipv=3).run()
+    assert [i.ply for i in items] == [0, 1, 2, 3] and all(len(i.lines) == 3 for i in items)
+    assert items[1].move_words == "f5" and items[1].turn == Color.WHITE
+    for item in items:  # best first for the side to move, scores from black's view
+        cps = [ln.cp for ln in item.lines]
+        assert cps == sorted(cps, reverse=item.turn == Color.BLACK), cps
+        assert len({ln.moves[0] for ln in item.lines}) == 3
+    # 12 empties: exact; each line's score is the solved disc difference of its move, ×100
+    board = Reversi.from_transcript("c4c5f6c3b5g7e3e6c2f3g3a5h8b3f4f2b4f5f7h3a3d2e2e1a6e7d7c1c6g8f1g4d1b6b1"
+                                    "d3g6b7f8a7c7h6a8b2g5g2a1d6")
+    result = reversi.analyser(board).analyse(board, 0.05, 4)  # type: ignore[misc]
+    assert result.exact and len(result.lines) == min(4, len(board.legal_moves()))
+    for line in result.lines:
+        child = board.copy()
+        child.push(line.move)
+        assert line.score == -100 * solve(child), line
 
 
 def test_an_analysis_nobody_watches_is_stopped_when_another_is_asked_for() -> None:
@@ -352,3 +418,39 @@ def test_the_annotated_record_keeps_what_the_original_holds(tmp_path: Path) -> N
     assert "棋戦：wdoor+floodgate-300-10F" in (tmp_path / "fg.kifu").read_text(encoding="utf-8")
     kept = [(old, new) for old, new in zip(before.comments, after.comments, strict=True) if old]
     assert kept and all(new.startswith(old) and "#評価値=" in new for old, new in kept)
+
+
+def test_web_analysis_of_chess_downloads_pgn_and_of_reversi_offers_no_download(client) -> None:  # type: ignore[no-untyped-def]
+    import io
+
+    import chess.pgn
+
+    r = client.post("/api/analysis", json={"game": "chess", "record": "1. e4 e5 2. Nf3 *", "seconds": 0.05,
+                                           "multipv": 2})
+    assert r.status_code == 201, r.text
+    got = events(client, r.json()["id"])
+    assert got[0]["formats"] == ["pgn"] and got[-1]["type"] == "done"
+    plies = got[0]["results"] + [e for e in got if e["type"] == "ply"]  # those done before the stream opened first
+    assert len(plies) == 4 and all(len(p["lines"]) == 2 for p in plies if p["lines"])
+    pgn = client.get(f"/api/analysis/{r.json()['id']}/record", params={"format": "pgn"})
+    game = chess.pgn.read_game(io.StringIO(pgn.text))
+    assert game is not None and all(n.eval() is not None for n in game.mainline())
+    r = client.post("/api/analysis", json={"game": "reversi", "record": "f5 d6 c3", "seconds": 0.05, "multipv": 3})
+    got = events(client, r.json()["id"])
+    assert got[0]["formats"] == [] and got[-1]["type"] == "done"
+    plies = got[0]["results"] + [e for e in got if e["type"] == "ply"]
+    assert [p["ply"] for p in plies] == [0, 1, 2, 3] and all(len(p["lines"]) == 3 for p in plies)
+    bad = client.get(f"/api/analysis/{r.json()['id']}/record", params={"format": "kif"})
+    assert bad.status_code == 400 and "cannot write an annotated record" in bad.json()["error"]
+
+
+def test_shogi_lines_come_in_western_notation_too_for_the_international_set() -> None:
+    item = GameAnalysis(SHOGI, Position.start("shogi"), ["7g7f"], seconds=0.05, multipv=2).run()[1]
+    for line in item.lines:
+        assert len(line.western) == len(line.words) and line.western
+        assert all(re.fullmatch(r"[▲△]\+?[KRBGSNLP](\d[a-i])?[-x*]\d[a-i][+=]?", w) for w in line.western), line.western
+        assert line.western[0][0] == "△"  # gote is to move
+        assert line.to_json()["western"] == line.western
+    chess = find_game("chess")
+    c = GameAnalysis(chess, chess.start(None), [], seconds=0.05).run()[0]
+    assert c.lines[0].to_json()["western"] == c.lines[0].words  # SAN serves every set

@@ -193,6 +193,35 @@ def test_the_engine_plans_from_the_real_clock() -> None:
     assert engine.move_limits().byoyomi == 0.3 and engine.move_limits().movetime is None
 
 
+@pytest.mark.parametrize(("game", "spec", "byoyomi"), [("reversi", "engine", 0.3), ("chess", "engine", 0.6)])
+def test_the_reversi_and_chess_engines_plan_from_the_real_clock(game: str, spec: str, byoyomi: float) -> None:
+    """Under byoyomi they deepen while the next ply fits (chess: until the alarm, abandoning the
+    ply it cuts) and answer inside it (1 s a move, or a fixed depth, without a clock)."""
+    from komaken.players.registry import make_player
+
+    g = find_game(game)
+    engine = make_player(spec, g, None)
+    engine.choose(g.start(None))  # compile (or load) the kernels before the clock runs
+    result = play_game(g.start(None), (engine, Slow(0)) if g.first is Color.BLACK else (Slow(0), engine), game=g,
+                       max_plies=8, clock=Clock((TimeControl(0, byoyomi=byoyomi),) * 2))
+    assert result.termination is Termination.MAX_PLIES, result.detail
+    engine_times = result.times[0::2]  # the engine moves first
+    assert engine_times and max(engine_times) < byoyomi
+    assert engine.time_left is not None and engine.time_left.byoyomi == byoyomi  # type: ignore[attr-defined]
+    assert engine.last.depth >= 2  # type: ignore[attr-defined]
+
+
+TimeLeft_budget_cases = [(TimeLeft(600, 600), Color.BLACK), (TimeLeft(0, 0, byoyomi=5), Color.WHITE),
+                         (TimeLeft(10, 300, binc=2, winc=2), Color.BLACK)]
+
+
+@pytest.mark.parametrize(("left", "color"), TimeLeft_budget_cases)
+def test_a_budget_never_passes_what_the_clock_holds(left: TimeLeft, color: Color) -> None:
+    soft, hard = left.budget(color)
+    main = left.btime if color is Color.BLACK else left.wtime
+    assert 0 < soft <= hard <= main + left.byoyomi
+
+
 # ---- komaken play in a subprocess ----------------------------------------------------------------
 def komaken(args: list[str], cwd: Path, stdin: str | None = None,
             timeout: float = 180) -> subprocess.CompletedProcess[str]:
@@ -235,7 +264,23 @@ def test_komaken_play_records_the_time_control_in_kif(tmp_path: Path) -> None:
     assert "持ち時間：各1分、1手ごとに2秒加算" in text
 
 
+def test_komaken_play_sets_each_sides_clock_apart(tmp_path: Path) -> None:
+    out = komaken(["play", "-v", "minishogi", "--sente", "random:seed=2", "--gote", "random:seed=3",
+                   "--time", "60", "--byoyomi", "5", "--white-time", "20", "-q", "-o", "g.kifu"], tmp_path)
+    assert out.returncode == 0, out.stderr
+    assert "clock: sente (▲) 60 s + 5 s byoyomi · gote (△) 20 s + 5 s byoyomi" in out.stdout
+    text = (tmp_path / "g.kifu").read_text(encoding="utf-8")
+    assert "持ち時間：先手：1分、秒読み5秒　後手：20秒、秒読み5秒" in text
+    rec = records.parse(text, "kif")
+    assert len(rec.times) == len(rec.moves) and all(t is not None for t in rec.times)
+    out = komaken(["play", "-v", "minishogi", "--sente", "random:seed=2", "--gote", "random:seed=3",
+                   "--sente-byoyomi", "3", "-q"], tmp_path)
+    assert out.returncode == 0 and "clock: sente (▲) 0 s + 3 s byoyomi · gote (△) no clock" in out.stdout
+
+
 @pytest.mark.parametrize(("args", "words"), [
+    (["--gote-time", "-3"], "'--gote-time' / '--white-time'"),
+    (["--black-byoyomi", "5", "--black-increment", "1"], "--sente-byoyomi/--sente-increment: give byoyomi"),
     (["--time", "-5"], "'--time'"), (["--time", "nan"], "not a finite number"),
     (["--byoyomi", "2e6"], "'--byoyomi'"), (["--time", "60", "--byoyomi", "5", "--increment", "1"], "not both"),
     (["--time", "0"], "no time at all"),

@@ -123,3 +123,46 @@ def test_hint_and_analyse_this_game_from_the_play_page(chromium, server) -> None
     finally:
         ctx.close()
     assert not errors, errors
+
+
+@pytest.mark.parametrize("size", SIZES)
+def test_bad_input_on_the_analysis_page_is_a_clear_message(chromium, server, size: str) -> None:  # type: ignore[no-untyped-def]
+    ctx, page, errors = new_page(chromium, server, SIZES[size])
+    try:
+        page.goto(server.url + "/#analysis")
+        page.wait_for_selector("#an-game option[value='shogi']", state="attached")
+        options = page.eval_on_selector_all("#an-game option", "e => e.map(o => o.value)")
+        assert "reversi" in options and "chess" in options and "tictactoe" not in options  # games with an engine
+        page.fill("#an-record", "this is no record at all")
+        page.fill("#an-seconds", "0.05")
+        page.click("#an-start")
+        page.wait_for_selector("#flash:not([hidden])")
+        assert "record" in page.inner_text("#flash") and page.locator("#an-view").is_hidden()
+        status = page.evaluate("fetch('/api/analysis', {method: 'POST', headers: {'Content-Type': 'application/json'},"
+                               " body: JSON.stringify({game: 'tictactoe', record: '5 1'})}).then(r => r.status)")
+        assert status == 400
+    finally:
+        ctx.close()
+    assert not errors, errors
+
+
+def test_a_reversi_game_analysed_with_three_lines(chromium, server) -> None:  # type: ignore[no-untyped-def]
+    ctx, page, errors = new_page(chromium, server, SIZES["laptop"])
+    try:
+        page.goto(server.url + "/#analysis")
+        page.wait_for_selector("#an-game option[value='reversi']", state="attached")
+        page.select_option("#an-game", "reversi")
+        page.fill("#an-record", "f5 d6 c3 d3 c4 f4")
+        page.fill("#an-seconds", "0.05")
+        page.fill("#an-multipv", "3")
+        page.click("#an-start")
+        page.wait_for_function("an.job && !an.job.running", timeout=T)
+        assert "7 of 7 positions analysed" in page.inner_text("#an-status")
+        assert page.locator("#an-svg .pt").count() == 7
+        page.locator("#an-svg .pt[data-ply='3']").dispatch_event("click")
+        lines = page.locator("#an-lines .line[data-rank]")
+        assert lines.count() == 3 and re.search(r"[+-]\d+.*% [a-h][1-8]", lines.nth(0).inner_text())
+        assert page.locator("#an-downloads a").count() == 0  # no reversi record holds comments
+    finally:
+        ctx.close()
+    assert not errors, errors

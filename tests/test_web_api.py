@@ -90,7 +90,7 @@ def test_move_labels_are_japanese_and_the_board_follows(client) -> None:  # type
     r = client.post(f"/api/play/{st['id']}/move", json={"move": "7g7f"})
     assert r.status_code == 200
     st = r.json()
-    assert st["moves"] == [{"label": "▲７六歩", "id": "7g7f"}]
+    assert st["moves"] == [{"label": "▲７六歩", "western": "▲P-7f", "id": "7g7f"}]  # western: the international set
     assert st["board"]["last"] == {"from": "7g", "to": "7f"}
     assert st["position"].startswith("lnsgkgsnl/1r5b1/ppppppppp/9/9/2P6/PP1PPPPPP/1B5R1/LNSGKGSNL w")
     st = client.post(f"/api/play/{st['id']}/move", json={"move": "3c3d"}).json()

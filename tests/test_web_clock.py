@@ -115,3 +115,23 @@ def test_nan_and_infinity_in_a_clock_are_400(client) -> None:  # type: ignore[no
     r = client.post("/api/play", content=b'{"game": "minishogi", "clock": {"main": NaN}}',
                     headers={"Content-Type": "application/json"})
     assert r.status_code == 400 and "clock.main" in r.text
+
+
+def test_the_record_download_carries_the_clocks_and_each_moves_time(client) -> None:  # type: ignore[no-untyped-def]
+    st = new(client, black_clock={"main": 600, "byoyomi": 30}, white_clock={"main": 300, "byoyomi": 30})
+    for move in ("5d5c", "1b1c", "4e4d"):
+        assert client.post(f"/api/play/{st['id']}/move", json={"move": move}).status_code == 200
+    data = client.get(f"/api/play/{st['id']}/record?format=kif").content
+    text = data.decode("cp932")
+    assert "持ち時間：先手：10分、秒読み30秒　後手：5分、秒読み30秒" in text and "開始日時：" in text
+    rec = records.parse(text, "kif")
+    assert len(rec.times) == 3 and all(t is not None and 0 <= t < 30 for t in rec.times)
+    session = client.app.state.api.sessions._all[st["id"]]
+    assert rec.times == [round(t) for t in session.times] or all(
+        abs(a - b) <= 1 for a, b in zip(rec.times, session.times, strict=True))  # KIF keeps whole seconds
+    same = new(client, clock={"main": 600, "byoyomi": 30})
+    client.post(f"/api/play/{same['id']}/move", json={"move": "5d5c"})
+    kif = client.get(f"/api/play/{same['id']}/record?format=kif").content.decode("cp932")
+    csa = client.get(f"/api/play/{same['id']}/record?format=csa").text
+    assert "持ち時間：各10分、秒読み30秒" in kif and "$TIME_LIMIT:00:10+30" in csa and "\nT" in csa
+    assert records.parse(kif, "kif").headers["持ち時間"] == "各10分、秒読み30秒"

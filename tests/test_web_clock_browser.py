@@ -98,3 +98,37 @@ def test_the_engine_moves_inside_its_clock(page) -> None:  # type: ignore[no-unt
     assert st["ply"] >= 2
     white = st["clock"][1]
     assert white["control"]["byoyomi"] == 1 and not white["flagged"]
+
+
+def test_each_side_its_own_clock_from_the_form(page) -> None:  # type: ignore[no-untyped-def]
+    assert page.locator("#clock-white-row").is_hidden() and page.inner_text("#clock-who") == "both"
+    page.check("#clock-apart")
+    assert page.locator("#clock-white-row").is_visible()
+    assert page.inner_text("#clock-who") == page.inner_text("#black-legend")
+    assert page.inner_text("#clock-white-who") == page.inner_text("#white-legend")
+    page.fill("#clock-main", "600")
+    page.fill("#clock-byoyomi", "30")
+    page.fill("#clock-white-main", "120")
+    page.fill("#clock-white-increment", "5")
+    page.click("#start-btn")
+    page.wait_for_function("!!(play.state && play.state.id && play.state.clock)")
+    black, white = page.evaluate("play.state.clock")
+    assert black["control"] == {"main": 600, "byoyomi": 30, "increment": 0}
+    assert white["control"] == {"main": 120, "byoyomi": 0, "increment": 5}
+    assert "+30s" in page.inner_text("#clock-bottom") and "+5s/move" in page.inner_text("#clock-top")
+    # the download carries both clocks and each move's time
+    sid = page.evaluate("play.state.id")
+    page.evaluate("sendMove('5d5c')")
+    page.wait_for_function("play.state.ply >= 1")
+    kif = page.evaluate(f"fetch('/api/play/{sid}/record?format=kif').then(r => r.arrayBuffer())"
+                        ".then(b => new TextDecoder('shift_jis').decode(b))")
+    assert "持ち時間：先手：10分、秒読み30秒　後手：2分、1手ごとに5秒加算" in kif and "( 0:0" in kif
+    # one side only: the other plays without a clock
+    page.click("#setup-toggle")
+    page.fill("#clock-main", "")
+    page.fill("#clock-byoyomi", "")
+    page.click("#start-btn")
+    page.wait_for_function(f"play.state.id !== '{sid}' && !!play.state.clock")
+    black, white = page.evaluate("play.state.clock")
+    assert black is None and white["control"]["main"] == 120
+    assert "no clock" in page.inner_text("#clock-bottom")

@@ -102,6 +102,10 @@ SQUARE_BOX = """sq => { const r = document.querySelector(`#board [data-sq='${sq}
   return {x: r.x, y: r.y, width: r.width, height: r.height}; }"""
 
 
+SNAP = """() => { const b = document.querySelector('#board'), r = b.getBoundingClientRect();
+  b.style.top = `${Math.round(r.y) - r.y}px`; b.style.left = `${Math.round(r.x) - r.x}px`; }"""
+
+
 def differ(a: bytes, b: bytes) -> float:
     import io
 
@@ -208,17 +212,23 @@ def test_moves_and_words_fall_back_to_the_shipped_font(browsers, server) -> None
     assert not page.errors
 
 
-def test_outlines_look_the_same_with_and_without_fonts_and_the_font_set_needs_one(browsers, server) -> None:  # type: ignore[no-untyped-def]
+@pytest.mark.parametrize("size", [(1366, 768), (390, 844)])
+def test_outlines_look_the_same_with_and_without_fonts_and_the_font_set_needs_one(  # type: ignore[no-untyped-def]
+        browsers, server, size: tuple[int, int]) -> None:
     """Each piece's picture with the built-in set is the same whether or not CJK fonts exist
     (up to the antialiasing of a board placed a fraction of a pixel apart), while with the
     system-font set every kanji looks different without them (a missing-glyph box): which shows
     both that the outlines need no font and that the test really ran without one."""
     shots: dict[tuple[str, str], dict[str, bytes]] = {}
     for which in ("fonts", "none"):
-        page = open_page(browsers, server, which)
+        page = open_page(browsers, server, which, *size)
         for pieces in ("builtin", "font"):
             start(page, server.url, pieces)
             page.wait_for_function("document.fonts.status === 'loaded'")
+            # the text above the board is set in other fonts, so the board may stand a fraction of a
+            # pixel higher or lower; whole pixels keep the antialiasing of the two pictures alike
+            page.add_style_tag(content="#board { position: relative; }")
+            page.evaluate(SNAP)
             # by the square's place, read in one step: a redraw (the state arriving again) replaces
             # the elements at any moment, with the same picture
             shots[which, pieces] = {sq: page.screenshot(clip=page.evaluate(SQUARE_BOX, sq))
@@ -318,3 +328,22 @@ def test_number_boxes_take_the_servers_limits(browsers, server) -> None:  # type
     ok = httpx.post(server.url + "/api/play", headers=server.origin,
                     json={"game": "chess", "black": {"kind": "engine", "depth": 1}, "white": {"kind": "human"}})
     assert ok.status_code == 201
+
+
+@pytest.mark.parametrize("size", [(1366, 768), (390, 844)])
+def test_the_international_set_writes_moves_in_western_notation(browsers, server, size: tuple[int, int]) -> None:  # type: ignore[no-untyped-def]
+    """Hodges's letters (▲P-7f, △Bx8h+ … as lishogi's Western mode), with the board's a… ranks;
+    switching back to kanji gives the Japanese labels again."""
+    page = open_page(browsers, server, "none", *size)
+    start(page, server.url, "international")
+    for frm, to in (("7g", "7f"), ("3c", "3d")):
+        page.evaluate(f"sendMove(play.state.legal.find(m => m.from === '{frm}' && m.to === '{to}').id)")
+        page.wait_for_function(f"play.state.ply === {2 if frm == '3c' else 1} && play.state.legal.length > 0")
+    page.evaluate("sendMove('8h2b+')")
+    page.wait_for_function("play.state.ply === 3")
+    page.wait_for_selector("#moves li[data-ply='3']")
+    assert [page.inner_text(f"#moves li[data-ply='{k}']") for k in (1, 2, 3)] == ["▲P-7f", "△P-3d", "▲Bx2b+"]
+    page.select_option("#piece-set", "builtin")
+    page.wait_for_function("document.querySelector(\"#moves li[data-ply='1']\").textContent === '▲７六歩'")
+    assert page.inner_text("#moves li[data-ply='3']") == "▲２二角成"
+    assert not page.errors  # type: ignore[attr-defined]

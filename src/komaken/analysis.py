@@ -105,6 +105,7 @@ class Line:
     cp: float | None
     mate: int | None
     win: float
+    western: list[str] = field(default_factory=list)  # the words in Western letters (shogi: ``▲P-7f``)
 
     def score_text(self) -> str:
         """``+123`` or ``mate +5`` (black's view)."""
@@ -113,8 +114,8 @@ class Line:
         return f"{self.cp:+.0f}"
 
     def to_json(self) -> dict[str, Any]:
-        return {"moves": self.moves, "words": self.words, "cp": self.cp, "mate": self.mate,
-                "win": round(self.win, 2), "score": self.score_text()}
+        return {"moves": self.moves, "words": self.words, "western": self.western or self.words, "cp": self.cp,
+                "mate": self.mate, "win": round(self.win, 2), "score": self.score_text()}
 
 
 @dataclass(frozen=True)
@@ -298,13 +299,15 @@ class GameAnalysis:
         pv = list(result.pv) or ([result.move] if result.move is not None else [])
         moves = [self.game.move_text(m) for m in pv]
         words = line_words(self.game, position, pv)
+        look = self.game.presentation
+        western = look.labels(position, pv[:len(words)], western=True) if look is not None and look.western else []
         if result.mate is not None:
             black_wins = (result.mate > 0) == (sign == 1)
-            return Line(moves, words, None, sign * result.mate, 100.0 if black_wins else 0.0)
+            return Line(moves, words, None, sign * result.mate, 100.0 if black_wins else 0.0, western)
         if result.declare:
-            return Line(moves, words, None, 0, 100.0 if sign == 1 else 0.0)
+            return Line(moves, words, None, 0, 100.0 if sign == 1 else 0.0, western)
         cp = float(sign * result.score)
-        return Line(moves, words, cp, None, 100.0 * win_rate(cp))
+        return Line(moves, words, cp, None, 100.0 * win_rate(cp), western)
 
 
 # ---- the analysis in a record: ShogiHome's engine comments ------------------------------------
@@ -362,17 +365,45 @@ def comments(results: Sequence[PlyAnalysis], engine: str | None = None) -> list[
     return [engine_comment(item, engine) for item in results]
 
 
+def pgn_comment(item: PlyAnalysis, before: PlyAnalysis | None = None) -> str | None:
+    """The comment lichess writes on an analysed move of a PGN: ``[%eval 0.25,5]`` (pawns from
+    the first player's — white's — view, then the depth; ``#3`` / ``#-3`` a mate in moves, as
+    lichess counts them), for a marked move ``Mistake. Nf3 was best.`` (the engine's choice in
+    ``before``, the position the move was played from), then the engine's line from here.
+    python-chess reads the evaluation back (``node.eval()``).  ``None`` where the game was over."""
+    if not item.lines:
+        return None
+    first = item.lines[0]
+    if first.mate is not None:
+        moves = (abs(first.mate) + 1) // 2
+        value = f"#{moves if first.win >= 50 else -moves}"
+    else:
+        value = f"{(first.cp or 0.0) / 100:.2f}"
+    out = [f"[%eval {value},{item.depth}]" if item.depth else f"[%eval {value}]"]
+    if item.mark:
+        out.append(f"{item.mark.capitalize()}."
+                   + (f" {before.best_words} was best." if before is not None and before.best_words else ""))
+    if first.words:
+        out.append("Line: " + " ".join(first.words))
+    return " ".join(out)
+
+
+def pgn_comments(results: Sequence[PlyAnalysis]) -> list[str | None]:
+    """One lichess-style comment per position (``[0]``: the start), as :func:`pgn_comment` writes them."""
+    return [pgn_comment(item, results[k - 1] if k else None) for k, item in enumerate(results)]
+
+
 def annotated(game: GameSpec, analysis: GameAnalysis, fmt: str, names: tuple[str | None, str | None] = (None, None),
               engine: str | None = None, original: str | None = None) -> str:
     """The analysed game in ``fmt`` (one of the game's record formats) with the analysis as
     ShogiHome's engine comments on each move (and on the start).  ``original``: the record's text
     the game was read from — its headers, times, end and comments are kept, the analysis added."""
     io = game.record_io
-    if io is None or io.write_comments is None or fmt not in io.formats:
-        known = ", ".join(io.formats) if io is not None and io.write_comments is not None else "none"
+    if io is None or io.write_comments is None or fmt not in io.comment_formats:
+        known = ", ".join(io.comment_formats) if io is not None and io.write_comments is not None else "none"
         raise AnalysisError(f"{game.name} cannot write an annotated record as {fmt!r} (formats: {known})")
     position = analysis.positions[-1].copy()
-    notes = comments(analysis.results, engine)
+    notes = pgn_comments(analysis.results) if fmt == "pgn" else comments(analysis.results, engine)
     notes += [None] * (analysis.total - len(notes))
     return io.write_comments(position, fmt, names, position.outcome(), notes, original)
 
@@ -423,4 +454,5 @@ def hint(game: GameSpec, position: Game[Any], seconds: float = 1.0, analyser: An
 
 __all__ = ["JAPANESE_MARKS", "MULTIPV_RANGE", "SECONDS_RANGE", "THRESHOLDS", "WIN_RATE_SCALE", "AnalysisError",
            "GameAnalysis", "Hint", "Line", "PlyAnalysis", "annotated", "check_settings", "comments",
-           "engine_comment", "game_moves", "hint", "judge", "line_words", "situation", "summary", "win_rate"]
+           "engine_comment", "game_moves", "hint", "judge", "line_words", "pgn_comment", "pgn_comments",
+           "situation", "summary", "win_rate"]

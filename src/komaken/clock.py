@@ -83,6 +83,32 @@ class TimeLeft:
     binc: float = 0.0
     winc: float = 0.0
 
+    def budget(self, color: Color, overhead: float = 0.03) -> tuple[float, float]:
+        """``(soft, hard)`` seconds ``color`` (the side to move) may think on this move: after
+        ``soft`` no new iteration of iterative deepening starts, ``hard`` is never passed.  The
+        rules of the shogi engine's time manager (``docs/engine.md``): byoyomi used in full less
+        10 % (at most 60 ms); main time spread over 15 moves (40 when byoyomi follows) after a
+        5 % reserve (at most 1 s) in sudden death; the increment added; never more than a tenth of
+        the main time plus increment and byoyomi, twice the target, or what the clock holds.
+
+        >>> [round(t, 3) for t in TimeLeft(3.0, 3.0).budget(Color.BLACK)]
+        [0.15, 0.282]
+        >>> [round(t, 3) for t in TimeLeft(0.0, 0.0, byoyomi=1.0).budget(Color.WHITE)]
+        [0.91, 0.91]
+        """
+        remaining, inc = (self.btime, self.binc) if color is Color.BLACK else (self.wtime, self.winc)
+        remaining, inc, byoyomi = max(0.0, remaining), max(0.0, inc), max(0.0, self.byoyomi)
+        byo = max(0.0, byoyomi - min(0.1 * byoyomi, 0.06))
+        main = remaining - overhead
+        if main < 0:  # the overhead eats into the byoyomi
+            byo, main = max(0.0, byo + main), 0.0
+        usable = main if byoyomi > 0 else max(0.0, main - min(0.05 * main, 1.0))
+        target = usable / (40 if byoyomi > 0 else 15) + inc + byo
+        hard = max(0.001, min(usable * 0.1 + inc + byo, 2.0 * target, main + byo))
+        if usable <= 0 and inc <= 0:  # nothing to save: use it all
+            return hard, hard
+        return max(0.001, min(0.8 * target, hard)), hard
+
     def usi(self) -> str:
         """``btime 60000 wtime 58000 byoyomi 10000`` (milliseconds, as a USI line has them)."""
         ms = [("btime", self.btime), ("wtime", self.wtime)]

@@ -26,10 +26,12 @@ from __future__ import annotations
 import importlib
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
+from datetime import datetime
 from functools import cache
 from importlib.metadata import entry_points
 from typing import TYPE_CHECKING, Any, Protocol
 
+from komaken.clock import TimeControl
 from komaken.errors import IllegalMoveError, KomakenError
 from komaken.game import Color, Game, Outcome, Termination
 from komaken.presentation import Presentation
@@ -95,12 +97,28 @@ class RecordIO:
     the names it gives (a :class:`KomakenError` naming the move at fault otherwise).
     ``write_comments(position, fmt, names, outcome, comments, original)``, when the formats hold a
     comment on each move, writes ``comments[k]`` after move ``k`` (``comments[0]``: before the
-    first); given the ``original`` text the game was read from, it keeps what that record holds."""
+    first); given the ``original`` text the game was read from, it keeps what that record holds.
+    ``comment_formats``: the formats ``write_comments`` writes (an analysis's downloads).
+    ``write_timed(position, fmt, names, outcome, timing)``, when the formats hold a clock, writes
+    the game with its :class:`Timing` (each move's seconds, the clocks, the start)."""
 
     formats: tuple[str, ...]
     write: Callable[[Any, str, Names, Outcome | None, str | None], str]
     read: Callable[[str, Any], tuple[Game[Any], Names]]
     write_comments: Callable[[Any, str, Names, Outcome | None, list[str | None], str | None], str] | None = None
+    comment_formats: tuple[str, ...] = ()
+    write_timed: Callable[[Any, str, Names, Outcome | None, Timing], str] | None = None
+
+
+@dataclass(frozen=True)
+class Timing:
+    """How a game was timed, for a record: ``times[k]`` the seconds move ``k`` took (``None``
+    where unknown: moves of a record the game continued), ``controls`` black's and white's clocks
+    (``None``: untimed), ``started`` when the game began."""
+
+    times: list[float | None] = field(default_factory=list)
+    controls: tuple[TimeControl | None, TimeControl | None] = (None, None)
+    started: datetime | None = None
 
 
 class Analyser(Protocol):
@@ -200,12 +218,15 @@ class GameSpec:
         return self.record_io.formats if self.record_io is not None else (MOVE_LIST,)
 
     def write_game(self, position: Game[Any], fmt: str, names: Names = (None, None),
-                   outcome: Outcome | None = None, comment: str | None = None) -> str:
+                   outcome: Outcome | None = None, comment: str | None = None, timing: Timing | None = None) -> str:
         """The game on ``position`` as text in ``fmt`` (one of :attr:`text_formats`); ``comment``
-        goes where the format has room for one."""
+        goes where the format has room for one, ``timing`` (each move's seconds, the clocks) where
+        the game's formats hold it (KIF's 持ち時間 and move times)."""
         if fmt not in self.text_formats:
             raise KomakenError(f"format {fmt!r} is not available for {self.name} "
                                f"(use {', '.join(self.text_formats)})")
+        if self.record_io is not None and timing is not None and self.record_io.write_timed is not None:
+            return self.record_io.write_timed(position, fmt, names, outcome, timing)
         if self.record_io is not None:
             return self.record_io.write(position, fmt, names, outcome, comment)
         return move_list_text(self, position, tuple(n or "?" for n in names),

@@ -81,7 +81,9 @@ class Presentation:
       (``▲ sente``, ``♔ white``); ``bottom`` — the side drawn at the bottom of an unflipped
       board; ``numbered`` — the labels carry their own move numbers;
     * ``choices`` — button words for a move's ``choice`` (``成`` → ``成 promote``);
-    * ``size(variant)`` — the board's width and height.
+    * ``size(variant)`` — the board's width and height;
+    * ``western(position, move)`` — the move in Western letters for the page's international
+      piece set (shogi: Hodges's ``▲P-7f``); ``None``: the label serves every set.
     """
 
     board: Callable[[Any], dict[str, Any]]
@@ -92,19 +94,25 @@ class Presentation:
     bottom: Color = Color.BLACK
     numbered: bool = False
     choices: Mapping[str, str] = field(default_factory=dict)
+    western: Callable[[Any, Any], str] | None = None
+
+    def western_label(self, position: Any, move: Any) -> str:
+        """The move in Western letters (:attr:`western`), else its :attr:`label`."""
+        return (self.western or self.label)(position, move)
 
     def legal(self, position: Any, move_text: Callable[[Any], str] = str) -> list[dict[str, Any]]:
         """Every legal move of ``position`` as JSON, with its ``id`` (``move_text``)."""
         return [{**self.move(m), "id": move_text(m)} for m in position.legal_moves()]
 
-    def labels(self, position: Any, moves: list[Any]) -> list[str]:
+    def labels(self, position: Any, moves: list[Any], western: bool = False) -> list[str]:
         """The labels of ``moves`` played in turn from ``position`` (not modified), as far as
-        they are legal (a principal variation)."""
+        they are legal (a principal variation); ``western``: in Western letters."""
         walker, out = position.copy(), []
+        label = self.western_label if western else self.label
         for m in moves:
             if m not in walker.legal_moves():
                 break
-            out.append(self.label(walker, m))
+            out.append(label(walker, m))
             walker.push(m)
         return out
 

@@ -23,6 +23,7 @@ from komaken.chess._board import Board
 from komaken.chess._move import Move
 from komaken.chess._tables import EMPTY, ST_SIDE, TO64, WALL
 from komaken.search.generic import SearchResult
+from komaken.search.generic import best_lines as _generic_best_lines
 from komaken.search.generic import best_move as _generic_best_move
 
 #: Centipawn values by piece type (index 1 pawn … 6 king).
@@ -81,6 +82,13 @@ def evaluate(board: Board) -> int:
     return int(evaluate_arrays(board._bd, board._st))
 
 
-def best_move(board: Board, depth: int = 2, seed: int | None = None) -> SearchResult[Move]:
-    """The generic α-β negamax's choice at ``depth`` plies, scored by :func:`evaluate`."""
-    return _generic_best_move(board.copy(), depth, evaluate=evaluate, seed=seed)
+def best_move(board: Board, depth: int = 2, seed: int | None = None,
+              deadline: float | None = None) -> SearchResult[Move]:
+    """The generic α-β negamax's choice at ``depth`` plies, scored by :func:`evaluate`
+    (:class:`~komaken.search.generic.SearchTimeout` past ``deadline``, a perf_counter reading)."""
+    return _generic_best_move(board.copy(), depth, evaluate=evaluate, seed=seed, deadline=deadline)
+
+
+def best_lines(board: Board, depth: int, lines: int = 1, first: list[Move] | None = None) -> list[SearchResult[Move]]:
+    """The ``lines`` best moves at ``depth`` plies with their exact scores and lines (MultiPV)."""
+    return _generic_best_lines(board.copy(), depth, lines, evaluate=evaluate, first=first)

@@ -40,22 +40,49 @@ def write_record(pos: Game[Any], fmt: str, names: tuple[str | None, str | None],
     """The game as PGN or as a UCI line; ``names`` are (black, white); ``comment`` goes to PGN's
     ``Annotator``-free comment before the moves."""
     assert isinstance(pos, Board)
-    start = _start(pos)
     if fmt == "uci":
+        start = _start(pos)
         return f"position fen {start.fen()} moves {' '.join(m.uci() for m in pos.move_stack)}".rstrip() + "\n"
+    return _pgn(pos, names, outcome, [comment], None)
+
+
+def write_comments(pos: Game[Any], fmt: str, names: tuple[str | None, str | None], outcome: Outcome | None,
+                   comments: list[str | None], original: str | None) -> str:
+    """The game as PGN with ``comments[k]`` after move ``k`` (``comments[0]`` before the first
+    move), each in braces as lichess writes its analysis (``{ [%eval 0.25,5] … }``); the tags of
+    the ``original`` PGN the game was read from are kept.  A UCI line holds no comments."""
+    assert isinstance(pos, Board)
+    if fmt != "pgn":
+        raise KomakenError(f"a {fmt} record holds no comments: write pgn")
+    return _pgn(pos, names, outcome, comments, original)
+
+
+def _pgn(pos: Board, names: tuple[str | None, str | None], outcome: Outcome | None,
+         comments: list[str | None], original: str | None) -> str:
+    start = _start(pos)
     result = _result(outcome)
-    tags = [("Event", "komaken"), ("White", names[1] or "?"), ("Black", names[0] or "?"), ("Result", result)]
+    kept = dict(_TAG.findall(original)) if original and not original.lstrip().startswith("position") else {}
+    tags = {"Event": "komaken", **kept, "White": names[1] or kept.get("White", "?"),
+            "Black": names[0] or kept.get("Black", "?"), "Result": result}
     if start != Board():
-        tags += [("SetUp", "1"), ("FEN", start.fen())]
-    words = [] if not comment else ["{" + comment.replace("}", ")") + "}"]
+        tags.update({"SetUp": "1", "FEN": start.fen()})
+    notes = list(comments) + [None] * (len(pos.move_stack) + 1 - len(comments))
+    words = [] if not notes[0] else [_comment(notes[0])]
     for i, m in enumerate(pos.move_stack):
-        if start.turn is Color.WHITE or i == 0:
+        if start.turn is Color.WHITE or i == 0 or notes[i]:
             words.append(f"{start.fullmove_number}." if start.turn is Color.WHITE else f"{start.fullmove_number}...")
         words.append(start.san(m))
         start.push(m)
+        note = notes[i + 1]
+        if note:
+            words.append(_comment(note))
     words.append(result)
-    head = "".join(f'[{k} "{v}"]\n' for k, v in tags)
+    head = "".join(f'[{k} "{v}"]\n' for k, v in tags.items())
     return head + "\n" + _wrap(words) + "\n"
+
+
+def _comment(text: str) -> str:
+    return "{ " + " ".join(text.replace("}", ")").split()) + " }"
 
 
 def _wrap(words: list[str], width: int = 79) -> str:
@@ -101,4 +128,4 @@ def _name(tag: str | None) -> str | None:
     return None if tag in (None, "", "?") else tag
 
 
-__all__ = ["FORMATS", "read_record", "write_record"]
+__all__ = ["FORMATS", "read_record", "write_comments", "write_record"]

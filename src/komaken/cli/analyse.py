@@ -44,7 +44,8 @@ PLURALS = {"inaccuracy": "inaccuracies", "mistake": "mistakes", "blunder": "blun
 @click.option("--multipv", "-m", type=within(MULTIPV_RANGE), default=1, show_default=True,
               help="How many best lines to find in each position.")
 @click.option("--output", "-o", default=None, metavar="FILE",
-              help="Write the record with the analysis as engine comments (.kif .kifu .ki2 .ki2u .csa).")
+              help="Write the record with the analysis as engine comments (shogi: .kif .kifu .ki2 .ki2u .csa, "
+                   "as ShogiHome writes them; chess: .pgn with lichess's [%eval] comments).")
 def analyse(record: str, game: str, variant: str | None, seconds: float, multipv: int, output: str | None) -> None:
     """Analyse a game record with the engine: score, best move and marks for every move."""
     spec = find_game(game)
@@ -52,12 +53,13 @@ def analyse(record: str, game: str, variant: str | None, seconds: float, multipv
         raise AnalysisError(f"{spec.name} has no engine to analyse with")
     fmt = None
     if output is not None:
-        target = target_of(output)
-        fmt = {"kifu": "kif", "ki2u": "ki2"}.get(target or "", target)
-        formats = spec.record_io.formats if spec.record_io is not None else ()
-        if fmt is None or fmt not in formats or fmt == "usi":
-            raise AnalysisError(f"-o {Path(output).name}: an annotated record is written as .kif, .kifu, .ki2, "
-                                f".ki2u or .csa")
+        target = target_of(output) or Path(output).suffix.lower().lstrip(".")
+        fmt = {"kifu": "kif", "ki2u": "ki2"}.get(target, target)
+        io = spec.record_io
+        formats = io.comment_formats if io is not None and io.write_comments is not None else ()
+        if fmt is None or fmt not in formats:
+            known = f"as {', '.join('.' + f for f in formats)}" if formats else "in no format (no comments)"
+            raise AnalysisError(f"-o {Path(output).name}: {spec.name} writes an annotated record {known}")
     text = decode(Path(record).read_bytes(), record)
     try:
         end, names = spec.read_game(text, spec.variant(variant) if variant and spec.has_variants else None)

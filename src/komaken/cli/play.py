@@ -167,6 +167,36 @@ def _finish(recorder: Recorder, spec: GameSpec, position: Game[Any], result: Gam
         click.echo(f"komaken: error: could not save the game: {exc}", err=True)
 
 
+#: the clock options of a side: the option's suffix (``--sente-byoyomi``), as the shared ones are named
+_CLOCK_OPTIONS = ("time", "byoyomi", "increment")
+
+
+def _side_clock_options(f: Callable[..., None]) -> Callable[..., None]:
+    """``--sente-time``/``--black-time`` … ``--gote-increment``/``--white-increment``: one side's
+    clock, option by option in place of the shared ``--time``/``--byoyomi``/``--increment``."""
+    for side, alias in (("gote", "white"), ("sente", "black")):
+        for suffix in reversed(_CLOCK_OPTIONS):
+            f = click.option(f"--{side}-{suffix}", f"--{alias}-{suffix}", f"{side}_{suffix}",
+                             type=within((0.0, MAX_SECONDS)), default=None, metavar="SECONDS",
+                             help=f"{side.capitalize()}'s ({alias}'s) --{suffix}, in place of the shared one.")(f)
+    return f
+
+
+def _side_control(side: str, shared: tuple[float | None, float | None, float | None],
+                  sides: dict[str, float | None]) -> TimeControl | None:
+    """``side``'s clock: its own options where given, else the shared ones (``None``: no clock)."""
+    own = [sides.get(f"{side}_{suffix}") for suffix in _CLOCK_OPTIONS]
+    main, byoyomi, increment = (mine if mine is not None else both for mine, both in zip(own, shared, strict=True))
+    if main is None and byoyomi is None and increment is None:
+        return None
+    try:
+        return TimeControl(main or 0.0, byoyomi=byoyomi or 0.0, increment=increment or 0.0)
+    except ClockError as exc:
+        names = "/".join(f"--{side}-{suffix}" if mine is not None else f"--{suffix}"
+                         for suffix, mine in zip(_CLOCK_OPTIONS, own, strict=True))
+        raise click.UsageError(str(exc).replace("clock: ", names + ": ")) from None
+
+
 @click.command()
 @click.option("--game", "-g", type=click.Choice(game_names()), default="shogi", show_default=True)
 @click.option("--variant", "-v", default=None, metavar="NAME|FILE",
@@ -188,15 +218,19 @@ def _finish(recorder: Recorder, spec: GameSpec, position: Game[Any], result: Gam
               help="Seconds for every move once the main time is spent (秒読み).")
 @click.option("--increment", type=within((0.0, MAX_SECONDS)), default=None, metavar="SECONDS",
               help="Seconds added after each move (Fischer); not with --byoyomi.")
+@_side_clock_options
 def play(game: str, variant: str | None, sente: str, gote: str | None, text: str | None, record: str | None,
-         compact: bool, quiet: bool, main_time: float | None, byoyomi: float | None, increment: float | None) -> None:
+         compact: bool, quiet: bool, main_time: float | None, byoyomi: float | None, increment: float | None,
+         **sides: float | None) -> None:
     """Play a game: human, engine, thesis replica, USI engine.
 
     At the prompt: a move, p (legal moves), b (board), undo, save [FILE], quit (or Ctrl-D: the
     game stops unfinished and is saved), resign, help.  With --time (and --byoyomi or
-    --increment) a side whose time runs out loses.
+    --increment) a side whose time runs out loses; --sente-time, --gote-byoyomi, … (or
+    --black-…/--white-…) set one side's clock apart (the rest of it from --time/--byoyomi/--increment).
     """
-    control = _time_control(main_time, byoyomi, increment)
+    shared = (main_time, byoyomi, increment)
+    controls = (_side_control("sente", shared, sides), _side_control("gote", shared, sides))
     spec = find_game(game)
     v = spec.variant(variant)
     pos = spec.position(text, v)
@@ -208,10 +242,14 @@ def play(game: str, variant: str | None, sente: str, gote: str | None, text: str
             p.save, p.name = recorder.save, f"{spec.side_names[color]} {p.name}"
             humans.append(color)
     clock = None
-    if control is not None:
-        clock = Clock((control, control))
-        recorder.time_control = control
-        click.echo(f"clock: {control.text()} each")
+    if controls != (None, None):
+        clock = Clock(controls)
+        recorder.time_controls = controls
+        if controls[0] == controls[1]:
+            click.echo(f"clock: {controls[0].text()} each")  # type: ignore[union-attr]
+        else:
+            click.echo("clock: " + " · ".join(f"{spec.side_names[c]} {tc.text() if tc else 'no clock'}"
+                                              for c, tc in zip((Color.BLACK, Color.WHITE), controls, strict=True)))
     observer = _Saving(spec, show=not quiet, humans=humans, compact=compact, recorder=recorder, clock=clock)
     try:
         result = play_game(pos, players, observer, game=spec, clock=clock)
@@ -219,16 +257,6 @@ def play(game: str, variant: str | None, sente: str, gote: str | None, text: str
     finally:
         for p in players:
             p.close()
-
-
-def _time_control(main: float | None, byoyomi: float | None, increment: float | None) -> TimeControl | None:
-    """The clock of ``--time``, ``--byoyomi``, ``--increment`` (``None``: none given)."""
-    if main is None and byoyomi is None and increment is None:
-        return None
-    try:
-        return TimeControl(main or 0.0, byoyomi=byoyomi or 0.0, increment=increment or 0.0)
-    except ClockError as exc:
-        raise click.UsageError(str(exc).replace("clock: ", "--time/--byoyomi/--increment: ")) from None
 
 
 def _sides(spec: GameSpec, black: str | None, white: str | None) -> tuple[str, str]:

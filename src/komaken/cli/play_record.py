@@ -34,8 +34,8 @@ from typing import TYPE_CHECKING, Any
 from komaken.clock import TimeControl
 from komaken.errors import KomakenError
 from komaken.game import Game, Outcome
-from komaken.games import GameSpec, move_list_text, read_move_list_text
-from komaken.records import Encoded, GameRecord, dumps, encode_text, format_of, save_bytes
+from komaken.games import GameSpec, Timing, move_list_text, read_move_list_text
+from komaken.records import Encoded, encode_text, format_of, save_bytes
 
 if TYPE_CHECKING:
     from komaken.records import Encoded
@@ -82,7 +82,7 @@ class Recorder:
         self.position: Game[Any] | None = None
         self.times: list[float] = []
         #: the game's clock, written as the record's 持ち時間 (CSA ``$TIME_LIMIT``) header
-        self.time_control: TimeControl | None = None
+        self.time_controls: tuple[TimeControl | None, TimeControl | None] = (None, None)
         self.started = datetime.now().astimezone().replace(microsecond=0)
 
     def default_path(self) -> str:
@@ -113,37 +113,9 @@ class Recorder:
         if kind not in self.spec.record_formats:  # the game's own format (PGN), written by its GameSpec
             text = self.spec.write_game(self.position, kind, (self.names[0], self.names[1]), outcome, result)
             return Encoded(text.encode("utf-8"), "UTF-8")
-        rec = GameRecord.from_position(self.position, black=self.names[0], white=self.names[1],  # type: ignore[arg-type]
-                                       result=outcome, start_time=self.started)
-        if len(self.times) == len(rec.moves):
-            rec.times = list(self.times)  # type: ignore[arg-type]
-        limit = time_limit_header(self.time_control, kind) if self.time_control is not None else None
-        if limit is not None:
-            rec.headers["持ち時間"] = limit
-        return encode_text(dumps(rec, kind), target)  # type: ignore[arg-type]
-
-
-def time_limit_header(tc: TimeControl, kind: str) -> str | None:
-    """The 持ち時間 header of a record in ``kind``: KIF's words (``各10分、秒読み30秒``), CSA's
-    ``$TIME_LIMIT`` (``00:10+30``: hours, minutes and byoyomi seconds; it has no increment, so
-    ``None`` for a Fischer clock or a main time of whole seconds).
-
-    >>> time_limit_header(TimeControl(600, byoyomi=30), "kif"), time_limit_header(TimeControl(600, byoyomi=30), "csa")
-    ('各10分、秒読み30秒', '00:10+30')
-    >>> time_limit_header(TimeControl(90, increment=5), "kif")
-    '各90秒、1手ごとに5秒加算'
-    """
-    if kind == "csa":
-        if tc.increment or tc.main % 60 or not float(tc.byoyomi).is_integer():
-            return None
-        minutes = int(tc.main // 60)
-        return f"{minutes // 60:02}:{minutes % 60:02}+{int(tc.byoyomi):02}"
-    main = f"{tc.main / 60:g}分" if tc.main and tc.main % 60 == 0 else f"{tc.main:g}秒"
-    if tc.byoyomi:
-        return f"各{main}、秒読み{tc.byoyomi:g}秒"
-    if tc.increment:
-        return f"各{main}、1手ごとに{tc.increment:g}秒加算"
-    return f"各{main}"
+        timing = Timing(list(self.times), self.time_controls, self.started)
+        text = self.spec.write_game(self.position, kind, (self.names[0], self.names[1]), outcome, timing=timing)
+        return encode_text(text, target)
 
 
 __all__ = ["Recorder", "read_move_list", "read_move_list_text", "record_kind", "move_list_text"]

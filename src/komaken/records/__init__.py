@@ -22,6 +22,7 @@ import re
 import warnings
 from pathlib import Path
 
+from komaken.clock import TimeControl
 from komaken.records import csa, ki2, kif, usi
 from komaken.records._files import (
     TARGETS,
@@ -163,6 +164,47 @@ def encode(record: GameRecord, target: str | Path = "kif") -> bytes:
     return encoded.data
 
 
+def time_limit_header(controls: tuple[TimeControl | None, TimeControl | None], kind: str) -> str | None:
+    """The 持ち時間 header of a record in ``kind`` for the clocks ``controls`` (black's, white's):
+    KIF's words (``各10分、秒読み30秒``; ``先手：10分、秒読み30秒　後手：5分、秒読み30秒`` when
+    the sides differ, ``なし`` for a side without a clock), CSA's ``$TIME_LIMIT`` (``00:10+30``:
+    hours, minutes and byoyomi seconds, the same for both sides; it has no increment, so ``None``
+    for a Fischer clock, a main time of whole seconds or clocks that differ).  ``None`` without
+    clocks.
+
+    >>> ten = TimeControl(600, byoyomi=30)
+    >>> time_limit_header((ten, ten), "kif"), time_limit_header((ten, ten), "csa")
+    ('各10分、秒読み30秒', '00:10+30')
+    >>> time_limit_header((TimeControl(90, increment=5),) * 2, "kif")
+    '各90秒、1手ごとに5秒加算'
+    >>> time_limit_header((ten, TimeControl(300, byoyomi=30)), "kif")
+    '先手：10分、秒読み30秒　後手：5分、秒読み30秒'
+    """
+    black, white = controls
+    if black is None and white is None:
+        return None
+    if kind == "csa":
+        if black != white or black is None or black.increment or black.main % 60 \
+                or not float(black.byoyomi).is_integer():
+            return None
+        minutes = int(black.main // 60)
+        return f"{minutes // 60:02}:{minutes % 60:02}+{int(black.byoyomi):02}"
+    if black == white:
+        return "各" + _control_words(black)
+    return f"先手：{_control_words(black)}　後手：{_control_words(white)}"
+
+
+def _control_words(tc: TimeControl | None) -> str:
+    if tc is None:
+        return "なし"
+    main = f"{tc.main / 60:g}分" if tc.main and tc.main % 60 == 0 else f"{tc.main:g}秒"
+    if tc.byoyomi:
+        return f"{main}、秒読み{tc.byoyomi:g}秒"
+    if tc.increment:
+        return f"{main}、1手ごとに{tc.increment:g}秒加算"
+    return main
+
+
 def write(record: GameRecord, path: str | Path, format: Format | None = None) -> None:
     """Write a record; the extension gives the format and the encoding (``.kif``/``.ki2``
     Shift_JIS when every character fits, as Kifu for Windows and cshogi expect, else UTF-8 with
@@ -183,4 +225,5 @@ def write(record: GameRecord, path: str | Path, format: Format | None = None) ->
 __all__ = ["FORMATS", "MAX_MOVE_SECONDS", "MAX_PLIES", "MAX_TOTAL_SECONDS", "TARGETS", "Encoded", "Format",
            "GameRecord", "RecordEncodingWarning", "RecordError", "Variation", "decode", "detect_format", "dumps",
            "encode", "encode_text", "format_of", "parse", "parse_all", "read", "read_all", "save_bytes",
+           "time_limit_header",
            "save_streamed", "split_games", "target_of", "write"]

@@ -8,7 +8,9 @@ which reads to the end of the game and returns the final disc difference.
 
 from __future__ import annotations
 
+import dataclasses
 import random
+import time
 
 import numpy as np
 
@@ -73,3 +75,96 @@ def search(
 
 def _move(square: int) -> ReversiMove:
     return PASS if square == bb.PASS else ReversiMove(square)
+
+
+def _line_score(score: int, exact: bool) -> int:
+    """A search score in hundredths of a disc: the exact solver's disc difference ×100, a won or
+    lost game inside the depth-limited search its final disc difference ×100 as well."""
+    if exact:
+        return 100 * score
+    if score > _search.WIN // 2:
+        return 100 * (score - _search.WIN)
+    if score < -_search.WIN // 2:
+        return 100 * (score + _search.WIN)
+    return score
+
+
+class ReversiAnalyser:
+    """The numba engine as an analysis asks it (:class:`komaken.games.Analyser`).
+
+    Deepened one ply at a time while the next is expected to fit in the time (a ply costs about
+    five times the one before); from ``endgame_empties`` empty squares on, solved exactly.  Every
+    one of the ``multipv`` best root moves gets an exact score: each root move is searched with a
+    window whose lower edge is the ``multipv``-th best score so far, so only moves that cannot
+    enter the lines are cut.  Scores are in hundredths of a disc (the evaluation's unit; a
+    solved or finished game its disc difference ×100), from the side to move.  A line's
+    continuation is the engine's reply at each following ply, searched two plies shallower.
+    ``stop`` takes effect between depths."""
+
+    GROWTH = 6.0
+    PV_PLIES = 6
+
+    def __init__(self, endgame_empties: int = DEFAULT_ENDGAME_EMPTIES) -> None:
+        self.endgame_empties = endgame_empties
+        self._stop = False
+
+    def analyse(self, position: Reversi, seconds: float, multipv: int = 1) -> SearchResult[ReversiMove]:
+        if not isinstance(position, Reversi):
+            raise ValueError("the reversi engine analyses reversi only")
+        self._stop = False
+        t0 = time.perf_counter()
+        moves = position.legal_moves()
+        if not moves:
+            raise ValueError("the game is over: no move to analyse")
+        exact = position.empties <= self.endgame_empties
+        nodes = np.zeros(1, dtype=np.int64)
+        scored: list[tuple[int, ReversiMove]] = []
+        depth = 0
+        while True:
+            depth += 1
+            scored = self._root(position, list(moves), depth, exact, max(1, multipv), nodes, scored)
+            spent = time.perf_counter() - t0
+            if exact or self._stop or depth >= position.empties or spent * self.GROWTH > seconds:
+                break
+        lines = []
+        for rank, (score, move) in enumerate(scored[:multipv], 1):
+            pv = self._continuation(position, move, depth - 2)
+            lines.append(SearchResult(move, _line_score(score, exact), int(nodes[0]), depth if not exact else
+                                      position.empties, seconds=time.perf_counter() - t0, pv=pv, exact=exact,
+                                      rank=rank if multipv > 1 else 0))
+        return dataclasses.replace(lines[0], lines=lines)
+
+    def _root(self, position: Reversi, moves: list[ReversiMove], depth: int, exact: bool, k: int,
+              nodes: np.ndarray, previous: list[tuple[int, ReversiMove]]) -> list[tuple[int, ReversiMove]]:
+        order = [m for _, m in previous] + [m for m in moves if m not in [p for _, p in previous]]
+        found: list[tuple[int, ReversiMove]] = []
+        for move in order:
+            floor = sorted((s for s, _ in found), reverse=True)[k - 1] if len(found) >= k else -_search.INF
+            child = position.copy()
+            child.push(move)
+            own, opp = (np.uint64(x) for x in child._own_opp())
+            if exact:
+                v = -_search.solve(own, opp, -_search.INF, -floor, nodes)
+            else:
+                v = -_search.negamax(own, opp, depth - 1, -_search.INF, -floor, nodes)
+            found.append((int(v), move))
+        found.sort(key=lambda sm: -sm[0])  # stable: the earlier (better ordered) move wins ties
+        return found
+
+    def _continuation(self, position: Reversi, move: ReversiMove, depth: int) -> list[ReversiMove]:
+        walker, pv = position.copy(), [move]
+        walker.push(move)
+        while len(pv) < self.PV_PLIES and walker.legal_moves() and walker.outcome() is None:
+            reply = search(walker, max(1, depth), self.endgame_empties).move
+            if reply is None:
+                break
+            pv.append(reply)
+            walker.push(reply)
+            depth -= 1
+        return pv
+
+    def stop(self) -> None:
+        self._stop = True
+
+    def close(self) -> None:
+        pass

@@ -14,6 +14,7 @@ from komaken.players.base import Player
 from komaken.players.registry import SEED, BuildContext, Option, PlayerType
 from komaken.presentation import Look, Presentation, grid_cells, marked
 from komaken.reversi._position import Reversi, ReversiMove, square_name
+from komaken.reversi.engine import ReversiAnalyser
 from komaken.reversi.player import ReversiEnginePlayer
 
 
@@ -66,6 +67,7 @@ GAME = GameSpec(
     svg=_svg,
     presentation=Presentation(board=_board, size=lambda variant: (8, 8), label=marked(("●", "○")),
                               side_names=("● black", "○ white")),
+    analyser=lambda position: ReversiAnalyser(),
 )
 
 __all__ = ["GAME", "PLAYERS"]

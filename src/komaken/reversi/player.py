@@ -6,6 +6,7 @@ import time
 from collections.abc import Callable
 from typing import Any
 
+from komaken.clock import TimeLeft
 from komaken.errors import KomakenError
 from komaken.game import Game
 from komaken.players.boardgames import Seeded
@@ -17,12 +18,15 @@ class ReversiEnginePlayer(Seeded):
     """The numba α-β engine: ``depth`` plies with the evaluation, exact below ``endgame_empties``.
 
     With ``movetime`` (seconds) it deepens one ply at a time while the next iteration is
-    expected to fit in the time (up to ``depth``, default 60 then).  With a ``seed`` equally
-    good moves are chosen at random (reproducibly).
+    expected to fit in the time (up to ``depth``, default 60 then).  Under a game clock (the game
+    loop sets :attr:`time_left` before each move) it plans the move from the clock instead
+    (:meth:`komaken.clock.TimeLeft.budget`) and deepens the same way, up to a ``depth`` given or
+    60.  With a ``seed`` equally good moves are chosen at random (reproducibly).
     """
 
     def __init__(self, depth: int | None = None, endgame_empties: int = reversi_engine.DEFAULT_ENDGAME_EMPTIES,
                  seed: int | None = None, movetime: float | None = None) -> None:
+        self.max_depth = depth if depth is not None else 60  # the cap of a timed search
         if depth is None:
             depth = 60 if movetime is not None else reversi_engine.DEFAULT_DEPTH
         if depth < 1:
@@ -40,23 +44,33 @@ class ReversiEnginePlayer(Seeded):
         self.last: reversi_engine.SearchResult | None = None
         #: called with each finished depth's result (set by the game loop)
         self.on_progress: Callable[[Any], None] | None = None
+        #: the game clock before this move (set by the game loop under a clock)
+        self.time_left: TimeLeft | None = None
 
     def choose(self, position: Game[Any]) -> Any:
         if not isinstance(position, Reversi):
             raise KomakenError("the reversi engine only plays reversi")
         seed = self._next_seed()
+        if self.time_left is not None:
+            soft, hard = self.time_left.budget(position.turn)
+            return self._deepen(position, seed, self.max_depth, soft, hard)
         if self.movetime is None:
             self.last = reversi_engine.search(position, self.depth, self.endgame_empties, seed)
             if self.on_progress is not None:
                 self.on_progress(self.last)
             return self.last.move
+        return self._deepen(position, seed, self.depth, self.movetime, self.movetime)
+
+    def _deepen(self, position: Reversi, seed: int | None, cap: int, soft: float, hard: float) -> Any:
+        """Deepen one ply at a time up to ``cap``: none starts past ``soft`` or when it would end
+        past ``hard`` (the next ply costs about five times the one before)."""
         t0 = time.perf_counter()
-        for depth in range(1, self.depth + 1):
+        for depth in range(1, cap + 1):
             self.last = reversi_engine.search(position, depth, self.endgame_empties, seed)
             if self.on_progress is not None:
                 self.on_progress(self.last)
             spent = time.perf_counter() - t0
-            if self.last.exact or spent * 6 > self.movetime:  # the next ply costs ~5x this one
+            if self.last.exact or spent >= soft or spent * 6 > hard:
                 break
         assert self.last is not None
         return self.last.move

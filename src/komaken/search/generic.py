@@ -20,6 +20,7 @@ from __future__ import annotations
 
 import math
 import random
+import time
 from collections.abc import Callable, Hashable
 from typing import Any, TypeVar
 
@@ -65,11 +66,16 @@ def _forward(bound: float) -> float:
     return -bound
 
 
+class SearchTimeout(Exception):
+    """A search given a ``deadline`` ran past it; its result is lost (use the last depth's)."""
+
+
 class _Searcher:
-    def __init__(self, evaluate: Evaluator | None, use_table: bool) -> None:
+    def __init__(self, evaluate: Evaluator | None, use_table: bool, deadline: float | None = None) -> None:
         self.evaluate = evaluate
         self.table: dict[Hashable, tuple[float, float, int, Any]] | None = {} if use_table else None
         self.nodes = 0
+        self.deadline = deadline  # on the time.perf_counter() scale
 
     def terminal_score(self, position: Game[Any]) -> float | None:
         outcome = position.outcome()
@@ -81,6 +87,8 @@ class _Searcher:
 
     def search(self, position: Game[Any], depth: float, alpha: float, beta: float) -> float:
         self.nodes += 1
+        if self.deadline is not None and not self.nodes & 255 and time.perf_counter() > self.deadline:
+            raise SearchTimeout
         done = self.terminal_score(position)
         if done is not None:
             return done
@@ -151,13 +159,16 @@ def best_move(
     evaluate: Evaluator | None = None,
     use_table: bool = True,
     seed: int | None = None,
+    deadline: float | None = None,
 ) -> SearchResult[M]:
     """The best move of ``position`` and its score.
 
     ``seed`` shuffles the moves first, so among equally good moves a random (but
     reproducible) one is chosen; ``None`` takes the first in ``legal_moves()`` order.
+    ``deadline`` (a :func:`time.perf_counter` reading): past it the search raises
+    :class:`SearchTimeout`, leaving ``position`` as it was.
     """
-    searcher = _Searcher(evaluate, use_table)
+    searcher = _Searcher(evaluate, use_table, deadline)
     moves = list(position.legal_moves())
     if not moves or position.outcome() is not None:
         done = searcher.terminal_score(position)
@@ -175,3 +186,54 @@ def best_move(
         if v > alpha:
             alpha, chosen = v, move
     return SearchResult(chosen, alpha, searcher.nodes)
+
+
+def best_lines(
+    position: Game[M],
+    depth: int,
+    lines: int = 1,
+    *,
+    evaluate: Evaluator | None = None,
+    first: list[M] | None = None,
+    pv_plies: int = 8,
+) -> list[SearchResult[M]]:
+    """The ``lines`` best root moves of ``position`` at ``depth`` plies (MultiPV), best first,
+    each with its exact score and its principal variation (the move, then the best move the
+    transposition table keeps for each following position).
+
+    Each root move is searched with a window whose lower edge is the ``lines``-th best score so
+    far, so only moves that cannot enter the lines are cut short (their scores are then upper
+    bounds and they come last).  ``first``: root moves to search first (a shallower search's
+    lines).  ``position`` is left as it was; an empty list when the game is over.
+    """
+    searcher = _Searcher(evaluate, True)
+    moves = list(position.legal_moves())
+    if not moves or position.outcome() is not None:
+        return []
+    head = [m for m in (first or []) if m in moves]
+    moves = head + [m for m in moves if m not in head]
+    scored: list[tuple[float, M]] = []
+    for move in moves:
+        floor = sorted((v for v, _ in scored), reverse=True)[lines - 1] if len(scored) >= lines else -math.inf
+        position.push(move)
+        try:
+            v = _back(searcher.search(position, depth - 1, -math.inf, _forward(floor)))
+        finally:
+            position.pop()
+        scored.append((v, move))
+    scored.sort(key=lambda vm: -vm[0])  # stable: ties keep the search order
+    out = []
+    for rank, (v, move) in enumerate(scored[:lines], 1):
+        pv = [move]
+        position.push(move)
+        assert searcher.table is not None
+        while len(pv) < pv_plies and position.outcome() is None:
+            entry = searcher.table.get(position.key)
+            if entry is None or entry[3] not in position.legal_moves():
+                break
+            pv.append(entry[3])
+            position.push(entry[3])
+        for _ in pv:
+            position.pop()
+        out.append(SearchResult(move, v, searcher.nodes, depth, pv=pv, rank=rank if lines > 1 else 0))
+    return out

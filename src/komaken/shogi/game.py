@@ -28,7 +28,7 @@ from komaken.shogi.engine.evalparams import EvalParams
 from komaken.shogi.engine.values import PieceValues
 from komaken.shogi.notation import japanese, parse_japanese
 from komaken.shogi.position import Move, Position
-from komaken.shogi.presentation import PRESENTATION, read_record, write_commented, write_record
+from komaken.shogi.presentation import PRESENTATION, read_record, write_commented, write_record, write_timed
 from komaken.shogi.variant import Variant, load_variant, shipped_variants
 
 
@@ -205,7 +205,8 @@ GAME = GameSpec(
     svg=_svg,
     can_declare=Position.can_declare,
     termination_text=termination_with_japanese,
-    record_io=RecordIO(("kif", "ki2", "csa", "usi"), write_record, read_record, write_commented),
+    record_io=RecordIO(("kif", "ki2", "csa", "usi"), write_record, read_record, write_commented,
+                        ("kif", "ki2", "csa"), write_timed),
     presentation=PRESENTATION,
     analyser=lambda position: EngineAnalyser(position.variant),
 )

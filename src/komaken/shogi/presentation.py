@@ -17,16 +17,19 @@ as from→to with a 成/不成 choice, Japanese move labels, and KIF/KI2/CSA/USI
 
 from __future__ import annotations
 
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from komaken.errors import KomakenError
 from komaken.game import Color, Game, Outcome
 from komaken.presentation import Look, Presentation, grid_cells
-from komaken.records import GameRecord, dumps, kif, parse
+from komaken.records import GameRecord, dumps, kif, parse, time_limit_header
 from komaken.shogi._names import ENGLISH, PieceNames
 from komaken.shogi.display import KANSUJI
 from komaken.shogi.notation import japanese_marked
 from komaken.shogi.position import Move, Position, Square
+
+if TYPE_CHECKING:
+    from komaken.games import Timing
 
 
 def letter(names: PieceNames, kind: str) -> str:
@@ -66,6 +69,41 @@ def board(pos: Position) -> dict[str, Any]:
             "moves": {k: movement(pos.variant.movement, k) for k in sorted(kinds)}}
 
 
+def western(pos: Position, m: Move) -> str:
+    """A move in Western (Hodges) notation, as lishogi's and English books write shogi, before it
+    is played: the piece's letter (:func:`letter`; ``+R`` promoted), the origin square only when
+    another piece of that kind could go there too, ``-`` a move, ``x`` a capture, ``*`` a drop,
+    the square with its rank as a letter (``7f``, as USI and the international set's board name
+    it), then ``+`` promoted or ``=`` not promoted where promoting was possible; ``▲``/``△`` first.
+
+    >>> pos = Position.start("shogi")
+    >>> [western(pos, Move.from_usi(t)) for t in ("7g7f", "5i6h", "3i4h")]
+    ['▲P-7f', '▲K-6h', '▲S-4h']
+    >>> pos = Position.from_sfen("4k4/9/9/9/9/9/9/1B7/4KG1G1 b P 1")
+    >>> [western(pos, Move.from_usi(t)) for t in ("P*5e", "8h2b+", "8h2b", "4i3h", "2i1h")]
+    ['▲P*5e', '▲B-2b+', '▲B-2b=', '▲G4i-3h', '▲G-1h']
+    """
+    mark = "▲" if pos.turn is Color.BLACK else "△"
+    to = m.to_square.usi()
+    if m.drop:
+        return f"{mark}{letter(pos.variant.names, m.drop)}*{to}"
+    frm = m.from_square
+    assert frm is not None
+    piece = pos.piece_at((frm.file, frm.rank))
+    assert piece is not None
+    kind = piece.kind
+    legal = list(pos.legal_moves)
+    rivals = {o.from_square for o in legal if o.from_square is not None and o.from_square != frm
+              and o.to_square == m.to_square and (p := pos.piece_at((o.from_square.file, o.from_square.rank)))
+              and p.kind == kind}
+    name = ("+" if kind.startswith("+") else "") + letter(pos.variant.names, kind)
+    origin = frm.usi() if rivals else ""
+    sep = "x" if pos.piece_at((m.to_square.file, m.to_square.rank)) is not None else "-"
+    other = Move.board_move(frm, m.to_square, not m.promotion)
+    choice = ("+" if m.promotion else "=") if other in legal else ""
+    return f"{mark}{name}{origin}{sep}{to}{choice}"
+
+
 def movement(moves: Any, kind: str) -> dict[str, list[tuple[int, int]]]:
     """How a piece moves, for the international set's marks: its ``steps`` and ``slides`` as
     ``(x, y)`` on the screen for the side at the bottom (y -1: forward, x 1: to the right)."""
@@ -83,6 +121,7 @@ PRESENTATION = Presentation(
     size=lambda variant: (variant.width, variant.height),
     move=move,
     label=japanese_marked,
+    western=western,
     side_names=("▲ sente", "△ gote"),
     choices={"成": "成 promote", "不成": "不成 keep"},
 )
@@ -93,6 +132,21 @@ def write_record(pos: Game[Any], fmt: str, names: tuple[str | None, str | None],
     """The game as KIF, KI2, CSA or USI (:mod:`komaken.records`)."""
     assert isinstance(pos, Position)
     rec = GameRecord.from_position(pos, black=names[0], white=names[1], result=outcome, comment=comment)
+    return kif.dumps(rec) if fmt == "kif" else dumps(rec, fmt)  # type: ignore[arg-type]
+
+
+def write_timed(pos: Game[Any], fmt: str, names: tuple[str | None, str | None], outcome: Outcome | None,
+                timing: Timing) -> str:
+    """The game as KIF, KI2, CSA or USI with each move's seconds (KIF ``( 0:12/00:01:30)``, CSA
+    ``,T12``), the clocks as the 持ち時間 header (CSA ``$TIME_LIMIT``) and the start time."""
+    assert isinstance(pos, Position)
+    rec = GameRecord.from_position(pos, black=names[0], white=names[1], result=outcome, start_time=timing.started)
+    times: list[float | None] = list(timing.times)[-len(rec.moves):] if rec.moves else []
+    unknown: list[float | None] = [None] * (len(rec.moves) - len(times))
+    rec.times = unknown + times
+    limit = time_limit_header(timing.controls, fmt)
+    if limit is not None:
+        rec.headers["持ち時間"] = limit
     return kif.dumps(rec) if fmt == "kif" else dumps(rec, fmt)  # type: ignore[arg-type]
 
 

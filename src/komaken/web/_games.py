@@ -14,7 +14,7 @@ from typing import Any
 
 from komaken.errors import KomakenError
 from komaken.game import Game, Outcome
-from komaken.games import GameSpec, find_game, game_names
+from komaken.games import GameSpec, Timing, find_game, game_names
 from komaken.players.registry import PlayerType, player_types
 
 #: option kinds a page may not set: a file name, a command, a table (it sets numbers and switches)
@@ -147,10 +147,13 @@ def push(pos: Game[Any], info: GameInfo, text: str) -> Any:
     return move
 
 
-def move_label(pos: Game[Any], info: GameInfo, move: Any) -> str:
-    """The move as people write it, before it is played: ``▲７六歩``, ``1. e4``, ``●f5``."""
+def move_label(pos: Game[Any], info: GameInfo, move: Any, western: bool = False) -> str:
+    """The move as people write it, before it is played: ``▲７六歩``, ``1. e4``, ``●f5``;
+    ``western``: as the international piece set shows it (``▲P-7f``)."""
     p = info.spec.presentation
-    return p.label(pos, move) if p is not None else info.spec.move_text(move)
+    if p is None:
+        return info.spec.move_text(move)
+    return p.western_label(pos, move) if western else p.label(pos, move)
 
 
 def board_json(pos: Game[Any], info: GameInfo) -> dict[str, Any]:
@@ -174,10 +177,11 @@ def outcome_json(outcome: Outcome | None, info: GameInfo, detail: str = "") -> d
 
 
 def record_text(info: GameInfo, pos: Game[Any], fmt: str, names: tuple[str | None, str | None] = (None, None),
-                result: Outcome | None = None, comment: str | None = None) -> str:
-    """The game on ``pos`` (from where it was set up) in ``fmt``; ``names`` are (black, white)."""
+                result: Outcome | None = None, comment: str | None = None, timing: Timing | None = None) -> str:
+    """The game on ``pos`` (from where it was set up) in ``fmt``; ``names`` are (black, white);
+    ``timing`` (move times, clocks) where the format holds it."""
     try:
-        return info.spec.write_game(pos, fmt, names, result, comment)
+        return info.spec.write_game(pos, fmt, names, result, comment, timing)
     except KomakenError as exc:
         raise GameInputError(str(exc)) from None
 

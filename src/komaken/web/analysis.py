@@ -57,12 +57,13 @@ class Job:
         self.error: str | None = None
         self.touched = time.monotonic()
         self.started = time.monotonic()
-        walker, labels, frames = start.copy(), [], [_frame(start, info)]
+        walker, labels, western, frames = start.copy(), [], [], [_frame(start, info)]
         for m in moves:
             labels.append(G.move_label(walker, info, m))
+            western.append(G.move_label(walker, info, m, western=True))
             walker.push(m)
             frames.append(_frame(walker, info))
-        self.labels, self.frames = labels, frames
+        self.labels, self.western, self.frames = labels, western, frames
         self._thread = threading.Thread(target=self._run, daemon=True, name=f"analysis-{self.id}")
 
     def start(self) -> None:
@@ -110,9 +111,10 @@ class Job:
         a = self.analysis
         return {"type": "state", "id": self.id, "game": self.info.to_json(), "names": list(self.names),
                 "seconds": a.seconds, "multipv": a.multipv, "total": a.total, "labels": self.labels,
+                "western": self.western,
                 "frames": self.frames, "results": self.results, "running": self.running,
                 "cancelled": a.cancelled, "error": self.error,
-                "formats": [f for f in self.info.spec.text_formats if f != "usi"] if _annotates(self.info) else []}
+                "formats": list(_comment_formats(self.info))}
 
     def record(self, fmt: str) -> str:
         """The game with the analysis so far as engine comments."""
@@ -122,9 +124,9 @@ class Job:
             raise G.GameInputError(str(exc)) from None
 
 
-def _annotates(info: G.GameInfo) -> bool:
+def _comment_formats(info: G.GameInfo) -> tuple[str, ...]:
     io = info.spec.record_io
-    return io is not None and io.write_comments is not None
+    return io.comment_formats if io is not None and io.write_comments is not None else ()
 
 
 def _frame(pos: Game[Any], info: G.GameInfo) -> dict[str, Any]:

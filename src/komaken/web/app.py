@@ -141,7 +141,7 @@ class Api:
     async def play_record(self, request: Request) -> Response:
         s = self.session(request)
         fmt = _query(request, F.RECORD_QUERY)["format"] or s.info.spec.text_formats[0]
-        text = G.record_text(s.info, s.pos, fmt, (s.names[0], s.names[1]), s.result)
+        text = G.record_text(s.info, s.pos, fmt, (s.names[0], s.names[1]), s.result, timing=s.timing())
         return _download(text, f"komaken-{s.info.id}.{fmt}")
 
     async def hint(self, request: Request) -> Response:

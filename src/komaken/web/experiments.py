@@ -282,21 +282,23 @@ def _replay_doc(exp: Experiment, row: GameRow, gid: int) -> dict[str, Any]:
         return doc
     try:
         pos, labels, frames = _walk(info, row.start, moves, every=True)
+        western = _walk(info, row.start, moves, every=False, western=True)[1]
     except KomakenError as exc:
         doc.update(labels=moves, error=f"cannot replay: {exc}")
         return doc
-    doc.update(labels=labels, frames=frames, outcome=G.outcome_json(pos.outcome(), info))
+    doc.update(labels=labels, western=western, frames=frames, outcome=G.outcome_json(pos.outcome(), info))
     return doc
 
 
-def _walk(info: G.GameInfo, start: str, moves: list[str], every: bool) -> tuple[Any, list[str], list[dict[str, Any]]]:
-    """Play ``moves`` from ``start``: the last position, the move labels, and the frames (every
-    position's with ``every``, else the last one's)."""
+def _walk(info: G.GameInfo, start: str, moves: list[str], every: bool,
+          western: bool = False) -> tuple[Any, list[str], list[dict[str, Any]]]:
+    """Play ``moves`` from ``start``: the last position, the move labels (``western``: in Western
+    letters), and the frames (every position's with ``every``, else the last one's)."""
     pos = G.new_position(info, start)
     labels, frames = [], [_frame(pos, info)] if every else []
     for m in moves:
         mv = G.parse_move(pos, info, m)
-        labels.append(G.move_label(pos, info, mv))
+        labels.append(G.move_label(pos, info, mv, western))
         G.push(pos, info, m)
         if every:
             frames.append(_frame(pos, info))
@@ -319,6 +321,7 @@ def _live_doc(exp: Experiment, game: dict[str, Any]) -> dict[str, Any]:
     if info.shown:
         try:
             _, doc["labels"], frames = _walk(info, str(game.get("start") or ""), moves, every=False)
+            doc["western"] = _walk(info, str(game.get("start") or ""), moves, every=False, western=True)[1]
         except KomakenError as exc:
             doc["error"] = f"cannot replay: {exc}"
             return doc

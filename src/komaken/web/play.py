@@ -17,10 +17,12 @@ import secrets
 import threading
 import time
 from collections import OrderedDict
+from datetime import datetime
 from typing import Any
 
 from komaken.clock import Clock, TimeControl, TimeLeft
 from komaken.game import Color, Game, Outcome, Termination
+from komaken.games import Timing
 from komaken.match import Control, GameResult, Observer, QuitRequest, play_game
 from komaken.players.base import Interrupted, Player
 from komaken.players.registry import make_player
@@ -98,12 +100,16 @@ class Session:
         self.names = [p.name for p in self.players]
         self.control = Control()
         self.clock = Clock(clocks) if any(c is not None for c in clocks) else None
+        self.clocks = clocks
+        self.started = datetime.now().astimezone().replace(microsecond=0)
+        self.times: list[float | None] = []  # the seconds each move of this game took (its record's times)
         self.loop = asyncio.get_running_loop()
         self.listeners: set[asyncio.Queue[dict[str, Any]]] = set()
         self._waiters: list[asyncio.Future[None]] = []
         # the snapshot, changed on the event loop only
         self.pos = pos.copy()
         self.labels: list[str] = []
+        self.western: list[str] = []  # the labels in Western letters, for the international piece set
         self.ids: list[str] = []
         self.thinking: dict[str, Any] | None = None
         self.score: dict[str, Any] | None = None  # the last engine move's final score, kept shown
@@ -190,6 +196,10 @@ class Session:
         ply = self.pos.ply
         await self._settle(lambda: human.give(ply, move))
 
+    def timing(self) -> Timing:
+        """The game's move times (those played here; a continued record's moves have none) and clocks."""
+        return Timing(list(self.times), self.clocks, self.started)
+
     def can_undo(self) -> bool:
         return self.result is None and bool(self.ids) and bool(self.humans)
 
@@ -217,7 +227,8 @@ class Session:
         return {
             "type": "state", "id": self.id, "game": info.to_json(), "board": G.board_json(pos, info),
             "position": G.position_text(info, pos), "ply": pos.ply, "turn": int(pos.turn),
-            "moves": [{"label": lb, "id": mid} for lb, mid in zip(self.labels, self.ids, strict=True)],
+            "moves": [{"label": lb, "western": w, "id": mid}
+                      for lb, w, mid in zip(self.labels, self.western, self.ids, strict=True)],
             "legal": G.legal_json(pos, info) if self._human_to_move() is not None else [],
             "sides": [{"kind": s.get("kind", "human"), "name": n} for s, n in zip(self.sides, self.names, strict=True)],
             "outcome": G.outcome_json(self.result, info, self.detail),
@@ -242,7 +253,9 @@ class _Watch(Observer):
     def __init__(self, session: Session) -> None:
         self.s = session
         self.labels: list[str] = []
+        self.western: list[str] = []
         self.ids: list[str] = []
+        self.times: list[float | None] = []
         self.last: dict[str, Any] | None = None  # the thinking player's last finished depth
 
     def thinking(self, position: Game[Any], player: Player) -> None:
@@ -256,30 +269,39 @@ class _Watch(Observer):
     def progress(self, position: Game[Any], player: Player, result: Any) -> None:
         p = self.s.info.spec.presentation
         pv = p.labels(position, list(result.pv)) if p is not None else []
+        pv_western = p.labels(position, list(result.pv), western=True) if p is not None else []
         self.last = {"depth": result.depth, "view": score_view(result, position.turn, self.s.view, self.s.view_name)}
         self.s.post(info={"depth": result.depth, "score": result.usi_score(), "nodes": result.nodes,
-                          "time": round(result.time_ms / 1000, 3), "pv": pv, "view": self.last["view"]})
+                          "time": round(result.time_ms / 1000, 3), "pv": pv, "pv_western": pv_western,
+                          "view": self.last["view"]})
 
     def move(self, position: Game[Any], move: Any, player: Player, seconds: float) -> None:
         self.labels.append(G.move_label(position, self.s.info, move))
+        self.western.append(G.move_label(position, self.s.info, move, western=True))
         self.ids.append(self.s.info.spec.move_text(move))
+        self.times.append(seconds)
         if self.last is not None and not isinstance(player, WebHuman):
             self.s.post(score={**self.last, "side": int(position.turn), "ply": position.ply + 1,
                                "text": f"{self.labels[-1]}: {self.last['view']} · depth {self.last['depth']}"})
         self.last = None
 
     def played(self, position: Game[Any]) -> None:
-        self.s.post(pos=position.copy(), labels=list(self.labels), ids=list(self.ids), thinking=None, waiting=None)
+        self.s.post(pos=position.copy(), labels=list(self.labels), western=list(self.western), ids=list(self.ids),
+                    times=list(self.times),
+                    thinking=None, waiting=None)
 
     def undo(self, position: Game[Any], plies: int) -> None:
         del self.labels[len(self.labels) - plies:]
+        del self.western[len(self.western) - plies:]
         del self.ids[len(self.ids) - plies:]
+        del self.times[len(self.times) - plies:]
         self.s.post(score=None)
         self.played(position)
 
     def end(self, position: Game[Any], result: GameResult) -> None:
-        self.s.post(True, pos=position.copy(), labels=list(self.labels), ids=list(self.ids), thinking=None,
-                    waiting=None, result=result.outcome, detail=result.detail)
+        self.s.post(True, pos=position.copy(), labels=list(self.labels), western=list(self.western), ids=list(self.ids),
+                    times=list(self.times),
+                    thinking=None, waiting=None, result=result.outcome, detail=result.detail)
 
 
 def score_view(result: Any, mover: Color, view: Color, who: str) -> str:

@@ -66,8 +66,7 @@ function openJob(doc) {
   an.flip = false;
   $("#an-view").hidden = false;
   $("#an-form").hidden = true;  // the board, both hands and the graph on one screen
-  $("#an-moves").replaceChildren(...doc.labels.map((m, i) =>
-    el("li", {"data-ply": i + 1, onclick: () => showAnalysisPly(i + 1)}, m)));
+  fillAnalysisMoves(doc);
   $("#an-moves").classList.toggle("numbered", !!doc.game.numbered);
   $("#an-downloads").replaceChildren("Download with the analysis: ", ...doc.formats.map(f =>
     el("a", {href: `/api/analysis/${doc.id}/record?format=${f}`, id: "an-dl-" + f, download: `komaken-analysis.${f}`},
@@ -170,14 +169,28 @@ function summary() {
     " (a drop of 5 / 10 / 15 win % for the mover)";
 }
 
+function fillAnalysisMoves(doc) {
+  $("#an-moves").replaceChildren(...notation(doc.labels, doc.western).map((m, i) =>
+    el("li", {"data-ply": i + 1, onclick: () => showAnalysisPly(i + 1)}, m)));
+}
+
+window.addEventListener("pieces", () => {
+  if (!an.job) return;
+  fillAnalysisMoves(an.job);
+  showAnalysisPly(an.ply);
+});
+
 function showLines(n) {
   const r = an.results[n];
   const box = $("#an-lines");
   if (!r) { box.replaceChildren(el("div", {class: "line"}, "not analysed yet")); return; }
-  const head = r.move_words ? `after ${r.move_words}` : "start";
-  const judged = r.mark ? ` — ${SYMBOL[r.mark]} ${r.mark} (−${r.loss.toFixed(1)}%; best was ${an.results[n - 1]?.best_words || "?"})` : "";
+  const played = n ? notation([r.move_words], [an.job.western?.[n - 1]])[0] : null;
+  const head = played ? `after ${played}` : "start";
+  const before = an.results[n - 1]?.lines?.[0];
+  const best = before ? notation(before.words, before.western)[0] : null;
+  const judged = r.mark ? ` — ${SYMBOL[r.mark]} ${r.mark} (−${r.loss.toFixed(1)}%; best was ${best || "?"})` : "";
   const rows = r.lines.map((ln, i) => el("div", {class: "line", "data-rank": i + 1},
-    el("span", {class: "score"}, ln.score), `${ln.win.toFixed(0)}% `, ln.words.join(" ")));
+    el("span", {class: "score"}, ln.score), `${ln.win.toFixed(0)}% `, notation(ln.words, ln.western).join(" ")));
   box.replaceChildren(el("div", {class: "line head"}, `${head}: ${r.score} for ${an.job.game.side_names[an.job.game.first]} (${r.win.toFixed(1)}%)`, judged,
     r.depth ? ` · depth ${r.depth}` : "", r.over ? ` · ${r.over}` : ""), ...rows);
 }

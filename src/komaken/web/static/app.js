@@ -69,6 +69,7 @@ function setupSides() {
   const g = gameInfo();
   $("#black-legend").textContent = g.side_names[0];
   $("#white-legend").textContent = g.side_names[1];
+  nameClockRows();
   const own = g.formats.filter(f => f !== "txt").map(f => f.toUpperCase());
   $("#record-formats").textContent = own.length ? `${own.join(", ")}, or a move list` : "a move list";
   // the side that moves first is listed first and played by the human
@@ -114,7 +115,7 @@ function sideSpec(side) {
 async function newGame() {
   try {
     const st = await post("/api/play", {game: $("#game-select").value, black: sideSpec("black"),
-      white: sideSpec("white"), start: $("#start-text").value, record: $("#record-text").value, clock: clockSpec()});
+      white: sideSpec("white"), start: $("#start-text").value, record: $("#record-text").value, ...clockSpec()});
     play.state = null;
     play.selected = null;
     const human = st.sides.map(s => s.kind === "human"), down = st.game.bottom;
@@ -217,7 +218,8 @@ function render() {
     drawHand($(elId), b.hands ? b.hands[side] : null, side, {selected: play.selected, side: st.turn,
       canDrop: humanTurn && side === st.turn, onHand, marks: b.hand_marks, empty: b.hand_empty});
   }
-  $("#moves").replaceChildren(...st.moves.map((m, i) => el("li", {"data-ply": i + 1}, m.label)));
+  const words = notation(st.moves.map(m => m.label), st.moves.map(m => m.western || m.label));
+  $("#moves").replaceChildren(...words.map((m, i) => el("li", {"data-ply": i + 1}, m)));
   $("#moves").classList.toggle("numbered", !!st.game.numbered);  // labels carry their own move numbers
   $("#moves").scrollTop = 1e9;
   $("#position-text").textContent = st.position;
@@ -260,7 +262,7 @@ function renderThinking() {
   box.hidden = false;
   box.replaceChildren(el("b", {}, "thinking… "), `depth ${t.depth || 0}`,
     t.view ? ` · ${t.view}` : "", t.nodes ? ` · ${t.nodes} nodes` : "",
-    el("div", {class: "pv"}, (t.pv || []).join(" ")));
+    el("div", {class: "pv"}, notation(t.pv || [], t.pv_western).join(" ")));
 }
 
 function copy(text) {
@@ -395,14 +397,18 @@ async function openGame(db, id) {
     $("#replay").hidden = false;
     $("#r-title").textContent = `game ${doc.id}: ${(games.settings || {})[doc.pairing] || doc.pairing} #${doc.game_index} — ${doc.a} vs ${doc.b}, ` +
       `result ${doc.result} (${doc.reason}), ${doc.plies} plies` + (doc.error ? ` — ${doc.error}` : "");
-    $("#r-moves").replaceChildren(...doc.labels.map((m, i) =>
-      el("li", {"data-ply": i + 1, onclick: () => showPly(i + 1)}, m)));
+    fillReplayMoves(doc);
     $("#r-slider").max = Math.max(0, doc.frames.length - 1);
     $("#r-downloads").replaceChildren("Download: ", ...doc.game.formats.map(f =>
       el("a", {href: `/api/dbs/${db}/games/${id}/record?format=${f}`, id: "r-dl-" + f}, f.toUpperCase()), " "));
     showPly(0);
     $("#replay").scrollIntoView({block: "nearest"});
   } catch (e) { flash(e.message); }
+}
+
+function fillReplayMoves(doc) {
+  $("#r-moves").replaceChildren(...notation(doc.labels, doc.western).map((m, i) =>
+    el("li", {"data-ply": i + 1, onclick: () => showPly(i + 1)}, m)));
 }
 
 function showPly(n) {
@@ -476,6 +482,9 @@ function reportBlock(b, db) {
 }
 
 // a new piece set redraws what is on the page
-window.addEventListener("pieces", () => { if (play.state) render(); if (games.doc) showPly(games.ply); });
+window.addEventListener("pieces", () => {
+  if (play.state) render();
+  if (games.doc) { fillReplayMoves(games.doc); showPly(games.ply); }
+});
 
 route();

@@ -4,26 +4,45 @@
 
 const clocks = {limits: null, state: null, at: 0, timer: null};
 
-// the Clock inputs of the New game form, with the server's limits (GET /api/games "clock")
+// the Clock inputs of the New game form, with the server's limits (GET /api/games "clock"): one row
+// for both sides, or with "each side its own clock" one row a side (as ShogiHome sets each player's time)
 function initClockForm(limits) {
   clocks.limits = limits;
-  for (const name of ["main", "byoyomi", "increment"]) {
-    const inp = document.getElementById(`clock-${name}`);
-    const lim = limits[name];
-    Object.assign(inp, {min: lim.min, max: lim.max, step: lim.step});
+  for (const prefix of ["clock", "clock-white"]) {
+    for (const name of ["main", "byoyomi", "increment"]) {
+      const lim = limits[name];
+      Object.assign(document.getElementById(`${prefix}-${name}`), {min: lim.min, max: lim.max, step: lim.step});
+    }
   }
+  document.getElementById("clock-apart").addEventListener("change", nameClockRows);
 }
 
-// the new game's "clock" field: null when no time is given (an untimed game)
-function clockSpec() {
+// the rows' labels: "both", or the sides' names (set again when the game changes)
+function nameClockRows() {
+  const apart = document.getElementById("clock-apart").checked;
+  document.getElementById("clock-white-row").hidden = !apart;
+  document.getElementById("clock-who").textContent = apart ? document.getElementById("black-legend").textContent : "both";
+  document.getElementById("clock-white-who").textContent = document.getElementById("white-legend").textContent;
+}
+
+function clockRow(prefix) {
   const spec = {};
   for (const name of ["main", "byoyomi", "increment"]) {
-    const inp = document.getElementById(`clock-${name}`);
+    const inp = document.getElementById(`${prefix}-${name}`);
     if (inp.value === "") continue;
     const x = Number(inp.value);
     spec[name] = Number.isFinite(x) ? x : inp.value;  // the server names what is wrong
   }
   return Object.keys(spec).length ? spec : null;
+}
+
+// the new game's clock fields: {clock} for both sides, or {black_clock, white_clock} each its own
+// (a row left empty: that side plays without a clock); null fields: an untimed game
+function clockSpec() {
+  if (!document.getElementById("clock-apart").checked) return {clock: clockRow("clock")};
+  const black = clockRow("clock"), white = clockRow("clock-white");
+  if (!black && !white) return {clock: null};
+  return {clock: null, black_clock: black || undefined, white_clock: white || undefined};
 }
 
 // 9:58, 1:02:03, 0:04.2 under ten seconds (as komaken.clock.display)

@@ -41,4 +41,11 @@ async function initPieces() {
   catch (e) { flash(e.message); }
 }
 
+// moves in the chosen set's notation: with the international set the server's Western letters
+// (shogi: Hodges, ▲P-7f, ranks a… as the board names them), else the labels (▲７六歩)
+function notation(labels, western) {
+  const on = document.body.dataset.pieces === "international";
+  return on && western && western.length === labels.length ? western : labels;
+}
+
 initPieces();

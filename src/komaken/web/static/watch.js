@@ -78,7 +78,7 @@ function liveGame(g) {
     drawHand(bottom, b.hands ? b.hands[0] : null, 0, marks);
     card.append(el("div", {class: "board-col"}, top, board, bottom));
   }
-  const recent = g.labels.slice(-8);
+  const recent = notation(g.labels, g.western).slice(-8);
   card.append(el("ol", {class: "moves live-moves", style: `counter-reset: ply ${g.plies - recent.length}`},
     ...recent.map((m, i) => el("li", {"data-ply": g.plies - recent.length + i + 1}, m))));
   if (g.error) card.append(el("p", {class: "error"}, g.error));
