@@ -84,16 +84,7 @@ def study_config(variant: str | Path | Variant, *, games: int, nodes: int | None
     out without ``params``, so the study's own configurations do not change)."""
     v = load_variant(variant)
     check_imbalance(v, imbalance, imbalance_mode)
-    letters: tuple[str, ...] = ()
-    if odds is not None:
-        if imbalance:
-            raise OddsError("give --odds or --imbalance, not both (an odds start is its own design)")
-        if odds_mode not in ODDS_MODES:
-            raise OddsError(f"odds_mode: {odds_mode!r} is not one of {', '.join(ODDS_MODES)}")
-        letters = parse_pieces(odds, v, "--odds")
-        for letter in letters:
-            for color in (0, 1):
-                odds_start(v, letter, color, odds_mode)  # every start legal before anything is played
+    letters = _odds_letters(v, odds, odds_mode, imbalance)
     if (nodes is None) == (depth is None):
         raise KomakenError("give exactly one of nodes and depth")
     for key, val, bounds in (("games", games, (0, limits.GAMES[1])), ("nodes", nodes, limits.NODES),
@@ -139,6 +130,21 @@ def study_config(variant: str | Path | Variant, *, games: int, nodes: int | None
         config["odds"] = list(letters)
         config["odds_mode"] = odds_mode
     return config
+
+
+def _odds_letters(v: Variant, odds: str | None, odds_mode: str, imbalance: int) -> tuple[str, ...]:
+    """An odds study's pieces (none without ``odds``), every start checked legal before a game."""
+    if odds is None:
+        return ()
+    if imbalance:
+        raise OddsError("give --odds or --imbalance, not both (an odds start is its own design)")
+    if odds_mode not in ODDS_MODES:
+        raise OddsError(f"odds_mode: {odds_mode!r} is not one of {', '.join(ODDS_MODES)}")
+    letters = parse_pieces(odds, v, "--odds")
+    for letter in letters:
+        for color in (0, 1):
+            odds_start(v, letter, color, odds_mode)
+    return letters
 
 
 def odds_game(config: dict[str, Any], game_index: int) -> tuple[str, int]:
