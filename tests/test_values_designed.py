@@ -199,3 +199,20 @@ def test_strength_refuses_mixed_designs_twins_and_unpriced_pieces(tmp_path: Path
                          capture_output=True, text=True, timeout=120)
     assert out.returncode == 2 and out.stderr.count("\n") == 1 and "studies of 2 designs" in out.stderr
     assert [_sha(p) for p in (a, b, c)] == before
+
+
+def test_a_side_to_move_that_never_varies_leaves_the_fit() -> None:
+    # every game's first position has black to move: the side term would be the intercept again
+    from komaken.lab.valuestudy.fit import Positions, fit_positions
+
+    rng = np.random.default_rng(4)
+    n = 3000
+    diff = rng.choice([-2, 2], size=(n, 2)) * (rng.random((n, 2)) < 0.5)
+    y = (rng.random(n) < 1 / (1 + np.exp(-(diff @ np.array([1.0, 1.5]) - 0.3)))).astype(float)
+    x = np.column_stack([diff, np.ones(n)]).astype(np.int16)
+    coef, boot, dropped = fit_positions(Positions(("G", "B"), x, y, np.arange(n), n, n), bootstrap=100)
+    assert dropped == () and coef[2] == 0 and (boot[:, 2] == 0).all()  # the layout kept: G, B, side, intercept
+    ratio = boot[:, 1] / boot[:, 0]
+    assert np.isfinite(ratio).all() and np.quantile(ratio, 0.025) < 1.5 < np.quantile(ratio, 0.975)
+    assert np.quantile(ratio, 0.975) - np.quantile(ratio, 0.025) < 0.5
+    assert coef[3] == pytest.approx(-0.3, abs=0.15)

@@ -226,7 +226,11 @@ def fit_positions(p: Positions, *, bootstrap: int = 500, seed: int = 0,
     once)."""
     varies = [i for i in range(len(p.letters)) if p.x[:, i].std() > 0]
     dropped = tuple(p.letters[i] for i in range(len(p.letters)) if i not in varies)
-    cols = varies + [len(p.letters)]
+    # the side to move never varies in some samples (every game's first position, after an even
+    # number of opening plies): it is then the intercept itself, and kept would make the design
+    # singular, so it leaves the fit and its coefficient is 0
+    side = p.x[:, len(p.letters)].std() > 0
+    cols = varies + ([len(p.letters)] if side else [])
     uniq, inverse = unique_rows(np.column_stack([p.x[:, cols], np.round(p.y * 2).astype(np.int16)]))
     ux, uy = uniq[:, :-1], uniq[:, -1] / 2.0
     coef = _glm(ux, uy, np.bincount(inverse, weights=row_weight, minlength=len(uniq)).astype(np.float64))
@@ -236,6 +240,9 @@ def fit_positions(p: Positions, *, bootstrap: int = 500, seed: int = 0,
         gw = rng.multinomial(p.games, np.full(p.games, 1.0 / p.games)).astype(np.float64)
         w = gw[p.game] if row_weight is None else gw[p.game] * row_weight
         boot[b] = newton(ux, uy, np.bincount(inverse, weights=w, minlength=len(uniq)), coef)
+    if not side:  # the layout stays: letters, side to move, intercept
+        coef = np.insert(coef, len(varies), 0.0)
+        boot = np.insert(boot, len(varies), 0.0, axis=1)
     return coef, boot, dropped
 
 
