@@ -216,3 +216,18 @@ def test_a_side_to_move_that_never_varies_leaves_the_fit() -> None:
     assert np.isfinite(ratio).all() and np.quantile(ratio, 0.025) < 1.5 < np.quantile(ratio, 0.975)
     assert np.quantile(ratio, 0.975) - np.quantile(ratio, 0.025) < 0.5
     assert coef[3] == pytest.approx(-0.3, abs=0.15)
+
+
+def test_an_odds_study_is_named_as_its_design_not_as_level(tmp_path: Path) -> None:
+    from komaken.lab.valuestudy.fit import fit_study, format_fit, start_design
+    from komaken.lab.valuestudy.laws import primary
+    from komaken.lab.valuestudy.robust import robustness
+
+    db = tmp_path / "named.db"
+    config = _odds_study(db, 600, 5)
+    assert start_design(config) == "odds B,G remove"
+    fit = fit_study(db, bootstrap=20)
+    assert fit.design == "odds B,G remove" and not fit.level
+    assert "odds B,G remove starts" in format_fit(fit)
+    assert primary([fit], "minishogi") is None  # an odds study is no study of the laws
+    assert robustness(str(db), ("B",), specs=(), bootstrap=20).design == "odds B,G remove"

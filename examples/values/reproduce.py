@@ -35,7 +35,7 @@ import numpy as np
 
 from komaken.errors import KomakenError
 from komaken.lab.valuestudy.designed import ABResult, ab_experiment, format_ab
-from komaken.lab.valuestudy.fit import fit_study, variant_letters
+from komaken.lab.valuestudy.fit import fit_study, start_design, variant_letters
 from komaken.lab.valuestudy.games import StudyError, open_study
 from komaken.lab.valuestudy.laws import extrapolate, hill_law, law_value, saturation_law
 from komaken.lab.valuestudy.odds import analyse_odds
@@ -197,8 +197,7 @@ def main() -> None:
             odds_studies[config["variant"]].append(ab_experiment(str(db), bootstrap=200))
             done(f"ab {db.name}")
         if config.get("depth"):
-            start = f"{config.get('imbalance_mode')} {config.get('imbalance')}" if config.get("imbalance") else "level"
-            depth_studies[(config["variant"], start)].append(db)
+            depth_studies[(config["variant"], start_design(config))].append(db)
         pieces = tuple(p for p in ("B", "R", "S") if p in letters)
         r = robustness(str(db), pieces, bootstrap=200)
         by_variant[r.variant].append(r)

@@ -32,7 +32,15 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
-from komaken.lab.valuestudy.fit import UNPROMOTED, FitError, Positions, fit_positions, letter_columns, variant_letters
+from komaken.lab.valuestudy.fit import (
+    UNPROMOTED,
+    FitError,
+    Positions,
+    fit_positions,
+    letter_columns,
+    start_design,
+    variant_letters,
+)
 from komaken.lab.valuestudy.games import open_study, study_games
 from komaken.shogi.engine.selfplay import COL_FLAGS, COL_SIDE, NF, NOT_QUIET
 
@@ -226,8 +234,7 @@ def robustness(db_path: str, pieces: tuple[str, ...] = ("B", "R", "S"), *, specs
         raise FitError(f"{db_path}: the variant {config['variant']} has no {', '.join(missing)}")
     fits = [fit_spec(rows, letters, s, pieces, where=str(db_path), bootstrap=bootstrap, seed=seed,
                      min_games=min_games) for s in specs]
-    mode, n = config.get("imbalance_mode", "remove"), int(config.get("imbalance", 0))
-    out = Robustness(config["variant"], f"{mode} {n}" if n else "level", rows.games, pieces, fits)
+    out = Robustness(config["variant"], start_design(config), rows.games, pieces, fits)
     pooled = [f for f in fits if f.spec.whole_game]
     for piece in pieces:
         ests = [f.values[piece] for f in pooled if piece in f.values]

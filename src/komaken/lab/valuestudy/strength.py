@@ -21,7 +21,7 @@ from pathlib import Path
 
 import numpy as np
 
-from komaken.lab.valuestudy.fit import FitError, FitResult, fit_study
+from komaken.lab.valuestudy.fit import FitError, FitResult, fit_study, start_design
 
 Triple = tuple[float, float, float]
 
@@ -37,8 +37,7 @@ _STRENGTH_KEYS = ("nodes", "depth", "games", "seed")
 def _design(config: dict) -> str:
     """Everything of a study's configuration but its strength, size and seed, as a short text."""
     rest = {k: v for k, v in config.items() if k not in _STRENGTH_KEYS}
-    start = (f"odds {','.join(rest['odds'])} {rest['odds_mode']}" if rest.get("odds")
-             else f"{rest.get('imbalance_mode', 'remove')} {rest['imbalance']}" if rest.get("imbalance") else "level")
+    start = start_design(config)
     same = {k: v for k, v in rest.items() if k not in ("odds", "odds_mode", "imbalance", "imbalance_mode")}
     return f"{start} starts, configuration {hashlib.sha256(repr(sorted(same.items())).encode()).hexdigest()[:8]}"
 
