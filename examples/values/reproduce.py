@@ -140,6 +140,7 @@ def strength_figure(rows: list[StrengthRow], out: Path) -> None:
             v = r.values[letter]
             ax.errorbar(depths, [t[0] for t in v], yerr=[[t[0] - t[1] for t in v], [t[2] - t[0] for t in v]],
                         fmt="o-", capsize=3, label=f"{r.variant} ({r.width}×{r.width})")
+        ax.set_xticks(sorted({int(x.split()[-1]) for r in rows for x in r.strengths}))
         ax.set_title(f"{letter} at fixed search depth")
         ax.set_xlabel("depth (plies)")
         ax.grid(alpha=0.3)
@@ -215,6 +216,7 @@ def main() -> None:
         ab_figure(abs_, args.out)
     trend = [row for group in depth_studies.values() if len(group) > 1
              for row in strength_trend(group, ("B", "R", "S"), bootstrap=200)]
+    trend.sort(key=lambda row: row.width)
     if trend:
         (args.out / "strength.md").write_text(format_strength(trend) + "\n", encoding="utf-8")
         strength_figure(trend, args.out)
