@@ -9,7 +9,7 @@ databases (``komaken values odds``).  Writes into ``--out``:
 * ``report/`` — ``komaken values report`` over all of them: method A's and B's tables, the fitted
   laws, the hypotheses (H1 also against Fairy-Stockfish as it computes) and Figure 1;
 * ``robust-<study>.md`` — ``komaken values robust`` of every study, and ``designs-<variant>.md``
-  where a variant has studies of several start designs (Appendix A, §3.2);
+  where a variant has studies of several start designs at one search limit (Appendix A, §3.2);
 * ``values_ctrl4_test.png`` (Figure 3, from a ``ctrl4`` study) and
   ``values_robustness_<variant>.png`` (Figure 2, from each exchange-start study of minishogi);
 * ``ab-<variant>.md`` and ``values_ab_<variant>.png`` (§3.5, Figure 5) — ``komaken values ab`` over
@@ -41,7 +41,7 @@ from komaken.lab.valuestudy.laws import extrapolate, hill_law, law_value, satura
 from komaken.lab.valuestudy.odds import analyse_odds
 from komaken.lab.valuestudy.report import build, load
 from komaken.lab.valuestudy.robust import Robustness, format_designs, format_robustness, robustness
-from komaken.lab.valuestudy.strength import StrengthRow, format_strength, strength_trend
+from komaken.lab.valuestudy.strength import StrengthRow, format_strength, strength_label, strength_trend
 
 #: The controlled family's method-A values (gold units, 95 % intervals) the laws were fitted to,
 #: as published on 2026-11-26 and pre-registered in docs/notebooks/2026-11-29-ctrl4-preregistration.md.
@@ -187,7 +187,7 @@ def main() -> None:
 
     build(load(dbs, args.bootstrap)).write(args.out / "report")
     done(f"report over {len(dbs)} databases ({len(studies)} studies)")
-    by_variant: dict[str, list[Robustness]] = defaultdict(list)
+    by_variant: dict[tuple[str, str], list[Robustness]] = defaultdict(list)  # (variant, search limit)
     odds_studies: dict[str, list[ABResult]] = defaultdict(list)
     depth_studies: dict[tuple[str, str], list[Path]] = defaultdict(list)
     for db in studies:
@@ -201,16 +201,18 @@ def main() -> None:
             depth_studies[(config["variant"], start_design(config))].append(db)
         pieces = tuple(p for p in ("B", "R", "S") if p in letters)
         r = robustness(str(db), pieces, bootstrap=200)
-        by_variant[r.variant].append(r)
+        limit = strength_label(config)
+        by_variant[(r.variant, limit)].append(r)
         (args.out / f"robust-{db.stem}.md").write_text(format_robustness(r) + "\n", encoding="utf-8")
-        if r.variant == "minishogi" and r.design.startswith("exchange"):
+        if r.variant == "minishogi" and r.design.startswith("exchange") and limit == "1000 nodes":
             robustness_figure(r, args.out)
         if r.variant == "ctrl4":
             ctrl4_figure(db, args.out)
         done(f"robust {db.name}")
-    for variant, results in by_variant.items():
+    for (variant, limit), results in by_variant.items():  # start designs compared at one search limit
         if len({r.design for r in results}) > 1:
-            (args.out / f"designs-{variant}.md").write_text(format_designs(results) + "\n", encoding="utf-8")
+            name = variant if limit == "1000 nodes" else f"{variant}-{limit.replace(' ', '')}"
+            (args.out / f"designs-{name}.md").write_text(format_designs(results) + "\n", encoding="utf-8")
     for variant, abs_ in odds_studies.items():
         (args.out / f"ab-{variant}.md").write_text(format_ab(abs_) + "\n", encoding="utf-8")
         ab_figure(abs_, args.out)
