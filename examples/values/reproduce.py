@@ -9,9 +9,13 @@ databases (``komaken values odds``).  Writes into ``--out``:
 * ``report/`` — ``komaken values report`` over all of them: method A's and B's tables, the fitted
   laws, the hypotheses (H1 also against Fairy-Stockfish as it computes) and Figure 1;
 * ``robust-<study>.md`` — ``komaken values robust`` of every study, and ``designs-<variant>.md``
-  where a variant has studies of several start designs (Appendix A, §3.2);
+  where a variant has studies of several start designs at one search limit (Appendix A, §3.2);
 * ``values_ctrl4_test.png`` (Figure 3, from a ``ctrl4`` study) and
-  ``values_robustness_<variant>.png`` (Figure 2, from each exchange-start study of minishogi).
+  ``values_robustness_<variant>.png`` (Figure 2, from each exchange-start study of minishogi);
+* ``ab-<variant>.md`` and ``values_ab_<variant>.png`` (§3.5, Figure 5) — ``komaken values ab`` over
+  the variant's odds studies (``komaken values selfplay --odds``): method B beside method A;
+* ``strength.md`` and ``values_strength.png`` (§3.7, Figure 6) — ``komaken values strength`` over
+  the fixed-depth studies of each (variant, start design).
 
 Nothing is written to the databases.  Figure 4 comes from docs/thesis-replication.md's study.
 """
@@ -30,12 +34,14 @@ import matplotlib.pyplot as plt
 import numpy as np
 
 from komaken.errors import KomakenError
-from komaken.lab.valuestudy.fit import fit_study, variant_letters
+from komaken.lab.valuestudy.designed import ABResult, ab_experiment, format_ab
+from komaken.lab.valuestudy.fit import fit_study, start_design, variant_letters
 from komaken.lab.valuestudy.games import StudyError, open_study
 from komaken.lab.valuestudy.laws import extrapolate, hill_law, law_value, saturation_law
 from komaken.lab.valuestudy.odds import analyse_odds
 from komaken.lab.valuestudy.report import build, load
 from komaken.lab.valuestudy.robust import Robustness, format_designs, format_robustness, robustness
+from komaken.lab.valuestudy.strength import StrengthRow, format_strength, strength_label, strength_trend
 
 #: The controlled family's method-A values (gold units, 95 % intervals) the laws were fitted to,
 #: as published on 2026-11-26 and pre-registered in docs/notebooks/2026-11-29-ctrl4-preregistration.md.
@@ -101,6 +107,50 @@ def robustness_figure(r: Robustness, out: Path) -> None:
     plt.close(fig)
 
 
+def ab_figure(results: list[ABResult], out: Path) -> None:
+    """Figure 5: per start design and piece, method B, the start-only and the whole-game regression."""
+    fig, axes = plt.subplots(1, len(results), figsize=(5 * len(results), 4.2), sharey=True, squeeze=False)
+    for ax, r in zip(axes[0], results, strict=True):
+        pieces = [p for p in r.pieces if p.letter != "G"]
+        x = np.arange(len(pieces))
+        for dx, what, label, color in ((-0.2, "odds", "method B (odds deficit ratio)", "tab:green"),
+                                       (0.0, "start_only", "A: start position only", "tab:orange"),
+                                       (0.2, "whole_game", "A: whole game", "tab:blue")):
+            for i, p in enumerate(pieces):
+                t = getattr(p, what)
+                if t is not None:
+                    ax.errorbar([x[i] + dx], [t[0]], yerr=[[t[0] - t[1]], [t[2] - t[0]]], fmt="o", color=color,
+                                capsize=3, label=label if i == 0 else None)
+        ax.set_xticks(x, [p.letter for p in pieces])
+        ax.set_title(f"{r.variant}, {r.mode} odds starts, {r.strength}\n{r.games} games", fontsize=10)
+        ax.grid(alpha=0.3)
+    axes[0][0].set_ylabel("value in golds (95 % intervals)")
+    axes[0][0].legend(fontsize=8)
+    fig.tight_layout()
+    fig.savefig(out / f"values_ab_{results[0].variant}.png", dpi=100)
+    plt.close(fig)
+
+
+def strength_figure(rows: list[StrengthRow], out: Path) -> None:
+    """Figure 6: the sliders' values at each fixed depth, one line per board."""
+    fig, axes = plt.subplots(1, 2, figsize=(10, 4.2), sharey=True)
+    for ax, letter in zip(axes, ("B", "R"), strict=True):
+        for r in rows:
+            depths = [int(s.split()[-1]) for s in r.strengths]
+            v = r.values[letter]
+            ax.errorbar(depths, [t[0] for t in v], yerr=[[t[0] - t[1] for t in v], [t[2] - t[0] for t in v]],
+                        fmt="o-", capsize=3, label=f"{r.variant} ({r.width}×{r.width})")
+        ax.set_xticks(sorted({int(x.split()[-1]) for r in rows for x in r.strengths}))
+        ax.set_title(f"{letter} at fixed search depth")
+        ax.set_xlabel("depth (plies)")
+        ax.grid(alpha=0.3)
+    axes[0].set_ylabel("value in golds (95 % intervals)")
+    axes[0].legend(fontsize=8)
+    fig.tight_layout()
+    fig.savefig(out / "values_strength.png", dpi=100)
+    plt.close(fig)
+
+
 def kind(db: Path) -> str:
     """``study`` (a piece-values study), ``odds`` (a material-odds database) or ``other``."""
     try:
@@ -137,22 +187,42 @@ def main() -> None:
 
     build(load(dbs, args.bootstrap)).write(args.out / "report")
     done(f"report over {len(dbs)} databases ({len(studies)} studies)")
-    by_variant: dict[str, list[Robustness]] = defaultdict(list)
+    by_variant: dict[tuple[str, str], list[Robustness]] = defaultdict(list)  # (variant, search limit)
+    odds_studies: dict[str, list[ABResult]] = defaultdict(list)
+    depth_studies: dict[tuple[str, str], list[Path]] = defaultdict(list)
     for db in studies:
         with open_study(db) as study:
-            letters = variant_letters(study.config())
+            config = study.config()
+            letters = variant_letters(config)
+        if config.get("odds"):
+            odds_studies[config["variant"]].append(ab_experiment(str(db), bootstrap=200))
+            done(f"ab {db.name}")
+        if config.get("depth"):
+            depth_studies[(config["variant"], start_design(config))].append(db)
         pieces = tuple(p for p in ("B", "R", "S") if p in letters)
         r = robustness(str(db), pieces, bootstrap=200)
-        by_variant[r.variant].append(r)
+        limit = strength_label(config)
+        by_variant[(r.variant, limit)].append(r)
         (args.out / f"robust-{db.stem}.md").write_text(format_robustness(r) + "\n", encoding="utf-8")
-        if r.variant == "minishogi" and r.design.startswith("exchange"):
+        if r.variant == "minishogi" and r.design.startswith("exchange") and limit == "1000 nodes":
             robustness_figure(r, args.out)
         if r.variant == "ctrl4":
             ctrl4_figure(db, args.out)
         done(f"robust {db.name}")
-    for variant, results in by_variant.items():
+    for (variant, limit), results in by_variant.items():  # start designs compared at one search limit
         if len({r.design for r in results}) > 1:
-            (args.out / f"designs-{variant}.md").write_text(format_designs(results) + "\n", encoding="utf-8")
+            name = variant if limit == "1000 nodes" else f"{variant}-{limit.replace(' ', '')}"
+            (args.out / f"designs-{name}.md").write_text(format_designs(results) + "\n", encoding="utf-8")
+    for variant, abs_ in odds_studies.items():
+        (args.out / f"ab-{variant}.md").write_text(format_ab(abs_) + "\n", encoding="utf-8")
+        ab_figure(abs_, args.out)
+    trend = [row for group in depth_studies.values() if len(group) > 1
+             for row in strength_trend(group, ("B", "R", "S"), bootstrap=200)]
+    trend.sort(key=lambda row: row.width)
+    if trend:
+        (args.out / "strength.md").write_text(format_strength(trend) + "\n", encoding="utf-8")
+        strength_figure(trend, args.out)
+        done(f"strength over {sum(len(g) for g in depth_studies.values())} fixed-depth studies")
     total = sum(t for _, t in steps)
     print(f"total {total:.0f} s; wrote {args.out}")
 

@@ -4,19 +4,33 @@ from __future__ import annotations
 
 import json
 import sys
+from collections.abc import Callable
 from pathlib import Path
+from typing import Any, TypeVar
 
 import click
 
 from komaken.cli._common import VARIANT_HELP, within
 from komaken.lab import limits
+from komaken.lab.valuestudy.designed import ab_experiment, format_ab
 from komaken.lab.valuestudy.fit import fit_study, format_fit, write_values_toml
 from komaken.lab.valuestudy.odds import analyse_odds, format_odds, run_odds
 from komaken.lab.valuestudy.report import build, load
 from komaken.lab.valuestudy.robust import SPEC_KEYS, choose_specs, format_designs, format_robustness, robustness
 from komaken.lab.valuestudy.selfplay import run_selfplay, study_config
+from komaken.lab.valuestudy.strength import format_strength, strength_trend
 
 DB = click.Path(dir_okay=False, path_type=Path)
+PIECES = click.option("--pieces", default="B,R,S", show_default=True, help="Comma-separated piece letters to report.")
+F = TypeVar("F", bound=Callable[..., Any])
+
+
+def refit_options(f: F) -> F:
+    """The options of every command that refits stored studies: bootstrap size, floor, seed."""
+    f = click.option("--seed", type=within(limits.SEED), default=0, show_default=True)(f)
+    f = click.option("--min-games", type=within(limits.GAMES), default=200, show_default=True,
+                     help="Fewest games a fit (or a stratum of one) needs.")(f)
+    return click.option("--bootstrap", type=within(limits.BOOTSTRAP), default=200, show_default=True)(f)
 
 
 @click.group()
@@ -44,16 +58,21 @@ def values() -> None:
               show_default=True,
               help="remove: the pieces leave the game; transfer: they go to the other side's hand; "
                    "exchange: transfer, taking from black and white in turn.")
+@click.option("--odds", metavar="PIECES", default=None,
+              help="Material-odds starts instead, e.g. B,R,S,P (gold added): game i lacks piece (i // 2) mod "
+                   "their number, of colour i mod 2 (`komaken values ab` reads both methods off them).")
+@click.option("--odds-mode", type=click.Choice(["remove", "transfer"]), default="remove", show_default=True,
+              help="remove: the odds piece leaves the game; transfer: it goes to the other side's hand.")
 @click.option("--quiet", "-q", is_flag=True, help="No progress lines.")
 def selfplay(variant: str, games: int, db: Path, nodes: int | None, depth: int | None, workers: int,
              dask: str | None, seed: int, random_plies: int, noise: float, max_plies: int | None,
-             imbalance: int, imbalance_mode: str, quiet: bool) -> None:
+             imbalance: int, imbalance_mode: str, odds: str | None, odds_mode: str, quiet: bool) -> None:
     """Play engine-vs-engine games whole in numba and store their material features in --db."""
     if nodes is None and depth is None:
         nodes = 1000
     config = study_config(variant, games=games, nodes=nodes, depth=depth, seed=seed, random_plies=random_plies,
                           noise=noise, max_plies=max_plies, imbalance=imbalance,
-                          imbalance_mode=imbalance_mode)
+                          imbalance_mode=imbalance_mode, odds=odds, odds_mode=odds_mode)
     state = {"n": 0}
 
     def tick(_game: object) -> None:
@@ -84,11 +103,8 @@ def fit(db: Path, out: Path | None, bootstrap: int, min_games: int, seed: int,
 @values.command("robust")
 @click.option("--db", "dbs", type=DB, required=True, multiple=True,
               help="Study database (read only); several of one variant compare their start designs.")
-@click.option("--pieces", default="B,R,S", show_default=True, help="Comma-separated piece letters to report.")
-@click.option("--bootstrap", type=within(limits.BOOTSTRAP), default=200, show_default=True)
-@click.option("--min-games", type=within(limits.GAMES), default=200, show_default=True,
-              help="Fewest games a stratum needs.")
-@click.option("--seed", type=within(limits.SEED), default=0, show_default=True)
+@PIECES
+@refit_options
 @click.option("--specs", default=",".join(SPEC_KEYS), show_default=True,
               help="Which specifications (the paper's is always fitted).")
 def robust(dbs: tuple[Path, ...], pieces: str, bootstrap: int, min_games: int, seed: int, specs: str) -> None:
@@ -100,6 +116,28 @@ def robust(dbs: tuple[Path, ...], pieces: str, bootstrap: int, min_games: int, s
     click.echo("\n\n".join(format_robustness(r) for r in results))
     if len(results) > 1:
         click.echo("\n" + format_designs(results))
+
+
+@values.command("ab")
+@click.option("--db", "dbs", type=DB, required=True, multiple=True,
+              help="Odds study (`values selfplay --odds ...`, read only); one per start design.")
+@refit_options
+def ab(dbs: tuple[Path, ...], bootstrap: int, min_games: int, seed: int) -> None:
+    """Method B and method A (start only, whole game) read off the same odds games."""
+    results = [ab_experiment(str(db), bootstrap=bootstrap, seed=seed, min_games=min_games) for db in dbs]
+    click.echo(format_ab(results))
+
+
+@values.command("strength")
+@click.option("--db", "dbs", type=DB, required=True, multiple=True,
+              help="Study databases (read only): one per variant and search strength (--depth or --nodes).")
+@PIECES
+@refit_options
+def strength(dbs: tuple[Path, ...], pieces: str, bootstrap: int, min_games: int, seed: int) -> None:
+    """Values at several search strengths per board, and the change from the weakest to the strongest."""
+    letters = tuple(x.strip() for x in pieces.split(",") if x.strip())
+    click.echo(format_strength(strength_trend(list(dbs), letters, bootstrap=bootstrap, seed=seed,
+                                              min_games=min_games)))
 
 
 @values.command("odds")

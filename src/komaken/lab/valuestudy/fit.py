@@ -93,6 +93,14 @@ def load_positions(db: ExperimentDB, letters: tuple[str, ...] | None = None) -> 
     return Positions(letters, np.concatenate(xs), np.concatenate(ys), np.concatenate(gs), n_games, total)
 
 
+def start_design(config: dict[str, Any]) -> str:
+    """How a study's games start: ``level``, ``exchange 2`` (``--imbalance``) or ``odds B,R,G remove``."""
+    if config.get("odds"):
+        return f"odds {','.join(config['odds'])} {config['odds_mode']}"
+    n = int(config.get("imbalance", 0))
+    return f"{config.get('imbalance_mode', 'remove')} {n}" if n else "level"
+
+
 def variant_letters(config: dict[str, Any]) -> tuple[str, ...]:
     """The non-king piece letters of the study's variant, promoted ones last."""
 
@@ -124,10 +132,13 @@ class FitResult:
 
     @property
     def design(self) -> str:
-        """How games start: ``level``, ``remove N`` or ``transfer N``."""
-        if not self.imbalance:
-            return "level"
-        return f"{self.config.get('imbalance_mode', 'remove')} {self.imbalance}"
+        """How games start: :func:`start_design`."""
+        return start_design(self.config)
+
+    @property
+    def level(self) -> bool:
+        """Whether games start from the variant's start (the pre-registered design)."""
+        return self.design == "level"
 
     def _ratio(self, letter: str, unit: str, coef: np.ndarray) -> np.ndarray:
         i, j = self.letters.index(letter), self.letters.index(unit)
@@ -226,7 +237,11 @@ def fit_positions(p: Positions, *, bootstrap: int = 500, seed: int = 0,
     once)."""
     varies = [i for i in range(len(p.letters)) if p.x[:, i].std() > 0]
     dropped = tuple(p.letters[i] for i in range(len(p.letters)) if i not in varies)
-    cols = varies + [len(p.letters)]
+    # the side to move never varies in some samples (every game's first position, after an even
+    # number of opening plies): it is then the intercept itself, and kept would make the design
+    # singular, so it leaves the fit and its coefficient is 0
+    side = p.x[:, len(p.letters)].std() > 0
+    cols = varies + ([len(p.letters)] if side else [])
     uniq, inverse = unique_rows(np.column_stack([p.x[:, cols], np.round(p.y * 2).astype(np.int16)]))
     ux, uy = uniq[:, :-1], uniq[:, -1] / 2.0
     coef = _glm(ux, uy, np.bincount(inverse, weights=row_weight, minlength=len(uniq)).astype(np.float64))
@@ -236,6 +251,9 @@ def fit_positions(p: Positions, *, bootstrap: int = 500, seed: int = 0,
         gw = rng.multinomial(p.games, np.full(p.games, 1.0 / p.games)).astype(np.float64)
         w = gw[p.game] if row_weight is None else gw[p.game] * row_weight
         boot[b] = newton(ux, uy, np.bincount(inverse, weights=w, minlength=len(uniq)), coef)
+    if not side:  # the layout stays: letters, side to move, intercept
+        coef = np.insert(coef, len(varies), 0.0)
+        boot = np.insert(boot, len(varies), 0.0, axis=1)
     return coef, boot, dropped
 
 
@@ -265,6 +283,8 @@ def format_fit(r: FitResult) -> str:
         verb = {"transfer": "moved to the other hand", "exchange": "exchanged (black's, white's in turn)"}.get(
             str(r.config.get("imbalance_mode")), "removed")
         budget += f", {r.imbalance} pieces {verb} per start"
+    elif not r.level:
+        budget += f", {r.design} starts"
     lines = [f"{r.variant} ({r.width}x{r.width}, {budget}): {r.games} games, {r.positions} positions, "
              f"{r.quiet_positions} quiet; {len(r.boot)} whole-game bootstrap resamples",
              f"{'piece':>6} {'gold units (95% CI)':>26} {'pawn units (95% CI)':>28}"]
@@ -281,7 +301,7 @@ def format_fit(r: FitResult) -> str:
 def write_values_toml(r: FitResult, path: str | Path, gold: int = 1200) -> Path:
     """Write the fitted values as a :class:`komaken.shogi.engine.PieceValues` TOML (gold = ``gold``)."""
     path = Path(path)
-    start = "" if not r.imbalance else f", {r.design} starts"
+    start = "" if r.level else f", {r.design} starts"
     lines = [f"# Piece values fitted by `komaken values fit` on {r.variant} ({r.games} games{start}, "
              f"{r.quiet_positions} quiet positions); gold anchored at {gold}.",
              "# 95% whole-game bootstrap intervals in gold units after each value."]

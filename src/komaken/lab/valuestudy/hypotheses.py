@@ -150,9 +150,9 @@ def designs(fits: list[FitResult]) -> list[str]:
     where a variant has both at the same budget."""
     out = []
     for f in sorted(fits, key=lambda f: (f.width, f.variant)):
-        if f.imbalance:
+        if not f.level:
             continue
-        for g in (g for g in fits if g.variant == f.variant and g.imbalance and g.config.get("nodes") ==
+        for g in (g for g in fits if g.variant == f.variant and not g.level and g.config.get("nodes") ==
                   f.config.get("nodes") and g.config.get("depth") == f.config.get("depth")):
             out += _differences(f, g, "level", g.design)
     return out or ["not tested: no variant has studies of both designs"]

@@ -28,16 +28,82 @@ import random
 from komaken.errors import KomakenError
 from komaken.lab.openings import derive_seed
 from komaken.shogi import Position
-from komaken.shogi.kernel import COLOR_BIT, KING_KIND
+from komaken.shogi.kernel import COLOR_BIT, KING_KIND, piece_kind
 from komaken.shogi.sfen import format_sfen, parse_sfen
 from komaken.shogi.variant import Variant
 
 ATTEMPTS = 200
 MODES = ("remove", "transfer", "exchange")
+ODDS_MODES = ("remove", "transfer")
 
 
 class ImbalanceError(KomakenError):
     """An imbalance setting the variant cannot satisfy."""
+
+
+class OddsError(ImbalanceError):
+    """Bad odds input: an unknown piece letter, a piece the variant lacks, the king, an illegal start."""
+
+
+def parse_pieces(text: str, variant: Variant, option: str = "--pieces") -> tuple[str, ...]:
+    """``"B,R,G,S"`` → letters, checked against the variant; the gold is added as the reference."""
+    letters: list[str] = []
+    for raw in text.split(","):
+        x = raw.strip().upper()
+        if not x:
+            continue
+        if piece_kind(x.lstrip("+")) is None:
+            raise OddsError(f"{option}: unknown piece letter {raw.strip()!r} (letters: P L N S G B R)")
+        if x == "K":
+            raise OddsError(f"{option}: K: the king cannot be removed (a side without a king has lost)")
+        if x.startswith("+"):
+            raise OddsError(f"{option}: {x}: the start position holds no promoted pieces to remove")
+        if piece_kind(x) not in variant.max_counts:
+            have = " ".join(y for y in variant.piece_letters if not y.startswith("+"))
+            raise OddsError(f"{option}: {variant.name} has no {x} (its pieces: {have})")
+        if x not in letters:
+            letters.append(x)
+    if not letters:
+        raise OddsError(f"{option}: no piece given (e.g. --pieces B,R,G,S)")
+    if "G" not in letters:
+        if piece_kind("G") not in variant.max_counts:
+            raise OddsError(f"{option}: {variant.name} has no gold, the reference piece of the odds method")
+        letters.append("G")
+    return tuple(letters)
+
+
+def odds_start(variant: Variant, letter: str, color: int, mode: str = "remove") -> str:
+    """The variant's start SFEN with one ``letter`` of ``color`` removed (for black the one on the
+    lowest file, for white the mirror), checked to be a legal, unfinished position; with
+    ``mode="transfer"`` the piece goes into the other side's hand, as if captured (a difference of
+    two of its kind, the material pool unchanged)."""
+    if mode not in ODDS_MODES:
+        raise OddsError(f"odds_mode: {mode!r} is not one of {', '.join(ODDS_MODES)}")
+    board, hands, side, number = parse_sfen(variant.start_sfen, variant)
+    kind = piece_kind(letter)
+    if kind is None:
+        raise OddsError(f"{letter}: unknown piece letter (letters: P L N S G B R)")
+    bit = COLOR_BIT << color
+    squares = sorted((sq for sq, code in board.items() if code & bit and code & 0x0F == kind),
+                     reverse=color == 1)
+    if kind == KING_KIND:
+        raise OddsError(f"{letter}: the king cannot be removed")
+    if squares:
+        del board[squares[0]]
+    elif hands[color].get(kind, 0):
+        hands[color][kind] -= 1
+    else:
+        raise OddsError(f"{variant.name}: {'black' if color == 0 else 'white'} has no {letter} to remove")
+    if mode == "transfer":
+        hands[1 - color][kind] = hands[1 - color].get(kind, 0) + 1
+    sfen = format_sfen(board, hands, side, number, variant)
+    try:
+        pos = Position.from_sfen(sfen, variant)
+    except KomakenError as exc:
+        raise OddsError(f"{variant.name}: removing {letter} leaves an illegal start {sfen!r}: {exc}") from None
+    if pos.outcome() is not None or not pos.legal_moves():
+        raise OddsError(f"{variant.name}: removing {letter} leaves a finished position {sfen!r}")
+    return sfen
 
 
 def removable(variant: Variant) -> int:

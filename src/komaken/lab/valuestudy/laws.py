@@ -57,14 +57,14 @@ def family(f: FitResult) -> str:
 def budget(f: FitResult) -> str:
     """The node budget (or depth), and the start design when it is not the level start."""
     text = f"{f.config['nodes']} nodes" if f.config.get("nodes") else f"depth {f.config.get('depth')}"
-    return text + (f", {f.design}" if f.imbalance else "")
+    return text + ("" if f.level else f", {f.design}")
 
 
 def primary(fits: list[FitResult], variant: str, nodes: int = 1000) -> FitResult | None:
     """The study the laws and hypotheses use for ``variant`` at ``nodes``: an imbalance-start
     study when there is one (the more precise design, docs/piece-values-by-board-size.md §2.5),
-    else the level-start one; among several, the one with the most games."""
-    cands = [f for f in fits if f.variant == variant and f.config.get("nodes") == nodes]
+    else the level-start one (never an odds study); among several, the one with the most games."""
+    cands = [f for f in fits if f.variant == variant and f.config.get("nodes") == nodes and not f.config.get("odds")]
     return max(cands, key=lambda f: (f.imbalance > 0, f.games), default=None)
 
 

@@ -25,7 +25,6 @@ from typing import Any
 
 import numpy as np
 
-from komaken.errors import KomakenError
 from komaken.lab import limits
 from komaken.lab.config import experiment_from_dict, load_experiment
 from komaken.lab.migrate import SELFPLAY
@@ -33,73 +32,13 @@ from komaken.lab.openings import derive_seed
 from komaken.lab.runner import run_experiment
 from komaken.lab.stats import format_estimate, wilson_interval
 from komaken.lab.storage import ExperimentDB, kind_of
+from komaken.lab.valuestudy.imbalance import OddsError, odds_start, parse_pieces
 from komaken.lab.valuestudy.selfplay import default_max_plies
 from komaken.shogi import Position
-from komaken.shogi.kernel import COLOR_BIT, KING_KIND, piece_kind
-from komaken.shogi.sfen import format_sfen, parse_sfen
 from komaken.shogi.variant import Variant, load_variant, shipped_id
 
 NAME_PREFIX = "values-odds"
 SATURATED = 0.02  # a score interval reaching this close to 0 or 1 cannot be turned into a value
-
-
-class OddsError(KomakenError):
-    """Bad odds input: an unknown piece letter, a piece the variant lacks, the king, an illegal start."""
-
-
-def parse_pieces(text: str, variant: Variant) -> tuple[str, ...]:
-    """``"B,R,G,S"`` → letters, checked against the variant; the gold is added as the reference."""
-    letters: list[str] = []
-    for raw in text.split(","):
-        x = raw.strip().upper()
-        if not x:
-            continue
-        if piece_kind(x.lstrip("+")) is None:
-            raise OddsError(f"--pieces: unknown piece letter {raw.strip()!r} (letters: P L N S G B R)")
-        if x == "K":
-            raise OddsError("--pieces: K: the king cannot be removed (a side without a king has lost)")
-        if x.startswith("+"):
-            raise OddsError(f"--pieces: {x}: the start position holds no promoted pieces to remove")
-        if piece_kind(x) not in variant.max_counts:
-            have = " ".join(y for y in variant.piece_letters if not y.startswith("+"))
-            raise OddsError(f"--pieces: {variant.name} has no {x} (its pieces: {have})")
-        if x not in letters:
-            letters.append(x)
-    if not letters:
-        raise OddsError("--pieces: no piece given (e.g. --pieces B,R,G,S)")
-    if "G" not in letters:
-        if piece_kind("G") not in variant.max_counts:
-            raise OddsError(f"--pieces: {variant.name} has no gold, the reference piece of the odds method")
-        letters.append("G")
-    return tuple(letters)
-
-
-def odds_start(variant: Variant, letter: str, color: int) -> str:
-    """The variant's start SFEN with one ``letter`` of ``color`` removed (for black the one on the
-    lowest file, for white the mirror), checked to be a legal, unfinished position."""
-    board, hands, side, number = parse_sfen(variant.start_sfen, variant)
-    kind = piece_kind(letter)
-    if kind is None:
-        raise OddsError(f"{letter}: unknown piece letter (letters: P L N S G B R)")
-    bit = COLOR_BIT << color
-    squares = sorted((sq for sq, code in board.items() if code & bit and code & 0x0F == kind),
-                     reverse=color == 1)
-    if kind == KING_KIND:
-        raise OddsError(f"{letter}: the king cannot be removed")
-    if squares:
-        del board[squares[0]]
-    elif hands[color].get(kind, 0):
-        hands[color][kind] -= 1
-    else:
-        raise OddsError(f"{variant.name}: {'black' if color == 0 else 'white'} has no {letter} to remove")
-    sfen = format_sfen(board, hands, side, number, variant)
-    try:
-        pos = Position.from_sfen(sfen, variant)
-    except KomakenError as exc:
-        raise OddsError(f"{variant.name}: removing {letter} leaves an illegal start {sfen!r}: {exc}") from None
-    if pos.outcome() is not None or not pos.legal_moves():
-        raise OddsError(f"{variant.name}: removing {letter} leaves a finished position {sfen!r}")
-    return sfen
 
 
 def odds_openings(variant: Variant, letters: tuple[str, ...], games: int, seed: int,
@@ -245,7 +184,8 @@ class OddsResult:
         return next((p for p in self.pieces if p.letter == letter), None)
 
 
-def _deficit(s: np.ndarray) -> np.ndarray:
+def elo_deficit(s: np.ndarray) -> np.ndarray:
+    """The Elo deficit of a side scoring ``s`` (positive: it loses); ``s`` clipped away from 0 and 1."""
     s = np.clip(s, 1e-9, 1 - 1e-9)
     return -400.0 * np.log10(s / (1 - s))
 
@@ -282,7 +222,7 @@ def analyse_odds(db: str | Path, bootstrap: int = 2000, seed: int = 0) -> OddsRe
         sizes = np.array([len(g) for g in groups])
         idx = rng.integers(0, len(groups), size=(bootstrap, len(groups)))
         boot[x] = sums[idx].sum(axis=1) / sizes[idx].sum(axis=1)
-    g_ok = _usable(scores["G"]) and not _gold_is_null(scores["G"])
+    g_ok = usable_score(scores["G"]) and not null_deficit(scores["G"])
     g_mean = float(np.mean(scores["G"])) if scores["G"] else 0.5
     out = []
     for x in letters:
@@ -290,21 +230,21 @@ def analyse_odds(db: str | Path, bootstrap: int = 2000, seed: int = 0) -> OddsRe
         n = len(v)
         s = float(v.mean()) if n else float("nan")
         lo, hi = wilson_interval(float(v.sum()), n) if n else (float("nan"), float("nan"))
-        sat = not _usable(scores[x]) or not g_ok
-        note = "score saturated" if not _usable(scores[x]) else ("gold deficit ≈ 0" if not g_ok else "")
+        sat = not usable_score(scores[x]) or not g_ok
+        note = "score saturated" if not usable_score(scores[x]) else ("gold deficit ≈ 0" if not g_ok else "")
         value, ci = float("nan"), (float("nan"), float("nan"))
         ratio = None
         if not sat:
-            value = float(_deficit(np.array([s]))[0] / _deficit(np.array([g_mean]))[0])
-            ratio = _deficit(boot[x]) / _deficit(boot["G"])
+            value = float(elo_deficit(np.array([s]))[0] / elo_deficit(np.array([g_mean]))[0])
+            ratio = elo_deficit(boot[x]) / elo_deficit(boot["G"])
             q = np.nanquantile(ratio, [0.025, 0.975])
             ci = (float(q[0]), float(q[1]))
-        elo = float(_deficit(np.array([s]))[0]) if n else float("nan")
+        elo = float(elo_deficit(np.array([s]))[0]) if n else float("nan")
         out.append(OddsPiece(x, n, s, (lo, hi), elo, value, ci, sat, note, ratio))
     return OddsResult(vname, width, nodes, out)
 
 
-def _usable(v: list[float]) -> bool:
+def usable_score(v: list[float]) -> bool:
     """Whether a score can be turned into an Elo deficit: games, and an interval away from 0 and 1."""
     if not v:
         return False
@@ -312,7 +252,7 @@ def _usable(v: list[float]) -> bool:
     return lo > SATURATED and hi < 1 - SATURATED
 
 
-def _gold_is_null(v: list[float]) -> bool:
+def null_deficit(v: list[float]) -> bool:
     """True when the gold's score interval contains ½: the reference deficit is not distinguishable
     from zero, so no ratio to it is defined."""
     lo, hi = wilson_interval(float(sum(v)), len(v))

@@ -32,7 +32,15 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
-from komaken.lab.valuestudy.fit import UNPROMOTED, FitError, Positions, fit_positions, letter_columns, variant_letters
+from komaken.lab.valuestudy.fit import (
+    UNPROMOTED,
+    FitError,
+    Positions,
+    fit_positions,
+    letter_columns,
+    start_design,
+    variant_letters,
+)
 from komaken.lab.valuestudy.games import open_study, study_games
 from komaken.shogi.engine.selfplay import COL_FLAGS, COL_SIDE, NF, NOT_QUIET
 
@@ -101,13 +109,14 @@ class Rows:
     score: np.ndarray
     games: int
     first: np.ndarray
+    index: np.ndarray  # the stored game index of each game, in the order of ``game``
 
 
 def load_rows(db_path: str) -> tuple[dict, Rows]:
     """Read every position of every game of a study (read only)."""
     with open_study(db_path) as db:
         config = db.config()
-        feats, games, thirds, scores = [], [], [], []
+        feats, games, thirds, scores, index = [], [], [], [], []
         n = 0
         for g in study_games(db):
             f = g.feature_array(config.get("features", NF))
@@ -117,6 +126,7 @@ def load_rows(db_path: str) -> tuple[dict, Rows]:
             games.append(np.full(len(f), n))
             thirds.append((3 * np.arange(len(f))) // len(f))
             scores.append(np.full(len(f), g.score))
+            index.append(g.game_index)
             n += 1
     if not feats:
         raise UnidentifiedError(f"{db_path}: no stored positions to fit")
@@ -125,7 +135,7 @@ def load_rows(db_path: str) -> tuple[dict, Rows]:
     first = np.ones(len(game), bool)
     first[1:] = game[1:] != game[:-1]
     return config, Rows(feat, game, np.concatenate(thirds), (feat[:, COL_FLAGS] & NOT_QUIET) == 0,
-                        np.concatenate(scores), n, first)
+                        np.concatenate(scores), n, first, np.array(index, dtype=np.int64))
 
 
 def terms(letters: tuple[str, ...], split_hand: bool) -> list[tuple[str, list[int]]]:
@@ -167,7 +177,7 @@ def _select(rows: Rows, spec: Spec) -> np.ndarray:
     return keep
 
 
-def _need(what: str, where: str, have: int, games: int, floor: int) -> UnidentifiedError:
+def need_games(what: str, where: str, have: int, games: int, floor: int) -> UnidentifiedError:
     """The one-line error for a term or stratum seen in ``have`` of ``games`` games, ``floor`` needed."""
     if have == 0:  # none in `games`: by the rule of three, fewer than 3/games of games have it
         return UnidentifiedError(f"{where}: {what} in none of {games} games; the fit needs {floor}: at least "
@@ -183,7 +193,7 @@ def fit_spec(rows: Rows, letters: tuple[str, ...], spec: Spec, pieces: tuple[str
     stratum = f"{where} ({spec.name})"
     present = np.unique(rows.game[keep])
     if len(present) < min_games:
-        raise _need("positions" + (" (quiet)" if spec.quiet else ""), stratum, len(present), rows.games, min_games)
+        raise need_games("positions" + (" (quiet)" if spec.quiet else ""), stratum, len(present), rows.games, min_games)
     feat = rows.feat[keep].astype(np.int16)
     game = np.searchsorted(present, rows.game[keep])
     named = terms(letters, spec.split_hand)
@@ -194,7 +204,7 @@ def fit_spec(rows: Rows, letters: tuple[str, ...], spec: Spec, pieces: tuple[str
     for name in wanted:
         if name in games_nonzero and games_nonzero[name] < min_term_games:
             label = f"{name[:-1]} in hand" if name.endswith(HAND) else name
-            raise _need(f"a difference in {label}", stratum, games_nonzero[name], len(present), min_term_games)
+            raise need_games(f"a difference in {label}", stratum, games_nonzero[name], len(present), min_term_games)
     # terms too rare to identify in this stratum (and not reported) leave the model, as the
     # paper's fit leaves out a piece whose difference never varies
     fitted = [i for i, (name, _) in enumerate(named) if games_nonzero[name] >= min_term_games]
@@ -224,8 +234,7 @@ def robustness(db_path: str, pieces: tuple[str, ...] = ("B", "R", "S"), *, specs
         raise FitError(f"{db_path}: the variant {config['variant']} has no {', '.join(missing)}")
     fits = [fit_spec(rows, letters, s, pieces, where=str(db_path), bootstrap=bootstrap, seed=seed,
                      min_games=min_games) for s in specs]
-    mode, n = config.get("imbalance_mode", "remove"), int(config.get("imbalance", 0))
-    out = Robustness(config["variant"], f"{mode} {n}" if n else "level", rows.games, pieces, fits)
+    out = Robustness(config["variant"], start_design(config), rows.games, pieces, fits)
     pooled = [f for f in fits if f.spec.whole_game]
     for piece in pieces:
         ests = [f.values[piece] for f in pooled if piece in f.values]
@@ -287,4 +296,5 @@ def format_designs(results: list[Robustness]) -> str:
 
 
 __all__ = ["HAND", "MIN_TERM_GAMES", "SPECS", "SPEC_KEYS", "Robustness", "Spec", "SpecFit", "UnidentifiedError",
-           "choose_specs", "fit_spec", "format_designs", "format_robustness", "load_rows", "robustness", "terms"]
+           "choose_specs", "fit_spec", "format_designs", "format_robustness", "load_rows", "need_games", "robustness",
+           "terms"]

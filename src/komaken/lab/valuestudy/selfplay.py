@@ -33,7 +33,15 @@ from komaken.lab.migrate import SELFPLAY
 from komaken.lab.openings import derive_seed
 from komaken.lab.runner import WorkKind, check_workers, run_work
 from komaken.lab.valuestudy.games import SelfPlayGame, create_study, insert
-from komaken.lab.valuestudy.imbalance import check_imbalance, imbalance_seed, imbalanced_start
+from komaken.lab.valuestudy.imbalance import (
+    ODDS_MODES,
+    OddsError,
+    check_imbalance,
+    imbalance_seed,
+    imbalanced_start,
+    odds_start,
+    parse_pieces,
+)
 from komaken.shogi import Position
 from komaken.shogi.engine.evalparams import O_RANK, O_UNDEFENDED, EvalParams, pad_tables, search_defaults
 from komaken.shogi.engine.selfplay import NF, SelfPlay
@@ -53,7 +61,8 @@ def default_max_plies(variant: Variant) -> int:
 def study_config(variant: str | Path | Variant, *, games: int, nodes: int | None = 1000, depth: int | None = None,
                  seed: int = 0, random_plies: int = 2, noise: float = 10.0, max_plies: int | None = None,
                  values: dict[str, Any] | None = None, tt_bits: int = 16, imbalance: int = 0,
-                 imbalance_mode: str = "remove", params: EvalParams | None = None) -> dict[str, Any]:
+                 imbalance_mode: str = "remove", params: EvalParams | None = None, odds: str | None = None,
+                 odds_mode: str = "remove") -> dict[str, Any]:
     """The normalized configuration of a self-play study (what the database stores).
 
     ``imbalance`` > 0 starts every game with that many random pieces removed (``imbalance_mode``
@@ -61,12 +70,21 @@ def study_config(variant: str | Path | Variant, *, games: int, nodes: int | None
     :mod:`komaken.lab.valuestudy.imbalance`; 0 is the pre-registered design and leaves both keys
     out, so studies made before the option existed keep their identity.
 
+    ``odds`` (e.g. ``"B,R,S,P"``; the gold is added as the reference) plays material-odds games in
+    the study's own kernel, player and evaluation — method B's design with method A's player, so
+    both estimators can be read off the same games (:mod:`komaken.lab.valuestudy.designed`): game
+    ``i`` starts without one piece ``letters[(i // 2) % len(letters)]`` of colour ``i % 2``
+    (:func:`~komaken.lab.valuestudy.imbalance.odds_start`), removed (``odds_mode="remove"``) or
+    moved to the other side's hand (``"transfer"``).  Keys ``odds``, ``odds_mode``; not with
+    ``imbalance``.
+
     ``params`` plays the games with that evaluation (its piece values, term weights and tables,
     e.g. a tuned file, so that tuning can iterate on the tuned engine's own games) instead of the
     built-in evaluation (:meth:`EvalParams.legacy`); the tables are stored in the configuration (key ``tables``, left
     out without ``params``, so the study's own configurations do not change)."""
     v = load_variant(variant)
     check_imbalance(v, imbalance, imbalance_mode)
+    letters = _odds_letters(v, odds, odds_mode, imbalance)
     if (nodes is None) == (depth is None):
         raise KomakenError("give exactly one of nodes and depth")
     for key, val, bounds in (("games", games, (0, limits.GAMES[1])), ("nodes", nodes, limits.NODES),
@@ -108,7 +126,31 @@ def study_config(variant: str | Path | Variant, *, games: int, nodes: int | None
     if imbalance:
         config["imbalance"] = int(imbalance)
         config["imbalance_mode"] = imbalance_mode
+    if letters:
+        config["odds"] = list(letters)
+        config["odds_mode"] = odds_mode
     return config
+
+
+def _odds_letters(v: Variant, odds: str | None, odds_mode: str, imbalance: int) -> tuple[str, ...]:
+    """An odds study's pieces (none without ``odds``), every start checked legal before a game."""
+    if odds is None:
+        return ()
+    if imbalance:
+        raise OddsError("give --odds or --imbalance, not both (an odds start is its own design)")
+    if odds_mode not in ODDS_MODES:
+        raise OddsError(f"odds_mode: {odds_mode!r} is not one of {', '.join(ODDS_MODES)}")
+    letters = parse_pieces(odds, v, "--odds")
+    for letter in letters:
+        for color in (0, 1):
+            odds_start(v, letter, color, odds_mode)
+    return letters
+
+
+def odds_game(config: dict[str, Any], game_index: int) -> tuple[str, int]:
+    """The piece and the colour that lack it in game ``game_index`` of an odds study."""
+    letters = config["odds"]
+    return letters[(game_index // 2) % len(letters)], game_index % 2
 
 
 def stored_tables(tables: np.ndarray) -> list[float]:
@@ -143,6 +185,9 @@ class _Context:
             sfen = imbalanced_start(self.variant, c["imbalance"], imbalance_seed(c["seed"], c["variant"], game_index),
                                     c.get("imbalance_mode", "remove"))
             start = Position.from_sfen(sfen, self.variant)
+        elif c.get("odds"):
+            letter, color = odds_game(c, game_index)
+            start = Position.from_sfen(odds_start(self.variant, letter, color, c["odds_mode"]), self.variant)
         end, plies, opening, rows = self.games.play(seed, c["nodes"] or 0, c["depth"] or 0, c["random_plies"],
                                                     c["tt_bits"], start)
         winner = end & 3
