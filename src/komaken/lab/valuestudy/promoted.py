@@ -66,18 +66,24 @@ class Placement:
     gone: dict[str, np.ndarray]
 
 
-def _board_counts(bd: np.ndarray, variant: Variant, kinds: dict[str, int]) -> np.ndarray:
-    """``int16[2 (colour), len(kinds), 2 (in camp, elsewhere)]`` of one board."""
-    out = np.zeros((2, len(kinds), 2), np.int16)
+def _board_counts(boards: np.ndarray, variant: Variant, kinds: dict[str, int]) -> np.ndarray:
+    """``int16[positions, 2 (colour), len(kinds), 2 (in camp, elsewhere)]`` of boards ``[positions, squares]``."""
+    rank = np.arange(boards.shape[1]) % STRIDE
+    camp = [np.array([variant.in_zone(c, int(r)) for r in rank]) for c in (0, 1)]
+    black = (boards & COLOR_BIT) != 0
+    out = np.zeros((len(boards), 2, len(kinds), 2), np.int16)
     for j, kind in enumerate(kinds.values()):
-        for sq in np.flatnonzero((bd & 0x0F) == kind):
-            color = 0 if bd[sq] & COLOR_BIT else 1
-            out[color, j, 0 if variant.in_zone(color, int(sq) % STRIDE) else 1] += 1
+        is_kind = (boards & 0x0F) == kind
+        for color, mine in ((0, is_kind & black), (1, is_kind & ~black)):
+            out[:, color, j, 0] = (mine & camp[color]).sum(axis=1)
+            out[:, color, j, 1] = (mine & ~camp[color]).sum(axis=1)
     return out
 
 
-def placements(db_path: str, horizon: int = 8) -> tuple[dict, Placement]:
-    """Replay every stored game of a study and place its promoted minors (read only)."""
+def placements(db_path: str, horizon: int = 8, games: int | None = None) -> tuple[dict, Placement]:
+    """Replay every stored game of a study (the first ``games`` with positions, when given: the
+    ones an earlier read saw, should the study be growing meanwhile) and place its promoted minors
+    (read only)."""
     if horizon < 1:
         raise FitError(f"--horizon: must be at least 1 ply, got {horizon}")
     with open_study(db_path) as db:
@@ -89,6 +95,8 @@ def placements(db_path: str, horizon: int = 8) -> tuple[dict, Placement]:
         for g in study_games(db):
             if not g.positions:
                 continue
+            if games is not None and len(per_game) == games:
+                break
             per_game.append(_replay(config, variant, kinds, g.game_index, g.move_codes(), g.opening_plies,
                                     g.positions, db_path))
     counts = np.concatenate(per_game) if per_game else np.zeros((0, 2, len(kinds), 2), np.int16)
@@ -119,17 +127,17 @@ def _replay(config: dict, variant: Variant, kinds: dict[str, int], index: int, m
     if len(moves) < opening + rows - 1:
         raise ReplayError(f"{where}: game {index} stores {len(moves)} moves for {rows} positions after "
                           f"{opening} opening plies")
-    out = np.zeros((rows, 2, len(kinds), 2), np.int16)
+    boards = []
     try:
         for code in moves[:opening]:
             pos.push(Move(int(code)))
         for r in range(rows):
             if r:
                 pos.push(Move(int(moves[opening + r - 1])))
-            out[r] = _board_counts(pos.kernel_state().bd, variant, kinds)
+            boards.append(pos.kernel_state().bd)
     except ValueError as exc:
         raise ReplayError(f"{where}: game {index} does not replay from its start: {exc}") from None
-    return out
+    return _board_counts(np.array(boards), variant, kinds)
 
 
 @dataclass
@@ -177,7 +185,7 @@ def promoted_controls(db_path: str, pieces: tuple[str, ...] | None = None, *, ho
     if bad:
         raise FitError(f"{db_path}: {', '.join(bad)}: not a promoted minor of {config['variant']} "
                        f"(its promoted minors: {', '.join(minors) or 'none'})")
-    _, place = placements(str(db_path), horizon)
+    _, place = placements(str(db_path), horizon, rows.games)
     if len(place.camp[minors[0]] if minors else rows.game) != len(rows.game):
         raise ReplayError(f"{db_path}: the replayed games give another number of positions than the stored ones")
     keep = rows.quiet
