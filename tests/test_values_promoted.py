@@ -110,3 +110,18 @@ def test_a_split_the_games_cannot_identify_is_one_line_and_nothing_changes(study
     with pytest.raises(FitError, match="horizon: must be at least 1"):
         placements(str(study), horizon=0)
     assert _sha(study) == before
+
+
+def test_the_camp_is_each_owners_promotion_zone() -> None:
+    from komaken.lab.valuestudy.promoted import _board_counts
+    from komaken.shogi import Position
+    from komaken.shogi.variant import load_variant
+
+    v = load_variant("minishogi")
+    # black: +S on rank 1 (its camp), +P on rank 3; white: +P on rank 5 (its camp), +S on rank 2
+    pos = Position.from_sfen("+S3k/3+s1/2+P2/5/K3+p b - 1", v)
+    kinds = {"+P": 9, "+S": 12, "S": 4}
+    c = _board_counts(np.array([pos.kernel_state().bd]), v, kinds)[0]
+    assert c[0, 0].tolist() == [0, 1] and c[0, 1].tolist() == [1, 0]  # black: +P elsewhere, +S in the camp
+    assert c[1, 0].tolist() == [1, 0] and c[1, 1].tolist() == [0, 1]  # white: +P in the camp, +S elsewhere
+    assert not c[:, 2].any()

@@ -91,7 +91,7 @@ def placements(db_path: str, horizon: int = 8, games: int | None = None) -> tupl
         variant = variant_from_dict(tomllib.loads(config["variant_toml"]), source="<study>")
         kinds = {x: int(piece_kind(x[1:]) or 0) | 8 for x in MINORS if x in variant.piece_letters}
         kinds.update({x[1:]: int(piece_kind(x[1:]) or 0) for x in list(kinds)})
-        per_game = []
+        per_game: list[np.ndarray] = []
         for g in study_games(db):
             if not g.positions:
                 continue
