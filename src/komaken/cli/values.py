@@ -148,9 +148,7 @@ def strength(dbs: tuple[Path, ...], pieces: str, bootstrap: int, min_games: int,
               help="Plies ahead for the lifetime split (still on the board then, or gone).")
 @click.option("--splits", default=",".join(SPLITS), show_default=True, help="Which splits (the pooled fit is "
               "always first).")
-@click.option("--bootstrap", type=within(limits.BOOTSTRAP), default=200, show_default=True)
-@click.option("--min-games", type=within(limits.GAMES), default=200, show_default=True)
-@click.option("--seed", type=within(limits.SEED), default=0, show_default=True)
+@refit_options
 def promoted(db: Path, pieces: str | None, horizon: int, splits: str, bootstrap: int, min_games: int,
              seed: int) -> None:
     """Promoted minors with location and lifetime controls, beside Kaufman, Bonanza and Fairy-Stockfish."""

@@ -34,7 +34,7 @@ import numpy as np
 from komaken.lab.valuestudy.fit import FitError, Positions, fit_positions, variant_letters
 from komaken.lab.valuestudy.games import open_study, study_games
 from komaken.lab.valuestudy.laws import fsf_value
-from komaken.lab.valuestudy.robust import MIN_TERM_GAMES, _need, load_rows, terms
+from komaken.lab.valuestudy.robust import MIN_TERM_GAMES, load_rows, need_games, terms
 from komaken.lab.valuestudy.selfplay import game_start
 from komaken.shogi import Position
 from komaken.shogi.engine.selfplay import COL_SIDE
@@ -80,10 +80,9 @@ def _board_counts(boards: np.ndarray, variant: Variant, kinds: dict[str, int]) -
     return out
 
 
-def placements(db_path: str, horizon: int = 8, games: int | None = None) -> tuple[dict, Placement]:
-    """Replay every stored game of a study (the first ``games`` with positions, when given: the
-    ones an earlier read saw, should the study be growing meanwhile) and place its promoted minors
-    (read only)."""
+def placements(db_path: str, horizon: int = 8, indexes: np.ndarray | None = None) -> tuple[dict, Placement]:
+    """Replay every stored game of a study (those of ``indexes``, when given: the games an earlier
+    read saw, should the study be growing meanwhile) and place its promoted minors (read only)."""
     if horizon < 1:
         raise FitError(f"--horizon: must be at least 1 ply, got {horizon}")
     with open_study(db_path) as db:
@@ -92,11 +91,12 @@ def placements(db_path: str, horizon: int = 8, games: int | None = None) -> tupl
         kinds = {x: int(piece_kind(x[1:]) or 0) | 8 for x in MINORS if x in variant.piece_letters}
         kinds.update({x[1:]: int(piece_kind(x[1:]) or 0) for x in list(kinds)})
         per_game: list[np.ndarray] = []
+        wanted = None if indexes is None else {int(i) for i in indexes}
         for g in study_games(db):
             if not g.positions:
                 continue
-            if games is not None and len(per_game) == games:
-                break
+            if wanted is not None and g.game_index not in wanted:
+                continue
             per_game.append(_replay(config, variant, kinds, g.game_index, g.move_codes(), g.opening_plies,
                                     g.positions, db_path))
     counts = np.concatenate(per_game) if per_game else np.zeros((0, 2, len(kinds), 2), np.int16)
@@ -185,14 +185,14 @@ def promoted_controls(db_path: str, pieces: tuple[str, ...] | None = None, *, ho
     if bad:
         raise FitError(f"{db_path}: {', '.join(bad)}: not a promoted minor of {config['variant']} "
                        f"(its promoted minors: {', '.join(minors) or 'none'})")
-    _, place = placements(str(db_path), horizon, rows.games)
+    _, place = placements(str(db_path), horizon, rows.index)
     if len(place.camp[minors[0]] if minors else rows.game) != len(rows.game):
         raise ReplayError(f"{db_path}: the replayed games give another number of positions than the stored ones")
     keep = rows.quiet
     game_of = rows.game[keep]
     present = np.unique(game_of)
     if len(present) < min_games:
-        raise _need("positions (quiet)", f"{db_path} (paper)", len(present), rows.games, min_games)
+        raise need_games("positions (quiet)", f"{db_path} (paper)", len(present), rows.games, min_games)
     game = np.searchsorted(present, game_of)
     feat = rows.feat[keep].astype(np.int16)
     pooled = [(name, feat[:, c].sum(axis=1) - feat[:, [i + 20 for i in c]].sum(axis=1))
@@ -220,8 +220,8 @@ def promoted_controls(db_path: str, pieces: tuple[str, ...] | None = None, *, ho
         fits.append(_fit(columns, side, rows.score[keep], game, len(present), pieces, where, bootstrap, seed,
                          min_term_games, split or "paper: pooled"))
     mode, n = config.get("imbalance_mode", "remove"), int(config.get("imbalance", 0))
-    return PromotedControls(config["variant"], int(config["width"]), f"{mode} {n}" if n else "level", rows.games,
-                            horizon, pieces, fits)
+    design = f"{mode} {n}" if n else (f"odds ({config.get('odds_mode')})" if config.get("odds") else "level")
+    return PromotedControls(config["variant"], int(config["width"]), design, rows.games, horizon, pieces, fits)
 
 
 def _fit(columns: list[tuple[str, np.ndarray]], side: np.ndarray, y: np.ndarray, game: np.ndarray, games: int,
@@ -230,7 +230,7 @@ def _fit(columns: list[tuple[str, np.ndarray]], side: np.ndarray, y: np.ndarray,
     nonzero = {n: len(np.unique(game[c != 0])) for n, c in columns}
     for n, _ in columns:
         if n.split(" ")[0] in ("G", *pieces) and nonzero[n] < min_term_games:
-            raise _need(f"a difference in {n}", where, nonzero[n], games, min_term_games)
+            raise need_games(f"a difference in {n}", where, nonzero[n], games, min_term_games)
     fitted = [(n, c) for n, c in columns if nonzero[n] >= min_term_games]
     x = np.column_stack([c for _, c in fitted] + [side]).astype(np.int16)
     names = tuple(n for n, _ in fitted)
