@@ -10,6 +10,8 @@ databases (``komaken values odds``).  Writes into ``--out``:
   laws, the hypotheses (H1 also against Fairy-Stockfish as it computes) and Figure 1;
 * ``robust-<study>.md`` — ``komaken values robust`` of every study, and ``designs-<variant>.md``
   where a variant has studies of several start designs at one search limit (Appendix A, §3.2);
+* ``promoted-<study>.md`` — ``komaken values promoted`` of every study whose variant has promoted
+  minors: the location and lifetime controls and the outside tables (§4, Appendix A);
 * ``values_ctrl4_test.png`` (Figure 3, from a ``ctrl4`` study) and
   ``values_robustness_<variant>.png`` (Figure 2, from each exchange-start study of minishogi);
 * ``ab-<variant>.md`` and ``values_ab_<variant>.png`` (§3.5, Figure 5) — ``komaken values ab`` over
@@ -39,6 +41,7 @@ from komaken.lab.valuestudy.fit import fit_study, start_design, variant_letters
 from komaken.lab.valuestudy.games import StudyError, open_study
 from komaken.lab.valuestudy.laws import extrapolate, hill_law, law_value, saturation_law
 from komaken.lab.valuestudy.odds import analyse_odds
+from komaken.lab.valuestudy.promoted import MINORS, format_controls, format_reference, promoted_controls
 from komaken.lab.valuestudy.report import build, load
 from komaken.lab.valuestudy.robust import Robustness, format_designs, format_robustness, robustness
 from komaken.lab.valuestudy.strength import StrengthRow, format_strength, strength_label, strength_trend
@@ -209,6 +212,15 @@ def main() -> None:
         if r.variant == "ctrl4":
             ctrl4_figure(db, args.out)
         done(f"robust {db.name}")
+        if any(x in letters for x in MINORS):
+            try:
+                c = promoted_controls(str(db), bootstrap=200)
+            except KomakenError as exc:  # a study too small for a split: say which, go on
+                print(f"promoted {db.name}: {exc}", flush=True)
+            else:
+                (args.out / f"promoted-{db.stem}.md").write_text(format_controls(c) + "\n\n" + format_reference(c)
+                                                                  + "\n", encoding="utf-8")
+            done(f"promoted {db.name}")
     for (variant, limit), results in by_variant.items():  # start designs compared at one search limit
         if len({r.design for r in results}) > 1:
             name = variant if limit == "1000 nodes" else f"{variant}-{limit.replace(' ', '')}"

@@ -15,6 +15,7 @@ from komaken.lab import limits
 from komaken.lab.valuestudy.designed import ab_experiment, format_ab
 from komaken.lab.valuestudy.fit import fit_study, format_fit, write_values_toml
 from komaken.lab.valuestudy.odds import analyse_odds, format_odds, run_odds
+from komaken.lab.valuestudy.promoted import SPLITS, format_controls, format_reference, promoted_controls
 from komaken.lab.valuestudy.report import build, load
 from komaken.lab.valuestudy.robust import SPEC_KEYS, choose_specs, format_designs, format_robustness, robustness
 from komaken.lab.valuestudy.selfplay import run_selfplay, study_config
@@ -138,6 +139,24 @@ def strength(dbs: tuple[Path, ...], pieces: str, bootstrap: int, min_games: int,
     letters = tuple(x.strip() for x in pieces.split(",") if x.strip())
     click.echo(format_strength(strength_trend(list(dbs), letters, bootstrap=bootstrap, seed=seed,
                                               min_games=min_games)))
+
+
+@values.command("promoted")
+@click.option("--db", type=DB, required=True, help="Study database (read only).")
+@click.option("--pieces", default=None, help="Promoted minors to split, e.g. +P,+S (default: the variant's).")
+@click.option("--horizon", type=within((1, 200)), default=8, show_default=True,
+              help="Plies ahead for the lifetime split (still on the board then, or gone).")
+@click.option("--splits", default=",".join(SPLITS), show_default=True, help="Which splits (the pooled fit is "
+              "always first).")
+@refit_options
+def promoted(db: Path, pieces: str | None, horizon: int, splits: str, bootstrap: int, min_games: int,
+             seed: int) -> None:
+    """Promoted minors with location and lifetime controls, beside Kaufman, Bonanza and Fairy-Stockfish."""
+    letters = None if pieces is None else tuple(x.strip() for x in pieces.split(",") if x.strip())
+    chosen = tuple(x.strip() for x in splits.split(",") if x.strip())
+    r = promoted_controls(str(db), letters, horizon=horizon, splits=chosen, bootstrap=bootstrap, seed=seed,
+                          min_games=min_games)
+    click.echo(format_controls(r) + "\n\n" + format_reference(r))
 
 
 @values.command("odds")

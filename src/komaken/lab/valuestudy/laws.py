@@ -23,8 +23,8 @@ def fsf_factor(n: int) -> float:
 
 #: Fairy-Stockfish's base values (middle game, end game) of the pieces the study compares, as in
 #: its source's piece-value table (the master branch; 11.1 differs for the gold: 640, 640).
-FSF_BASE = {"master": {"B": (825, 915), "R": (1276, 1380), "G": (720, 700), "S": (660, 640)},
-            "11.1": {"B": (825, 915), "R": (1276, 1380), "G": (640, 640), "S": (630, 630)}}
+FSF_BASE = {"master": {"B": (825, 915), "R": (1276, 1380), "G": (720, 700), "S": (660, 640), "P": (90, 100)},
+            "11.1": {"B": (825, 915), "R": (1276, 1380), "G": (640, 640), "S": (630, 630), "P": (90, 100)}}
 
 
 def fsf_value(letter: str, n: int, version: str = "master", phase: int = 0) -> float:

@@ -166,6 +166,20 @@ def game_seed(config: dict[str, Any], game_index: int) -> int:
     return derive_seed(config["seed"], "values-selfplay", config["variant"], game_index)
 
 
+def game_start(config: dict[str, Any], variant: Variant, game_index: int) -> str | None:
+    """The SFEN game ``game_index`` of a study starts from, before its random plies (``None``: the
+    variant's start), from the configuration alone — what the workers play from, and what a
+    replay of the stored moves starts from."""
+    if config.get("imbalance"):
+        return imbalanced_start(variant, config["imbalance"], imbalance_seed(config["seed"], config["variant"],
+                                                                             game_index),
+                                config.get("imbalance_mode", "remove"))
+    if config.get("odds"):
+        letter, color = odds_game(config, game_index)
+        return odds_start(variant, letter, color, config["odds_mode"])
+    return None
+
+
 class _Context:
     """What a worker keeps between games of one study: the variant's arrays and buffers."""
 
@@ -180,14 +194,8 @@ class _Context:
         c = self.config
         seed = game_seed(c, game_index)
         t0 = time.perf_counter()
-        start = None
-        if c.get("imbalance"):
-            sfen = imbalanced_start(self.variant, c["imbalance"], imbalance_seed(c["seed"], c["variant"], game_index),
-                                    c.get("imbalance_mode", "remove"))
-            start = Position.from_sfen(sfen, self.variant)
-        elif c.get("odds"):
-            letter, color = odds_game(c, game_index)
-            start = Position.from_sfen(odds_start(self.variant, letter, color, c["odds_mode"]), self.variant)
+        sfen = game_start(c, self.variant, game_index)
+        start = None if sfen is None else Position.from_sfen(sfen, self.variant)
         end, plies, opening, rows = self.games.play(seed, c["nodes"] or 0, c["depth"] or 0, c["random_plies"],
                                                     c["tt_bits"], start)
         winner = end & 3
