@@ -1,5 +1,5 @@
 """Labelling self-play positions with a USI engine's search scores (``komaken.lab.label``) and
-tuning on them (``komaken tune --label-engine``), with ``komaken usi`` itself as the labelling
+tuning on them (``komaken tune linear --label-engine``), with ``komaken usi`` itself as the labelling
 engine, driven through a real pipe."""
 
 from __future__ import annotations
@@ -135,7 +135,7 @@ def test_labels_of_another_study_are_refused(study: Path, tmp_path: Path) -> Non
 
 def test_tune_with_a_label_engine_end_to_end(study: Path, tmp_path: Path) -> None:
     out, labels = tmp_path / "t.toml", tmp_path / "l.sqlite"
-    cmd = [sys.executable, "-m", "komaken", "tune", "-v", "minishogi", "--games", "0", "--db", str(study),
+    cmd = [sys.executable, "-m", "komaken", "tune", "linear", "-v", "minishogi", "--games", "0", "--db", str(study),
            "--label-engine", shlex.join(USI), "--label-nodes", "150", "--labels", str(labels), "--out", str(out),
            "--l2", "1e-3"]
     r = subprocess.run(cmd, capture_output=True, text=True, timeout=600)

@@ -197,7 +197,10 @@ def _label_game(eng: UsiProcess, game: SelfPlayGame, nodes: int) -> list[tuple[i
         ply = game.opening_plies + i
         eng.send("position startpos" + (" moves " + " ".join(usi[:ply]) if ply else ""))
         eng.send(f"go nodes {nodes}")
-        score = score_of(eng.until("bestmove", 60))
+        lines = eng.until("bestmove", 60)
+        score = score_of(lines)
+        if score is None and lines and lines[-1].split()[1:2] == ["resign"]:
+            score = -MATE_CP  # no legal move (the game's last position): the side to move has lost
         if score is None:
             raise LabelError(f"{eng.name} gave no score for ply {ply} of game {game.game_index}")
         rows.append((game.game_index, ply, score if ply % 2 == 0 else -score))
