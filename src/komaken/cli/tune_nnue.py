@@ -46,7 +46,7 @@ OWN_ENGINE = "komaken usi"
 @click.option("--epochs", type=within((1, 10_000)), default=30, show_default=True)
 @click.option("--batch", type=within((1, 1 << 16)), default=256, show_default=True)
 @click.option("--lr", type=within((1e-6, 0.5)), default=2e-3, show_default=True, help="Adam learning rate.")
-@click.option("--decay", type=within((0.0, 0.5)), default=1e-4, show_default=True,
+@click.option("--decay", type=within((0.0, 0.5)), default=1e-2, show_default=True,
               help="Weight decay of the king-bucket feature rows (towards their king-independent factor).")
 @click.option("--seed", type=within(limits.SEED), default=0, show_default=True,
               help="Seeds the self-play, the held-out split, the start weights and the order of each epoch.")

@@ -20,7 +20,9 @@ random start.  On quantising, ``F`` is folded into every bucket's rows (the inte
 ``F``), and the file keeps it apart again (:mod:`komaken.shogi.engine.nnue`).
 
 **Optimiser.** Adam, mini-batches, sparse: only the rows of the features active in a batch get
-a gradient and an update (their Adam moments too), as only they moved the loss.  Seeded: the
+a gradient and an update (their Adam moments too), as only they moved the loss; the step size
+falls linearly to a tenth over the epochs; weight decay pulls the king-bucket rows towards 0
+(their feature towards its king-independent factor).  Seeded: the
 start weights and each epoch's order come from ``seed`` (the order of epoch ``e`` from
 ``(seed, e)``), so a run stopped after any epoch and resumed from its checkpoint ends with the
 same weights as one run through.
@@ -377,7 +379,7 @@ class TrainConfig:
     epochs: int = 30
     batch: int = 256
     lr: float = 2e-3
-    decay: float = 1e-4
+    decay: float = 1e-2
     seed: int = 0
     holdout: float = 0.1
 
@@ -418,6 +420,13 @@ def _fingerprint(samples: Samples, config: TrainConfig) -> str:
             f"k{samples.scale:.6g}/w{config.width}/b{config.batch}/lr{config.lr:g}/d{config.decay:g}/s{config.seed}/h{config.holdout:g}")
 
 
+def learning_rate(config: TrainConfig, epoch: int) -> float:
+    """The step size of ``epoch`` (1-based): ``config.lr`` falling linearly to a tenth of it at
+    the last epoch, so the last epochs settle instead of jumping around the minimum."""
+    frac = (epoch - 1) / max(1, config.epochs - 1)
+    return config.lr * (1.0 - 0.9 * frac)
+
+
 def train(samples: Samples, config: TrainConfig, *, checkpoint: Path | None = None,
           on_epoch: Callable[[EpochReport], None] | None = None,
           on_batch: Callable[[int, int], None] | None = None,
@@ -455,12 +464,13 @@ def train(samples: Samples, config: TrainConfig, *, checkpoint: Path | None = No
     ks = OUT_SCALE / samples.scale
     for epoch in range(len(done) + 1, config.epochs + 1):
         order = np.random.default_rng([config.seed, epoch]).permutation(len(tr))
+        lr = learning_rate(config, epoch)
         # in chunks of batches, so the progress bar moves within an epoch
         chunk = config.batch * max(1, per_epoch // 20)
         losses = 0.0
         for c0 in range(0, len(order), chunk):
             part = order[c0:c0 + chunk]
-            losses += train_epoch(tr.feats, tr.target, part, config.batch, config.lr, config.decay, ks, step,
+            losses += train_epoch(tr.feats, tr.target, part, config.batch, lr, config.decay, ks, step,
                                   nboard, cells, P, G, M, V, touched_w, touched_f, mark_w, mark_f)
             step += -(-len(part) // config.batch)
             if on_batch is not None:
