@@ -144,10 +144,10 @@ def test_tune_with_a_label_engine_end_to_end(study: Path, tmp_path: Path) -> Non
     tuned = EvalParams.load(out, "minishogi")
     assert tuned.values.board != EvalParams.default("minishogi").values.board
     # bad input: labels with records, and a label file of another node count: one line, exit 2
-    r = subprocess.run([*cmd[:6], "--records", str(tmp_path), "--labels", str(labels), "--out", str(out)],
+    r = subprocess.run([*cmd[:7], "--records", str(tmp_path), "--labels", str(labels), "--out", str(out)],
                        capture_output=True, text=True, timeout=120)
     assert r.returncode == 2 and "give --db, not --records" in r.stderr
-    r = subprocess.run([*cmd[:10], "--label-engine", shlex.join(USI), "--label-nodes", "151", "--labels", str(labels),
+    r = subprocess.run([*cmd[:11], "--label-engine", shlex.join(USI), "--label-nodes", "151", "--labels", str(labels),
                         "--out", str(out)],
                        capture_output=True, text=True, timeout=120)
     assert r.returncode == 2 and r.stderr.count("\n") == 1 and "labels of another nodes" in r.stderr, r.stderr
