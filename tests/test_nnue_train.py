@@ -17,6 +17,7 @@ from komaken.shogi._kernels import ST_SIDE
 from komaken.shogi.engine._nnue import OUT_SCALE, refresh, square_index
 from komaken.shogi.engine.nnue import Network, evaluate, find_network
 from komaken.shogi.engine.nnue_train import (
+    EpochReport,
     Samples,
     TrainConfig,
     TrainError,
@@ -93,8 +94,17 @@ def test_a_seeded_run_repeats_and_a_resumed_one_ends_the_same(samples: Samples, 
     b = train(samples, cfg)
     assert all((a.params[k] == b.params[k]).all() for k in a.params)
     ck = tmp_path / "run.ckpt.npz"
-    first = train(samples, TrainConfig(width=8, epochs=2, batch=32, seed=5), checkpoint=ck)
-    assert [r.epoch for r in first.epochs] == [1, 2] and ck.exists()
+
+    class Stop(Exception):
+        pass
+
+    def stop_after_two(r: EpochReport) -> None:
+        if r.epoch == 2:
+            raise Stop  # as a kill after the second epoch's checkpoint
+
+    with pytest.raises(Stop):
+        train(samples, cfg, checkpoint=ck, on_epoch=stop_after_two)
+    assert ck.exists()
     seen: list[int] = []
     resumed = train(samples, cfg, checkpoint=ck, on_epoch=lambda r: seen.append(r.epoch))
     assert seen == [3, 4] and [r.epoch for r in resumed.epochs] == [1, 2, 3, 4]
