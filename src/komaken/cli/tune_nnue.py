@@ -6,12 +6,23 @@ import datetime
 import shlex
 import subprocess
 import sys
+from collections.abc import Callable
 from pathlib import Path
 
 import click
+import numpy as np
+from rich.console import Console
+from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeRemainingColumn
 
 from komaken.cli._common import VARIANT_HELP, within
 from komaken.lab import limits
+from komaken.lab.label import label_study, load_labels
+from komaken.lab.nnue_data import NnueData, read_study
+from komaken.lab.valuestudy.selfplay import run_selfplay, study_config
+from komaken.shogi.engine.nnue import Network
+from komaken.shogi.engine.nnue_train import Samples, TrainConfig, TrainResult, cross_entropy, train
+from komaken.shogi.engine.tune import fit_k
+from komaken.shogi.variant import load_variant
 
 FILE = click.Path(dir_okay=False, path_type=Path)
 #: komaken's own search as the labelling engine, through the same USI pipeline as any other
@@ -63,18 +74,6 @@ def nnue(variant: str, games: int, db: Path, out: Path, nodes: int, random_plies
     """Train an NNUE network for a variant on self-play positions labelled by a deeper search and
     blended with the games' results; prints the held-out loss per epoch, and the linear
     evaluation's on the same positions."""
-    import numpy as np
-    from rich.console import Console
-    from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeRemainingColumn
-
-    from komaken.lab.label import label_study, load_labels
-    from komaken.lab.nnue_data import read_study
-    from komaken.lab.valuestudy.selfplay import run_selfplay, study_config
-    from komaken.shogi.engine.nnue import Network
-    from komaken.shogi.engine.nnue_train import TrainConfig, cross_entropy, train
-    from komaken.shogi.engine.tune import fit_k
-    from komaken.shogi.variant import load_variant
-
     console = Console(stderr=True)
 
     def say(text: str) -> None:
@@ -95,45 +94,28 @@ def nnue(variant: str, games: int, db: Path, out: Path, nodes: int, random_plies
                        progress=lambda n, of: say(f"labelled {n}/{of} games") if n % 100 == 0 or n == of else None)
     say(f"{labels}: {made} positions labelled now ({label_engine}, {label_nodes} nodes)")
     data = read_study(db, load_labels(labels, db), v, blend=blend, scale=scale)
-    samples = data.samples
-    say(f"{len(samples)} positions from {data.games} games; target scale {samples.scale:.0f} units per logit")
+    say(f"{len(data.samples)} positions from {data.games} games; target scale {data.samples.scale:.0f} units per logit")
     checkpoint = checkpoint or out.with_name(out.name + ".ckpt.npz")
-    bar = Progress(TextColumn("training"), BarColumn(), MofNCompleteColumn(), TextColumn("batches"),
-                   TimeRemainingColumn(), console=console, transient=True,
-                   disable=quiet or not console.is_terminal)
-    with bar:
-        task = bar.add_task("train", total=None)
-
-        def on_batch(n: int, total: int) -> None:
-            bar.update(task, advance=n, total=total)
-
-        result = train(samples, config, checkpoint=checkpoint, on_batch=on_batch,
-                       on_epoch=lambda r: say(f"epoch {r.epoch}/{epochs}: train loss {r.train_loss:.5f}, "
-                                              f"held-out loss {r.holdout_loss:.5f}"))
-    ho = result.holdout_rows
-    y, lin = samples.target[ho], data.linear[ho]
-    linear_same = cross_entropy(lin / samples.scale, y)
-    linear_fit = cross_entropy(fit_k(lin, y) * lin, y)
-    prior = float(np.clip(y.mean(), 1e-6, 1 - 1e-6))
-    constant = cross_entropy(np.full(len(y), np.log(prior / (1 - prior))), y)
+    result = _train(data.samples, config, checkpoint, console, quiet, say)
     given = {"variant": variant, "games": games, "db": db.name, "out": out.name, "nodes": nodes,
              "random-plies": random_plies, "noise": noise, "label-engine": label_engine, "label-nodes": label_nodes,
              "blend": blend, "scale": scale, "width": width, "epochs": epochs, "batch": batch, "lr": lr,
              "decay": decay, "seed": seed}
+    losses = _baselines(data, result)
     provenance = {
         "command": "komaken tune nnue " + " ".join(f"--{k} {shlex.quote(str(x))}" for k, x in given.items()
                                                    if x is not None),
         "commit": _commit(),
         "date": datetime.date.today().isoformat(),
         "data": (f"{data.games} self-play games of {v.name} at {nodes} nodes a move ({random_plies} random "
-                 f"opening plies, noise {noise:g}, seed {seed}); {len(samples)} quiet positions labelled by "
+                 f"opening plies, noise {noise:g}, seed {seed}); {len(data.samples)} quiet positions labelled by "
                  f"{label_engine} at {label_nodes} nodes"),
-        "target": f"{blend:g} x sigma(score / {samples.scale:.1f}) + {1 - blend:g} x result",
+        "target": f"{blend:g} x sigma(score / {data.samples.scale:.1f}) + {1 - blend:g} x result",
         "positions": f"{result.train_positions} training, {result.holdout_positions} held out (whole games)",
         "holdout_loss": f"{result.holdout_int:.5f}",
         "holdout_loss_float": f"{result.holdout_float:.5f}",
-        "holdout_loss_linear": f"{linear_same:.5f}",
-        "holdout_loss_constant": f"{constant:.5f}",
+        "holdout_loss_linear": f"{losses['linear']:.5f}",
+        "holdout_loss_constant": f"{losses['constant']:.5f}",
     }
     net = Network(**{**result.network.__dict__, "provenance": provenance})
     net.save(out)
@@ -141,8 +123,31 @@ def nnue(variant: str, games: int, db: Path, out: Path, nodes: int, random_plies
     checkpoint.unlink(missing_ok=True)
     click.echo(f"wrote {out} ({out.stat().st_size} bytes): held-out cross-entropy {result.holdout_int:.5f} "
                f"(float net {result.holdout_float:.5f}; integer vs float: mean {result.quant_mean:.1f}, "
-               f"max {result.quant_max:.0f} units); linear evaluation on the same positions {linear_same:.5f} "
-               f"({linear_fit:.5f} with its own fitted scale); constant {constant:.5f}")
+               f"max {result.quant_max:.0f} units); linear evaluation on the same positions {losses['linear']:.5f} "
+               f"({losses['linear_fit']:.5f} with its own fitted scale); constant {losses['constant']:.5f}")
+
+
+def _train(samples: Samples, config: TrainConfig, checkpoint: Path, console: Console, quiet: bool,
+           say: Callable[[str], None]) -> TrainResult:
+    """:func:`train` with a progress bar on a terminal and a line per epoch."""
+    bar = Progress(TextColumn("training"), BarColumn(), MofNCompleteColumn(), TextColumn("batches"),
+                   TimeRemainingColumn(), console=console, transient=True, disable=quiet or not console.is_terminal)
+    with bar:
+        task = bar.add_task("train", total=None)
+        return train(samples, config, checkpoint=checkpoint,
+                     on_batch=lambda n, total: bar.update(task, advance=n, total=total),
+                     on_epoch=lambda r: say(f"epoch {r.epoch}/{config.epochs}: train loss {r.train_loss:.5f}, "
+                                            f"held-out loss {r.holdout_loss:.5f}"))
+
+
+def _baselines(data: NnueData, result: TrainResult) -> dict[str, float]:
+    """Cross-entropy on the held-out positions of the linear evaluation (through the net's scale,
+    and through its own fitted one) and of a constant prediction."""
+    ho = result.holdout_rows
+    y, lin = data.samples.target[ho], data.linear[ho]
+    prior = float(np.clip(y.mean(), 1e-6, 1 - 1e-6))
+    return {"linear": cross_entropy(lin / data.samples.scale, y), "linear_fit": cross_entropy(fit_k(lin, y) * lin, y),
+            "constant": cross_entropy(np.full(len(y), np.log(prior / (1 - prior))), y)}
 
 
 def _commit() -> str:

@@ -51,9 +51,10 @@ import dataclasses
 import io
 import json
 import zipfile
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from importlib import resources
 from pathlib import Path
+from typing import Any
 
 import numpy as np
 
@@ -238,6 +239,11 @@ def _parse(data: bytes, where: str) -> Network:
             raise ValueError("not an object")
     except (UnicodeDecodeError, ValueError) as e:
         raise bad(f"unreadable header ({e})") from None
+    return _build(arrays, _checked_header(h, bad), bad)
+
+
+def _checked_header(h: dict[str, Any], bad: Callable[[str], EvalError]) -> dict[str, Any]:
+    """The header ``h`` if it is one this komaken reads (``bad(what)`` is the error otherwise)."""
     if h.get("format") != FORMAT:
         raise bad(f"not a komaken NNUE file (format {h.get('format')!r})")
     if h.get("version") != FORMAT_VERSION:
@@ -261,7 +267,14 @@ def _parse(data: bytes, where: str) -> Network:
     if (not isinstance(width, int) or not 1 <= width <= 4096 or not isinstance(dense, list) or len(dense) != 2
             or not all(isinstance(x, int) and 1 <= x <= 4096 for x in dense)):
         raise bad(f"invalid widths (width {width!r}, dense {dense!r})")
-    n1, n2 = dense
+    return h
+
+
+def _build(arrays: dict[str, np.ndarray], h: dict[str, Any], bad: Callable[[str], EvalError]) -> Network:
+    """The network of the file's ``arrays`` (its ``h``eader checked), each array checked."""
+    board, width, (n1, n2) = h["board"], h["width"], h["dense"]
+    nsq = board[0] * board[1]
+    nf = n_features(nsq)
     shapes: dict[str, tuple[tuple[int, ...], type[np.generic]]] = {
         "ft_base": ((PLANES * nsq, width), np.int16), "ft_rows": ((nf, width), np.int16),
         "ft_bias": ((width,), np.int32), "l1w": ((n1, 2 * width), np.int16), "l1b": ((n1,), np.int32),
@@ -285,9 +298,9 @@ def _parse(data: bytes, where: str) -> Network:
     w[:(nsq + 1) * cells] += np.tile(got["ft_base"].astype(np.int32), (nsq + 1, 1))
     if w.min() < _INT16.min or w.max() > _INT16.max:
         raise bad("feature weights (ft_base + ft_rows) overflow int16")
-    return Network(variant, (board[0], board[1]), w.astype(np.int16), got["ft_bias"], got["l1w"], got["l1b"],
+    return Network(h["variant"], (board[0], board[1]), w.astype(np.int16), got["ft_bias"], got["l1w"], got["l1b"],
                    got["l2w"], got["l2b"], got["ow"], int(got["ob"][0]), FEATURE_SET, FEATURE_VERSION,
-                   {str(k): str(v) for k, v in provenance.items()})
+                   {str(k): str(v) for k, v in h.get("provenance", {}).items()})
 
 
 __all__ = ["DENSE", "FEATURE_SET", "FORMAT", "Network", "SUFFIX", "evaluate", "find_network", "shipped_path"]

@@ -218,28 +218,14 @@ def train(samples: Samples, config: TrainConfig, *, checkpoint: Path | None = No
     if checkpoint is not None and checkpoint.exists():
         params, moments, done, step = _load_checkpoint(checkpoint, key, params)
     grads = {k: np.zeros_like(v) for k, v in params.items()}
-    P = tuple(params[k] for k in _PARAMS)
-    G = tuple(grads[k] for k in _PARAMS)
-    M = tuple(moments[k][0] for k in _PARAMS)
-    V = tuple(moments[k][1] for k in _PARAMS)
     nf = params["W"].shape[0]
-    touched_w, mark_w = np.zeros(nf, dtype=np.int64), np.zeros(nf, dtype=np.int8)
-    touched_f, mark_f = np.zeros(cells, dtype=np.int64), np.zeros(cells, dtype=np.int8)
-    per_epoch = -(-len(tr) // config.batch)
+    buffers = (tuple(params[k] for k in _PARAMS), tuple(grads[k] for k in _PARAMS),
+               tuple(moments[k][0] for k in _PARAMS), tuple(moments[k][1] for k in _PARAMS),
+               np.zeros(nf, dtype=np.int64), np.zeros(cells, dtype=np.int64), np.zeros(nf, dtype=np.int8),
+               np.zeros(cells, dtype=np.int8))
     ks = OUT_SCALE / samples.scale
     for epoch in range(len(done) + 1, config.epochs + 1):
-        order = np.random.default_rng([config.seed, epoch]).permutation(len(tr))
-        lr = learning_rate(config, epoch)
-        # in chunks of batches, so the progress bar moves within an epoch
-        chunk = config.batch * max(1, per_epoch // 20)
-        losses = 0.0
-        for c0 in range(0, len(order), chunk):
-            part = order[c0:c0 + chunk]
-            losses += train_epoch(tr.feats, tr.target, part, config.batch, lr, config.decay, ks, step,
-                                  nboard, cells, P, G, M, V, touched_w, touched_f, mark_w, mark_f)
-            step += -(-len(part) // config.batch)
-            if on_batch is not None:
-                on_batch(-(-len(part) // config.batch), per_epoch * config.epochs)
+        losses, step = _epoch(tr, config, epoch, step, ks, nboard, cells, buffers, on_batch)
         for name in _PARAMS:
             if not np.isfinite(params[name]).all():
                 raise TrainError(f"training diverged at epoch {epoch} ({name} not finite); try a smaller --lr")
@@ -257,6 +243,25 @@ def train(samples: Samples, config: TrainConfig, *, checkpoint: Path | None = No
     return TrainResult(net, params, done, cross_entropy(ks * o_float, ho.target),
                        cross_entropy(o_int / samples.scale, ho.target), float(diff.mean()), float(diff.max()), len(tr),
                        len(ho), np.flatnonzero(held))
+
+
+def _epoch(tr: Samples, config: TrainConfig, epoch: int, step: int, ks: float, nboard: int, cells: int,
+           buffers: tuple[Any, ...], on_batch: Callable[[int, int], None] | None) -> tuple[float, int]:
+    """One epoch (its order and step size from ``config``), in chunks of batches so that the
+    progress bar moves within it; returns the summed loss and the Adam step count after it."""
+    order = np.random.default_rng([config.seed, epoch]).permutation(len(tr))
+    lr = learning_rate(config, epoch)
+    per_epoch = -(-len(tr) // config.batch)
+    chunk = config.batch * max(1, per_epoch // 20)
+    losses = 0.0
+    for c0 in range(0, len(order), chunk):
+        part = order[c0:c0 + chunk]
+        losses += train_epoch(tr.feats, tr.target, part, config.batch, lr, config.decay, ks, step, nboard, cells,
+                              *buffers)
+        step += -(-len(part) // config.batch)
+        if on_batch is not None:
+            on_batch(-(-len(part) // config.batch), per_epoch * config.epochs)
+    return losses, step
 
 
 def _predict(s: Samples, p: dict[str, np.ndarray], nboard: int, cells: int) -> np.ndarray:
