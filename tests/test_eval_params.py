@@ -510,19 +510,21 @@ def _komaken(*args: str) -> subprocess.CompletedProcess[str]:
 
 def test_tune_end_to_end_writes_parameters_the_engine_plays_with(tmp_path: Path) -> None:
     db, out = tmp_path / "games.db", tmp_path / "tuned.toml"
-    r = _komaken("tune", "-v", "minishogi", "--games", "8", "--db", str(db), "--out", str(out), "--nodes", "60",
+    r = _komaken("tune", "linear",
+                 "-v", "minishogi", "--games", "8", "--db", str(db), "--out", str(out), "--nodes", "60",
                  "--l2", "1e-2", "--l2", "1e-4")
     assert r.returncode == 0, r.stderr
     assert f"wrote {out}" in r.stdout and "lambda 0.0001: held-out cross-entropy" in r.stderr
     tuned = EvalParams.load(out, "minishogi")
     assert tuned.terms == {"mobility": 1.0, "king_safety": 1.0, "psq": 1.0}
     assert tuned.values.board != EvalParams.default("minishogi").values.board  # the fit moved something
-    assert "tuned by komaken tune on 8 self-play games" in out.read_text(encoding="utf-8")
+    assert "tuned by komaken tune linear on 8 self-play games" in out.read_text(encoding="utf-8")
     pos = Position.start("minishogi")
     assert Engine("minishogi", params=out).search(pos, Limits(depth=2)).move in pos.legal_moves()
     # the same games again (--games 0): the same file
     again = tmp_path / "again.toml"
-    r = _komaken("tune", "-v", "minishogi", "--games", "0", "--db", str(db), "--out", str(again), "--l2", "1e-2",
+    r = _komaken("tune", "linear",
+                 "-v", "minishogi", "--games", "0", "--db", str(db), "--out", str(again), "--l2", "1e-2",
                  "--l2", "1e-4", "-q")
     assert r.returncode == 0 and again.read_text(encoding="utf-8") == out.read_text(encoding="utf-8")
 
@@ -554,7 +556,8 @@ def test_tune_on_records_reads_the_same_positions_as_the_study_they_came_from(tm
     from komaken.shogi.engine.tune import read_records
 
     db = tmp_path / "games.db"
-    r = _komaken("tune", "-v", "minishogi", "--games", "6", "--db", str(db), "--out", str(tmp_path / "a.toml"),
+    r = _komaken("tune", "linear",
+                 "-v", "minishogi", "--games", "6", "--db", str(db), "--out", str(tmp_path / "a.toml"),
                  "--nodes", "60", "--l2", "1e-2", "-q")
     assert r.returncode == 0, r.stderr
     folder = tmp_path / "records"
@@ -567,9 +570,9 @@ def test_tune_on_records_reads_the_same_positions_as_the_study_they_came_from(tm
     np.testing.assert_array_equal(recs.X, study.X)
     np.testing.assert_array_equal(recs.y, study.y)
     out = tmp_path / "records.toml"
-    r = _komaken("tune", "-v", "minishogi", "--records", str(folder), "--out", str(out), "--l2", "1e-2", "-q")
+    r = _komaken("tune", "linear", "-v", "minishogi", "--records", str(folder), "--out", str(out), "--l2", "1e-2", "-q")
     assert r.returncode == 0, r.stderr
-    assert "tuned by komaken tune on 6 games from records" in out.read_text(encoding="utf-8")
+    assert "tuned by komaken tune linear on 6 games from records" in out.read_text(encoding="utf-8")
     assert EvalParams.load(out, "minishogi").values.board != EvalParams.default("minishogi").values.board
     from komaken import records
 
@@ -580,10 +583,10 @@ def test_tune_on_records_reads_the_same_positions_as_the_study_they_came_from(tm
                           (["--records", str(folder), "--db", str(db)], "--records tunes on the records alone"),
                           (["--records", str(broken)], f"broken.csa line {start.count(chr(10)) + 2}"),
                           ([], "give --games and --db")]:
-        r = _komaken("tune", "-v", "minishogi", *args, "--out", str(tmp_path / "x.toml"))
+        r = _komaken("tune", "linear", "-v", "minishogi", *args, "--out", str(tmp_path / "x.toml"))
         assert r.returncode == 2 and "Traceback" not in r.stderr, r.stderr
         assert message in r.stderr and len(r.stderr.strip().splitlines()) == 1, r.stderr
-    r = _komaken("tune", "-v", "judkins", "--records", str(folder), "--out", str(tmp_path / "x.toml"))
+    r = _komaken("tune", "linear", "-v", "judkins", "--records", str(folder), "--out", str(tmp_path / "x.toml"))
     assert r.returncode == 2 and "games.csa: game 1 is minishogi, not judkins" in r.stderr
     assert not (tmp_path / "x.toml").exists()
 
@@ -611,7 +614,8 @@ def test_tune_plays_its_games_with_the_play_params_file(tmp_path: Path) -> None:
     play = tmp_path / "play.toml"
     EvalParams.default("minishogi").write(play)
     db, out = tmp_path / "r2.db", tmp_path / "r2.toml"
-    r = _komaken("tune", "-v", "minishogi", "--games", "4", "--db", str(db), "--out", str(out), "--nodes", "60",
+    r = _komaken("tune", "linear",
+                 "-v", "minishogi", "--games", "4", "--db", str(db), "--out", str(out), "--nodes", "60",
                  "--play-params", str(play), "--random-plies", "3", "--l2", "1e-2", "-q")
     assert r.returncode == 0, r.stderr
     with open_study(db) as study:
@@ -620,19 +624,19 @@ def test_tune_plays_its_games_with_the_play_params_file(tmp_path: Path) -> None:
         assert config["terms"]["mobility"] == 1.0 and config["random_plies"] == 3
         assert all(g.opening_plies == 3 for g in study_games(study))
     bad = _file(tmp_path, "[values]\nP = 1.5\n", "bad.toml")
-    r = _komaken("tune", "-v", "minishogi", "--games", "2", "--db", str(tmp_path / "b.db"), "--out",
+    r = _komaken("tune", "linear", "-v", "minishogi", "--games", "2", "--db", str(tmp_path / "b.db"), "--out",
                  str(tmp_path / "o.toml"), "--play-params", str(bad))
     assert r.returncode == 2 and "bad.toml: values.P" in r.stderr and not (tmp_path / "b.db").exists()
 
 
 def test_tune_bad_input_is_one_line_exit_2(tmp_path: Path) -> None:
     bad = _file(tmp_path, "[psq.file]\nK = [1]\n", "start.toml")
-    r = _komaken("tune", "-v", "minishogi", "--games", "2", "--db", str(tmp_path / "g.db"), "--out",
+    r = _komaken("tune", "linear", "-v", "minishogi", "--games", "2", "--db", str(tmp_path / "g.db"), "--out",
                  str(tmp_path / "o.toml"), "--params", str(bad))
     assert r.returncode == 2 and r.stderr.count("\n") == 1
     assert "start.toml: psq.file.K: must be a list of 3 numbers" in r.stderr
     assert not (tmp_path / "g.db").exists()  # refused before any game was played
-    r = _komaken("tune", "-v", "judkins", "--games", "0", "--db", str(tmp_path / "none.db"), "--out",
+    r = _komaken("tune", "linear", "-v", "judkins", "--games", "0", "--db", str(tmp_path / "none.db"), "--out",
                  str(tmp_path / "o.toml"))
     assert r.returncode == 2 and "none.db does not exist" in r.stderr
 

@@ -94,7 +94,7 @@ def test_a_huge_game_count_in_a_file_is_one_line_and_the_database_untouched(tmp_
      "--seed", "0<=x<=9223372036854775807"),
     (["values", "odds", "-v", "minishogi", "--pieces", "B", "--games", str(10**18), "--db", "{db}"], "--games",
      "1<=x<=100000"),
-    (["tune", "-v", "minishogi", "--games", "0", "--db", "{db}", "--out", "{db}.toml", "--l2", "inf"], "--l2",
+    (["tune", "linear", "-v", "minishogi", "--games", "0", "--db", "{db}", "--out", "{db}.toml", "--l2", "inf"], "--l2",
      "0<=x<=1000000"),
 ])  # fmt: skip
 def test_command_line_numbers_are_bounded(tmp_path: Path, args: list[str], option: str, allowed: str) -> None:

@@ -1,5 +1,5 @@
 """Labelling self-play positions with a USI engine's search scores (``komaken.lab.label``) and
-tuning on them (``komaken tune --label-engine``), with ``komaken usi`` itself as the labelling
+tuning on them (``komaken tune linear --label-engine``), with ``komaken usi`` itself as the labelling
 engine, driven through a real pipe."""
 
 from __future__ import annotations
@@ -135,7 +135,7 @@ def test_labels_of_another_study_are_refused(study: Path, tmp_path: Path) -> Non
 
 def test_tune_with_a_label_engine_end_to_end(study: Path, tmp_path: Path) -> None:
     out, labels = tmp_path / "t.toml", tmp_path / "l.sqlite"
-    cmd = [sys.executable, "-m", "komaken", "tune", "-v", "minishogi", "--games", "0", "--db", str(study),
+    cmd = [sys.executable, "-m", "komaken", "tune", "linear", "-v", "minishogi", "--games", "0", "--db", str(study),
            "--label-engine", shlex.join(USI), "--label-nodes", "150", "--labels", str(labels), "--out", str(out),
            "--l2", "1e-3"]
     r = subprocess.run(cmd, capture_output=True, text=True, timeout=600)
@@ -144,10 +144,57 @@ def test_tune_with_a_label_engine_end_to_end(study: Path, tmp_path: Path) -> Non
     tuned = EvalParams.load(out, "minishogi")
     assert tuned.values.board != EvalParams.default("minishogi").values.board
     # bad input: labels with records, and a label file of another node count: one line, exit 2
-    r = subprocess.run([*cmd[:6], "--records", str(tmp_path), "--labels", str(labels), "--out", str(out)],
+    r = subprocess.run([*cmd[:7], "--records", str(tmp_path), "--labels", str(labels), "--out", str(out)],
                        capture_output=True, text=True, timeout=120)
     assert r.returncode == 2 and "give --db, not --records" in r.stderr
-    r = subprocess.run([*cmd[:10], "--label-engine", shlex.join(USI), "--label-nodes", "151", "--labels", str(labels),
+    r = subprocess.run([*cmd[:11], "--label-engine", shlex.join(USI), "--label-nodes", "151", "--labels", str(labels),
                         "--out", str(out)],
                        capture_output=True, text=True, timeout=120)
     assert r.returncode == 2 and r.stderr.count("\n") == 1 and "labels of another nodes" in r.stderr, r.stderr
+
+
+_SILENT_ENGINE = '''
+import sys
+n = 0
+for line in sys.stdin:
+    cmd = line.split()
+    if not cmd:
+        continue
+    if cmd[0] == "usi":
+        print("id name silent", flush=True)
+        print("usiok", flush=True)
+    elif cmd[0] == "isready":
+        print("readyok", flush=True)
+    elif cmd[0] == "go":
+        n += 1
+        # MODE: "none" never scores; "some" scores every other position; "resign" resigns unscored
+        if MODE == "some" and n % 2 == 0:
+            print("info depth 1 score cp 7 pv 1a1b", flush=True)
+        print("bestmove resign" if MODE == "resign" or (MODE == "some" and n % 4 == 1) else "bestmove 1a1b",
+              flush=True)
+    elif cmd[0] == "quit":
+        break
+'''
+
+
+@pytest.mark.parametrize("mode", ["none", "some", "resign"])
+def test_positions_without_a_score_stay_unlabelled_and_a_silent_engine_is_an_error(
+        study: Path, tmp_path: Path, mode: str) -> None:
+    """komaken plays a single legal move at once, unscored, and answers a finished game's last
+    position with an unscored ``bestmove resign``: such positions do not stop the labelling (the
+    second is a loss for the side to move), but an engine that scores nothing is an error."""
+    script = tmp_path / "engine.py"
+    script.write_text(f"MODE = {mode!r}\n" + _SILENT_ENGINE)
+    labels = tmp_path / "l.sqlite"
+    if mode == "none":
+        with pytest.raises(LabelError, match="no score for any of the"):
+            label_study(study, labels, [sys.executable, str(script)], nodes=10)
+        return
+    made = label_study(study, labels, [sys.executable, str(script)], nodes=10)
+    got = load_labels(labels, study)
+    scores = [s for g in got.values() for s in g.values()]
+    quiet = sum(len(p) for p in _quiet_plies(study).values())
+    if mode == "resign":
+        assert made == quiet and {abs(s) for s in scores} == {MATE_CP}
+    else:
+        assert 0 < made < quiet and {abs(s) for s in scores} == {7, MATE_CP}

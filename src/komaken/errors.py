@@ -21,3 +21,8 @@ class IllegalMoveError(KomakenError):
 
 class VariantError(KomakenError):
     """A variant definition (built-in name or TOML file) that is unknown or inconsistent."""
+
+
+class EvalError(KomakenError):
+    """An NNUE net file (``.nnue``) that cannot be used: unreadable or truncated, for another
+    variant or feature set, arrays of the wrong shape or type, or weights that are not finite."""

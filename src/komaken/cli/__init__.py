@@ -66,9 +66,8 @@ COMMANDS = {
               "Serve the web page: play, watch experiments live, browse games, read reports."),
     "values": ("komaken.cli.values:values",
                "Measure piece values by self-play (regression) and material odds, on any board size."),
-    "tune": ("komaken.cli.tune:tune", "Fit piece values, piece-square tables, king safety and mobility (with "
-             "--fit tempo also the tempo) to game results (or to a stronger engine's search scores: "
-             "--label-engine)."),
+    "tune": ("komaken.cli.tune:tune", "Fit an evaluation to data: the linear evaluation's parameters (`tune "
+             "linear`) or an NNUE network (`tune nnue`)."),
 }
 
 

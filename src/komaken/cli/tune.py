@@ -1,5 +1,6 @@
-"""``komaken tune``: Texel tuning of a variant's evaluation parameters on self-play games or on
-game records."""
+"""``komaken tune``: fit an evaluation to data — ``tune linear``, Texel tuning of a variant's
+linear evaluation parameters on self-play games or on game records; ``tune nnue``, training an
+NNUE network (:mod:`komaken.cli.tune_nnue`)."""
 
 from __future__ import annotations
 
@@ -10,6 +11,7 @@ from pathlib import Path
 import click
 
 from komaken.cli._common import VARIANT_HELP, within
+from komaken.cli.tune_nnue import nnue
 from komaken.lab import limits
 from komaken.lab.label import label_study, load_labels
 from komaken.lab.valuestudy.positions import read_games
@@ -22,7 +24,13 @@ from komaken.shogi.variant import load_variant
 FILE = click.Path(dir_okay=False, path_type=Path)
 
 
-@click.command("tune")
+@click.group("tune")
+def tune() -> None:
+    """Fit an evaluation to data: the linear evaluation's parameters (`tune linear`) or an NNUE
+    network (`tune nnue`)."""
+
+
+@tune.command("linear")
 @click.option("--variant", "-v", required=True, metavar="NAME|FILE", help=VARIANT_HELP)
 @click.option("--games", type=within((0, limits.GAMES[1])), default=None,
               help="Self-play games to tune on: played into --db until it holds this many (0: use --db as it is).")
@@ -63,7 +71,7 @@ FILE = click.Path(dir_okay=False, path_type=Path)
 @click.option("--label-scale", type=within(limits.LABEL_SCALE), default=600.0, show_default=True,
               help="A score s (centipawns, black's view) becomes the target sigma(s / scale).")
 @click.option("--quiet", "-q", is_flag=True, help="No progress lines.")
-def tune(variant: str, games: int | None, db: Path | None, record_paths: tuple[Path, ...], out: Path,
+def linear(variant: str, games: int | None, db: Path | None, record_paths: tuple[Path, ...], out: Path,
          start: Path | None, play: Path | None, nodes: int, random_plies: int, workers: int, seed: int, noise: float,
          mobility: bool, groups: tuple[str, ...], lambdas: tuple[float, ...], label_engine: str | None,
          label_nodes: int, labels: Path | None, label_scale: float, quiet: bool) -> None:
@@ -101,7 +109,7 @@ def tune(variant: str, games: int | None, db: Path | None, record_paths: tuple[P
             source = f"self-play games (targets: search scores in {labels.name}, scale {label_scale:g})"
         _, data = read_games(db, v, labels=scores, scale=label_scale)
     result = fit(params, data, lambdas=lambdas or LAMBDAS, mobility=mobility, log=say, groups=groups or None)
-    comment = (f"tuned by komaken tune on {result.games} {source} of {v.name} ({result.positions} quiet "
+    comment = (f"tuned by komaken tune linear on {result.games} {source} of {v.name} ({result.positions} quiet "
                f"positions, {result.columns} parameters)\nK = {result.k:.6g}, lambda = {result.lam:g}; held-out "
                f"cross-entropy {result.holdout_before:.5f} -> {result.holdout_after:.5f}")
     result.params.write(out, comment)
@@ -120,3 +128,5 @@ def _engine_scores(db: Path, labels: Path, engine: str | None, nodes: int, worke
         say(f"{labels}: {made} positions labelled now")
     return load_labels(labels, db)
 
+
+tune.add_command(nnue)

@@ -2,7 +2,7 @@
 
 A CSA export is one file of every game, separated by ``/`` lines as the CSA format has it; a KIF
 export is the games one after another, each from its ``#KIF`` line (KIF has no separator).
-:func:`komaken.records.read_all` (and ``komaken tune --records``) reads every game of either back.
+:func:`komaken.records.read_all` (and ``komaken tune linear --records``) reads every game of either back.
 
 KIF and CSA text comes from :mod:`komaken.records`: the lab replays each game's moves into a
 :class:`~komaken.records.GameRecord` with the players' names and the result.

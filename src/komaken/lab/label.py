@@ -193,14 +193,23 @@ def _label_game(eng: UsiProcess, game: SelfPlayGame, nodes: int) -> list[tuple[i
     usi = [Move(code).usi() for code in game.move_codes().tolist()]  # a move code alone spells its USI
     eng.send("usinewgame")
     rows = []
+    missed = 0
     for i in np.flatnonzero(quiet).tolist():
         ply = game.opening_plies + i
         eng.send("position startpos" + (" moves " + " ".join(usi[:ply]) if ply else ""))
         eng.send(f"go nodes {nodes}")
-        score = score_of(eng.until("bestmove", 60))
+        lines = eng.until("bestmove", 60)
+        score = score_of(lines)
+        if score is None and lines and lines[-1].split()[1:2] == ["resign"]:
+            score = -MATE_CP  # no legal move (the game's last position): the side to move has lost
         if score is None:
-            raise LabelError(f"{eng.name} gave no score for ply {ply} of game {game.game_index}")
+            # a move played at once without a search (komaken does so with one legal move):
+            # that position stays unlabelled; an engine that never scores is an error below
+            missed += 1
+            continue
         rows.append((game.game_index, ply, score if ply % 2 == 0 else -score))
+    if missed and not rows:
+        raise LabelError(f"{eng.name} gave no score for any of the {missed} positions of game {game.game_index}")
     return rows
 
 

@@ -12,7 +12,7 @@ from __future__ import annotations
 import math
 from typing import Any
 
-#: games per pairing (experiment files, ``--games``) and per study (``komaken values``, ``tune``)
+#: games per pairing (experiment files, ``--games``) and per study (``komaken values``, ``tune linear``, ``tune nnue``)
 GAMES = (1, 100_000_000)
 #: games per piece of a material-odds study (``values odds --games``): its openings are written out
 #: before play, one per two games, so this range is the one that bounds memory and setup time

@@ -5,7 +5,7 @@ one of the shipped variants': see :func:`params_id`); a variant with none plays 
 (:meth:`EvalParams.legacy`) and says so once (:func:`defaults_notice`).  Another file overrides
 it (``Engine(params=PATH)``, the player spec ``engine:params=PATH``, USI ``setoption name
 EvalFile value PATH``).  A file only has to name what
-it changes: everything else keeps the variant's default.  ``komaken tune`` writes complete files.
+it changes: everything else keeps the variant's default.  ``komaken tune linear`` writes complete files.
 
 >>> p = EvalParams.default("minishogi")
 >>> p.variant, p.width, p.height, p.values.board["P"] > 0

@@ -1,0 +1,340 @@
+"""Training an NNUE network (numpy + numba, float32) and quantising it to a :class:`Network`.
+
+**Data.** A :class:`Samples` set: for each position the active features of both perspectives
+(side to move's first, as :func:`position_features` lists them — the same features
+:func:`~komaken.shogi.engine._nnue.refresh` sums), a target ``t`` in [0, 1] (the side to move's
+expected score), and the game it comes from (the held-out split keeps a game's positions
+together).
+
+**Model.** The float twin of the integer network: accumulator ``b + Σ W_eff[f]``, clipped ReLU
+to [0, 1], 2H → n1 → n2 → 1 with clipped ReLU, output ``o`` in units of
+:data:`~komaken.shogi.engine._nnue.OUT_SCALE` evaluation units; the prediction is ``σ(o)``
+(``σ(score / 600)``, the scale the label targets use) and the loss the cross-entropy to ``t``.
+
+**Factorised board features.** A board feature (king bucket, piece plane, square) has weight
+``W[f] + F[plane, square]``: ``F`` is shared by every king bucket, so what a piece on a square is
+worth whatever the king's square is learnt from every position, and the bucket rows only learn
+how the king's square changes it.  With tens of thousands of positions most of the 9×9 table's
+82 buckets see a handful of positions, and without ``F`` those rows would stay near their
+random start.  On quantising, ``F`` is folded into every bucket's rows (the integer net has no
+``F``), and the file keeps it apart again (:mod:`komaken.shogi.engine.nnue`).
+
+**Optimiser.** Adam, mini-batches, sparse: only the rows of the features active in a batch get
+a gradient and an update (their Adam moments too), as only they moved the loss; the step size
+falls linearly to a tenth over the epochs; weight decay pulls the king-bucket rows towards 0
+(their feature towards its king-independent factor).  Seeded: the
+start weights and each epoch's order come from ``seed`` (the order of epoch ``e`` from
+``(seed, e)``), so a run stopped after any epoch and resumed from its checkpoint ends with the
+same weights as one run through.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import math
+from collections.abc import Callable
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+
+from komaken.errors import KomakenError
+from komaken.shogi._kernels import ST_SIDE
+from komaken.shogi.engine._nnue import (
+    OUT_SCALE,
+    PLANES,
+    QA,
+    QB,
+    n_features,
+    square_index,
+)
+from komaken.shogi.engine._nnue_train import (
+    active_features,
+    game_features,
+    integer_scores,
+    predict,
+    train_epoch,
+)
+from komaken.shogi.engine.nnue import DENSE, Network
+from komaken.shogi.position import Position
+from komaken.shogi.variant import Variant, load_variant, shipped_id
+
+#: active features per perspective at most: a piece on the board or in hand is one feature
+MAX_ACTIVE = 64
+_I16 = 32767
+
+
+class TrainError(KomakenError):
+    """Training data or a checkpoint that cannot be used (empty, another variant, another run)."""
+
+
+def position_features(position: Position) -> np.ndarray:
+    """``int32[2, MAX_ACTIVE]``: the active features of ``position``, side to move's first."""
+    s = position.kernel_state()
+    out = np.full((2, MAX_ACTIVE), -1, dtype=np.int32)
+    inv = square_index(s.rules)
+    us = int(s.st[ST_SIDE])
+    active_features(s.bd, s.hd, s.st, s.rules, inv, us, out[0])
+    active_features(s.bd, s.hd, s.st, s.rules, inv, 1 - us, out[1])
+    return out
+
+
+@dataclasses.dataclass
+class Samples:
+    """Positions to train on: ``feats`` int32 [n, 2, MAX_ACTIVE] (side to move's perspective
+    first, -1 padded), ``target`` float32 [n] (side to move's expected score), ``game`` int64 [n]."""
+
+    variant: str
+    board: tuple[int, int]
+    feats: np.ndarray
+    target: np.ndarray
+    game: np.ndarray
+    #: evaluation units per unit of logit: the net predicts ``σ(evaluation / scale)``
+    scale: float = 600.0
+
+    def __len__(self) -> int:
+        return int(self.target.shape[0])
+
+    def take(self, rows: np.ndarray) -> Samples:
+        return Samples(self.variant, self.board, self.feats[rows], self.target[rows], self.game[rows], self.scale)
+
+
+def holdout_split(game: np.ndarray, seed: int, fraction: float = 0.1) -> np.ndarray:
+    """``True`` for the rows of the held-out games: about ``fraction`` of the games, by a
+    seeded draw per game (a game's positions stay on one side)."""
+    ids = np.unique(game)
+    rng = np.random.default_rng([seed, 0x4E4E])
+    held = ids[rng.random(len(ids)) < fraction]
+    if len(held) == 0 and len(ids) > 1:
+        held = ids[:1]
+    return np.isin(game, held)
+
+
+# ---- the float model -----------------------------------------------------------------------------
+_PARAMS = ("W", "F", "B", "L1", "b1", "L2", "b2", "O", "ob")
+
+
+def init_params(nsq: int, width: int, dense: tuple[int, int], seed: int) -> dict[str, np.ndarray]:
+    """Start weights: bucket rows 0 (the factor ``F`` carries a feature's first weight), small
+    random ``F``, the dense layers scaled to their fan-in, the output near 0."""
+    rng = np.random.default_rng([seed, 0x1417])
+    n1, n2 = dense
+    f32 = np.float32
+    return {"W": np.zeros((n_features(nsq), width), dtype=f32),
+            "F": rng.normal(0, 0.05, (PLANES * nsq, width)).astype(f32),
+            "B": np.full(width, 0.3, dtype=f32),
+            "L1": rng.normal(0, 1 / math.sqrt(2 * width), (n1, 2 * width)).astype(f32),
+            "b1": np.full(n1, 0.1, dtype=f32),
+            "L2": rng.normal(0, 1 / math.sqrt(n1), (n2, n1)).astype(f32),
+            "b2": np.full(n2, 0.1, dtype=f32),
+            "O": rng.normal(0, 0.1, n2).astype(f32),
+            "ob": np.zeros(1, dtype=f32)}
+
+
+def cross_entropy(o: np.ndarray, t: np.ndarray) -> float:
+    """Mean cross-entropy of predictions ``σ(o)`` to targets ``t``."""
+    p = np.clip(1 / (1 + np.exp(-np.asarray(o, dtype=np.float64))), 1e-7, 1 - 1e-7)
+    return float(np.mean(-(t * np.log(p) + (1 - t) * np.log(1 - p))))
+
+
+# ---- a training run ------------------------------------------------------------------------------
+@dataclasses.dataclass(frozen=True)
+class TrainConfig:
+    width: int = 32
+    epochs: int = 30
+    batch: int = 256
+    lr: float = 2e-3
+    decay: float = 1e-2
+    seed: int = 0
+    holdout: float = 0.1
+
+    def check(self) -> None:
+        for key, val, lo, hi in (("width", self.width, 1, 1024), ("epochs", self.epochs, 1, 100_000),
+                                 ("batch", self.batch, 1, 1 << 20)):
+            if not lo <= val <= hi:
+                raise TrainError(f"{key} must be in {lo}..{hi}, not {val}")
+        if not (0 < self.lr < 1 and 0 <= self.decay < 1 and 0 < self.holdout < 1):
+            raise TrainError("lr and holdout must be in (0, 1), decay in [0, 1)")
+
+
+@dataclasses.dataclass
+class EpochReport:
+    epoch: int
+    train_loss: float
+    holdout_loss: float
+
+
+@dataclasses.dataclass
+class TrainResult:
+    network: Network
+    params: dict[str, np.ndarray]
+    epochs: list[EpochReport]
+    holdout_float: float
+    holdout_int: float
+    #: mean and largest |integer − float| evaluation on the held-out positions (evaluation units)
+    quant_mean: float
+    quant_max: float
+    train_positions: int
+    holdout_positions: int
+    holdout_rows: np.ndarray
+
+
+def _fingerprint(samples: Samples, config: TrainConfig) -> str:
+    h = np.uint64(len(samples)) ^ np.uint64(int(samples.feats.astype(np.int64).sum()) & 0xFFFFFFFFFFFF)
+    return (f"{samples.variant}/{samples.board[0]}x{samples.board[1]}/{int(h)}/{float(samples.target.sum()):.6f}/"
+            f"k{samples.scale:.6g}/w{config.width}/b{config.batch}/lr{config.lr:g}/d{config.decay:g}/s{config.seed}/h{config.holdout:g}")
+
+
+def learning_rate(config: TrainConfig, epoch: int) -> float:
+    """The step size of ``epoch`` (1-based): ``config.lr`` falling linearly to a tenth of it at
+    the last epoch, so the last epochs settle instead of jumping around the minimum."""
+    frac = (epoch - 1) / max(1, config.epochs - 1)
+    return config.lr * (1.0 - 0.9 * frac)
+
+
+def train(samples: Samples, config: TrainConfig, *, checkpoint: Path | None = None,
+          on_epoch: Callable[[EpochReport], None] | None = None,
+          on_batch: Callable[[int, int], None] | None = None,
+          provenance: dict[str, str] | None = None) -> TrainResult:
+    """Train on ``samples`` (a seeded tenth of the games held out), quantise, and check the
+    integer net against the float one on the held-out positions.  With ``checkpoint``, the
+    state after each epoch is written there and a run with the same data and settings resumes
+    from it (its epochs count towards ``config.epochs``)."""
+    config.check()
+    if len(samples) == 0:
+        raise TrainError("no positions to train on")
+    nsq = samples.board[0] * samples.board[1]
+    cells = PLANES * nsq
+    nboard = (nsq + 1) * cells
+    held = holdout_split(samples.game, config.seed, config.holdout)
+    if held.all() or not held.any():
+        raise TrainError(f"need positions from at least two games to hold some out; got {len(np.unique(samples.game))}")
+    tr, ho = samples.take(np.flatnonzero(~held)), samples.take(np.flatnonzero(held))
+    key = _fingerprint(samples, config)
+    params = init_params(nsq, config.width, DENSE, config.seed)
+    moments = {k: (np.zeros_like(v), np.zeros_like(v)) for k, v in params.items()}
+    done: list[EpochReport] = []
+    step = 0
+    if checkpoint is not None and checkpoint.exists():
+        params, moments, done, step = _load_checkpoint(checkpoint, key, params)
+    grads = {k: np.zeros_like(v) for k, v in params.items()}
+    nf = params["W"].shape[0]
+    buffers = (tuple(params[k] for k in _PARAMS), tuple(grads[k] for k in _PARAMS),
+               tuple(moments[k][0] for k in _PARAMS), tuple(moments[k][1] for k in _PARAMS),
+               np.zeros(nf, dtype=np.int64), np.zeros(cells, dtype=np.int64), np.zeros(nf, dtype=np.int8),
+               np.zeros(cells, dtype=np.int8))
+    ks = OUT_SCALE / samples.scale
+    for epoch in range(len(done) + 1, config.epochs + 1):
+        losses, step = _epoch(tr, config, epoch, step, ks, nboard, cells, buffers, on_batch)
+        for name in _PARAMS:
+            if not np.isfinite(params[name]).all():
+                raise TrainError(f"training diverged at epoch {epoch} ({name} not finite); try a smaller --lr")
+        report = EpochReport(epoch, losses / len(tr),
+                             cross_entropy(ks * _predict(ho, params, nboard, cells), ho.target))
+        done.append(report)
+        if checkpoint is not None:
+            _save_checkpoint(checkpoint, key, params, moments, done, step)
+        if on_epoch is not None:
+            on_epoch(report)
+    net = quantise(params, samples.variant, samples.board, provenance or {})
+    o_float = _predict(ho, params, nboard, cells)
+    o_int = integer_outputs(net, ho.feats)
+    diff = np.abs(o_int - o_float * OUT_SCALE)
+    return TrainResult(net, params, done, cross_entropy(ks * o_float, ho.target),
+                       cross_entropy(o_int / samples.scale, ho.target), float(diff.mean()), float(diff.max()), len(tr),
+                       len(ho), np.flatnonzero(held))
+
+
+def _epoch(tr: Samples, config: TrainConfig, epoch: int, step: int, ks: float, nboard: int, cells: int,
+           buffers: tuple[Any, ...], on_batch: Callable[[int, int], None] | None) -> tuple[float, int]:
+    """One epoch (its order and step size from ``config``), in chunks of batches so that the
+    progress bar moves within it; returns the summed loss and the Adam step count after it."""
+    order = np.random.default_rng([config.seed, epoch]).permutation(len(tr))
+    lr = learning_rate(config, epoch)
+    per_epoch = -(-len(tr) // config.batch)
+    chunk = config.batch * max(1, per_epoch // 20)
+    losses = 0.0
+    for c0 in range(0, len(order), chunk):
+        part = order[c0:c0 + chunk]
+        losses += train_epoch(tr.feats, tr.target, part, config.batch, lr, config.decay, ks, step, nboard, cells,
+                              *buffers)
+        step += -(-len(part) // config.batch)
+        if on_batch is not None:
+            on_batch(-(-len(part) // config.batch), per_epoch * config.epochs)
+    return losses, step
+
+
+def _predict(s: Samples, p: dict[str, np.ndarray], nboard: int, cells: int) -> np.ndarray:
+    out: np.ndarray = predict(s.feats, p["W"], p["F"], p["B"], p["L1"], p["b1"], p["L2"], p["b2"], p["O"], p["ob"],
+                              nboard, cells)
+    return out
+
+
+def quantise(params: dict[str, np.ndarray], variant: str, board: tuple[int, int],
+             provenance: dict[str, str]) -> Network:
+    """The integer :class:`Network` of float ``params`` (the factor ``F`` folded into every
+    king bucket's board rows), clipped to the integer types."""
+    nsq = board[0] * board[1]
+    cells = PLANES * nsq
+    w = params["W"].astype(np.float64).copy()
+    w[:(nsq + 1) * cells] += np.tile(params["F"].astype(np.float64), (nsq + 1, 1))
+
+    def q(x: np.ndarray, scale: float, lim: int, dtype: type[np.generic]) -> np.ndarray:
+        return np.clip(np.round(np.asarray(x, dtype=np.float64) * scale), -lim, lim).astype(dtype)
+
+    i32 = 2**31 - 1
+    return Network(variant, board, q(w, QA, _I16, np.int16), q(params["B"], QA, i32, np.int32),
+                   q(params["L1"], QB, _I16, np.int16), q(params["b1"], QA * QB, i32, np.int32),
+                   q(params["L2"], QB, _I16, np.int16), q(params["b2"], QA * QB, i32, np.int32),
+                   q(params["O"], QB, _I16, np.int16), int(q(params["ob"], QA * QB, i32, np.int32)[0]),
+                   provenance=dict(provenance))
+
+
+def integer_outputs(net: Network, feats: np.ndarray) -> np.ndarray:
+    """The integer net's evaluation (side to move's, evaluation units) of each row of ``feats``."""
+    return integer_scores(feats, net.w, net.b, *net.dense()).astype(np.float64)  # type: ignore[no-any-return]
+
+
+def _save_checkpoint(path: Path, key: str, params: dict[str, np.ndarray],
+                     moments: dict[str, tuple[np.ndarray, np.ndarray]], done: list[EpochReport], step: int) -> None:
+    arrays: dict[str, Any] = {f"p_{k}": v for k, v in params.items()}
+    arrays |= {f"m_{k}": v[0] for k, v in moments.items()} | {f"v_{k}": v[1] for k, v in moments.items()}
+    arrays["epochs"] = np.array([[r.epoch, r.train_loss, r.holdout_loss] for r in done], dtype=np.float64)
+    arrays["key"] = np.frombuffer(key.encode(), dtype=np.uint8)
+    arrays["step"] = np.array([step], dtype=np.int64)
+    tmp = path.with_name(path.name + ".tmp")
+    with tmp.open("wb") as fh:
+        np.savez(fh, **arrays)
+    tmp.replace(path)  # a run killed while writing keeps the previous epoch's checkpoint
+
+
+def _load_checkpoint(path: Path, key: str, like: dict[str, np.ndarray]) -> tuple[
+        dict[str, np.ndarray], dict[str, tuple[np.ndarray, np.ndarray]], list[EpochReport], int]:
+    try:
+        with np.load(path, allow_pickle=False) as z:
+            got = {k: z[k] for k in z.files}
+    except (OSError, ValueError, EOFError) as e:
+        raise TrainError(f"{path}: not a readable checkpoint ({e}); delete it to start afresh") from None
+    if "key" not in got or got["key"].tobytes().decode(errors="replace") != key:
+        raise TrainError(f"{path}: a checkpoint of another run (other data or settings); delete it or give "
+                         "another --checkpoint")
+    params, moments = {}, {}
+    for k, v in like.items():
+        for prefix in "pmv":
+            a = got.get(f"{prefix}_{k}")
+            if a is None or a.shape != v.shape or not np.isfinite(a).all():
+                raise TrainError(f"{path}: {prefix}_{k} is missing, misshapen or not finite")
+        params[k] = got[f"p_{k}"].astype(np.float32)
+        moments[k] = (got[f"m_{k}"].astype(np.float32), got[f"v_{k}"].astype(np.float32))
+    done = [EpochReport(int(e), float(a), float(b)) for e, a, b in got["epochs"].reshape(-1, 3)]
+    return params, moments, done, int(got["step"][0])
+
+
+def variant_id(variant: str | Variant) -> tuple[str, tuple[int, int]]:
+    """The name a net is stored under (the shipped id, else the variant's name) and its board."""
+    v = load_variant(variant)
+    return shipped_id(v) or v.name, (v.width, v.height)
+
+
+__all__ = ["MAX_ACTIVE", "Samples", "TrainConfig", "TrainError", "TrainResult", "active_features", "cross_entropy",
+           "game_features", "holdout_split", "integer_outputs", "position_features", "quantise", "train"]

@@ -1,0 +1,192 @@
+"""NNUE training: the features it trains on are the ones the kernels sum, a seeded run is
+repeatable and resumes to the same weights, it learns, the integer net follows the float one, and
+`komaken tune nnue` refuses empty or foreign data in one line."""
+
+from __future__ import annotations
+
+import subprocess
+import sys
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+from komaken.errors import EvalError
+from komaken.shogi import Position
+from komaken.shogi._kernels import ST_SIDE
+from komaken.shogi.engine._nnue import OUT_SCALE, refresh, square_index
+from komaken.shogi.engine.nnue import Network, evaluate, find_network
+from komaken.shogi.engine.nnue_train import (
+    EpochReport,
+    Samples,
+    TrainConfig,
+    TrainError,
+    holdout_split,
+    integer_outputs,
+    position_features,
+    train,
+)
+
+VALUE = {"P": 1, "S": 5, "G": 6, "B": 8, "R": 10, "K": 0}
+
+
+def _random_positions(variant: str, n: int, seed: int) -> list[Position]:
+    rng = np.random.default_rng(seed)
+    out: list[Position] = []
+    while len(out) < n:
+        pos = Position.start(variant)
+        for _ in range(int(rng.integers(4, 40))):
+            moves = list(pos.legal_moves())
+            if not moves or pos.is_game_over():
+                break
+            pos.push(moves[int(rng.integers(len(moves)))])
+        out.append(pos)
+    return out
+
+
+def _material(pos: Position) -> float:
+    """Side to move's material (board and hand), unpromoted values."""
+    total = 0.0
+    sfen = pos.sfen().split()
+    board, hand = sfen[0], sfen[2]
+    for ch in board:
+        if ch.upper() in VALUE:
+            total += VALUE[ch.upper()] * (1 if ch.isupper() else -1)
+    count = 1
+    for ch in hand if hand != "-" else "":
+        if ch.isdigit():
+            count = int(ch)
+            continue
+        total += VALUE[ch.upper()] * count * (1 if ch.isupper() else -1)
+        count = 1
+    return total if sfen[1] == "b" else -total
+
+
+def _samples(n: int = 600, seed: int = 0) -> Samples:
+    positions = _random_positions("minishogi", n, seed)
+    feats = np.stack([position_features(p) for p in positions])
+    target = (1 / (1 + np.exp(-np.array([_material(p) for p in positions]) / 4))).astype(np.float32)
+    game = np.arange(n) // 3
+    return Samples("minishogi", (5, 5), feats, target, game, 600.0)
+
+
+@pytest.fixture(scope="module")
+def samples() -> Samples:
+    return _samples()
+
+
+def test_the_features_trained_on_are_the_ones_the_kernels_sum() -> None:
+    net = Network.random("judkins", width=8, seed=4)
+    for pos in _random_positions("judkins", 30, 1):
+        feats = position_features(pos)
+        s = pos.kernel_state()
+        acc = np.zeros(8, dtype=np.int32)
+        us = int(s.st[ST_SIDE])
+        refresh(s.bd, s.hd, s.st, s.rules, square_index(s.rules), net.w, net.b, us, acc)
+        rows = feats[0][feats[0] >= 0]
+        assert (net.b + net.w[rows].astype(np.int32).sum(axis=0) == acc).all()
+        assert integer_outputs(net, feats[None])[0] == evaluate(net, pos)
+
+
+def test_a_seeded_run_repeats_and_a_resumed_one_ends_the_same(samples: Samples, tmp_path: Path) -> None:
+    cfg = TrainConfig(width=8, epochs=4, batch=32, seed=5)
+    a = train(samples, cfg)
+    b = train(samples, cfg)
+    assert all((a.params[k] == b.params[k]).all() for k in a.params)
+    ck = tmp_path / "run.ckpt.npz"
+
+    class Stop(Exception):
+        pass
+
+    def stop_after_two(r: EpochReport) -> None:
+        if r.epoch == 2:
+            raise Stop  # as a kill after the second epoch's checkpoint
+
+    with pytest.raises(Stop):
+        train(samples, cfg, checkpoint=ck, on_epoch=stop_after_two)
+    assert ck.exists()
+    seen: list[int] = []
+    resumed = train(samples, cfg, checkpoint=ck, on_epoch=lambda r: seen.append(r.epoch))
+    assert seen == [3, 4] and [r.epoch for r in resumed.epochs] == [1, 2, 3, 4]
+    assert all((a.params[k] == resumed.params[k]).all() for k in a.params)
+    assert [r.holdout_loss for r in a.epochs] == [r.holdout_loss for r in resumed.epochs]
+    other = train(samples, TrainConfig(width=8, epochs=2, batch=32, seed=6))
+    assert not (other.params["L1"] == a.params["L1"]).all()
+    with pytest.raises(TrainError, match="another run"):
+        train(samples, TrainConfig(width=16, epochs=5, batch=32, seed=5), checkpoint=ck)
+
+
+def test_training_learns_and_the_integer_net_follows_the_float_one(samples: Samples) -> None:
+    r = train(samples, TrainConfig(width=16, epochs=25, batch=32, lr=5e-3, seed=1))
+    y = samples.target[r.holdout_rows]
+    prior = float(y.mean())
+    constant = float(np.mean(-(y * np.log(prior) + (1 - y) * np.log(1 - prior))))
+    assert r.epochs[-1].holdout_loss < r.epochs[0].holdout_loss
+    assert r.holdout_float < constant - 0.02, (r.holdout_float, constant)
+    # quantised: within a few percent of the output scale, and the same loss to 3 decimals
+    assert r.quant_mean < 0.03 * OUT_SCALE and abs(r.holdout_int - r.holdout_float) < 5e-3, r
+    net = r.network
+    assert net.w.dtype == np.int16 and net.widths == (16, 16, 16)
+
+
+def test_the_holdout_keeps_games_whole() -> None:
+    game = np.repeat(np.arange(200), 7)
+    held = holdout_split(game, seed=3)
+    assert 0.04 < held.mean() < 0.2
+    for g in range(200):
+        assert len(set(held[game == g])) == 1
+    with pytest.raises(TrainError, match="at least two games"):
+        train(Samples("minishogi", (5, 5), np.full((3, 2, 64), -1, np.int32), np.full(3, 0.5, np.float32),
+                      np.zeros(3, np.int64)), TrainConfig(width=8, epochs=1))
+
+
+def _komaken(*args: str) -> subprocess.CompletedProcess[str]:
+    return subprocess.run([sys.executable, "-m", "komaken", *args], capture_output=True, text=True, timeout=900)
+
+
+def test_tune_nnue_refuses_empty_and_foreign_data_in_one_line(tmp_path: Path) -> None:
+    missing = _komaken("tune", "nnue", "-v", "minishogi", "--games", "0", "--db", str(tmp_path / "none.db"),
+                       "--out", str(tmp_path / "x.nnue"))
+    assert missing.returncode == 2 and "needs an existing --db" in missing.stderr
+    empty = tmp_path / "empty.db"
+    from komaken.lab.valuestudy.selfplay import run_selfplay, study_config
+
+    run_selfplay(study_config("minishogi", games=0), empty)
+    r = _komaken("tune", "nnue", "-v", "minishogi", "--games", "0", "--db", str(empty), "--out",
+                 str(tmp_path / "x.nnue"), "-q")
+    assert r.returncode == 2 and "Traceback" not in r.stderr, r.stderr
+    assert r.stderr.strip().count("\n") == 0 and "no labelled quiet positions" in r.stderr, r.stderr
+    foreign = _komaken("tune", "nnue", "-v", "judkins", "--games", "0", "--db", str(empty), "--out",
+                       str(tmp_path / "x.nnue"), "-q")
+    assert foreign.returncode == 2 and "Traceback" not in foreign.stderr
+    assert "minishogi" in foreign.stderr and "judkins" in foreign.stderr, foreign.stderr
+    junk = tmp_path / "junk.db"
+    junk.write_text("not a database")
+    bad = _komaken("tune", "nnue", "-v", "minishogi", "--games", "0", "--db", str(junk), "--out",
+                   str(tmp_path / "x.nnue"), "-q")
+    assert bad.returncode == 2 and "Traceback" not in bad.stderr and bad.stderr.startswith("komaken: error:")
+    assert not (tmp_path / "x.nnue").exists()
+
+
+def test_tune_nnue_end_to_end_writes_a_net_with_provenance(tmp_path: Path) -> None:
+    out = tmp_path / "tiny.nnue"
+    r = _komaken("tune", "nnue", "-v", "minishogi", "--games", "6", "--db", str(tmp_path / "t.db"), "--nodes", "60",
+                 "--label-nodes", "100", "--epochs", "2", "--width", "8", "--out", str(out))
+    assert r.returncode == 0, r.stderr
+    assert "epoch 2/2" in r.stderr and "held-out loss" in r.stderr and "linear evaluation" in r.stdout
+    net = Network.load(out, "minishogi")
+    assert net.width == 8 and net.provenance["command"].startswith("komaken tune nnue --variant minishogi")
+    assert {"commit", "data", "target", "holdout_loss", "holdout_loss_linear"} <= set(net.provenance)
+    assert not (tmp_path / "tiny.nnue.ckpt.npz").exists()
+    with pytest.raises(EvalError):
+        Network.load(out, "judkins")
+
+
+@pytest.mark.parametrize("variant", ["minishogi", "judkins", "shogi"])
+def test_the_shipped_nets_load_for_their_variants(variant: str) -> None:
+    net = find_network(variant)
+    assert net is not None and net.variant == variant
+    assert {"command", "commit", "data", "holdout_loss", "holdout_loss_linear"} <= set(net.provenance)
+    assert net.provenance["command"].startswith(f"komaken tune nnue --variant {variant}")
+    score = evaluate(net, Position.start(variant))
+    assert abs(score) < 2000  # the start is about level
