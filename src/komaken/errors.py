@@ -21,3 +21,8 @@ class IllegalMoveError(KomakenError):
 
 class VariantError(KomakenError):
     """A variant definition (built-in name or TOML file) that is unknown or inconsistent."""
+
+
+class EvalError(KomakenError):
+    """An evaluation file (a network or a parameter file) that cannot be used: the message names
+    the file and what is wrong with it."""
