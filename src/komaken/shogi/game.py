@@ -170,7 +170,7 @@ PLAYERS = {
         "engine", "komaken's α-β engine (1 s a move unless depth, nodes or movetime is given)", _build_engine,
         (DEPTH, Option("nodes", "int", "nodes", 1, 10**12), Option("movetime", "seconds", "seconds a move", 0.001,
                                                                      86400.0),
-         SEED, VALUES, Option("eval", "table", "evaluation term weights", check=_terms, file_ok=True),  # or a network file
+         SEED, VALUES, Option("eval", "table", "evaluation term weights", check=_terms, file_ok=True),  # or a net file
          Option("hash", "int", "hash table MiB", 1, 4096),
          Option("params", "str", "evaluation parameter TOML (piece values, tables; see docs/engine.md)",
                 check=_params, path=True),

@@ -24,7 +24,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from numba import njit
+from numba import njit, types
 from numba.extending import overload
 
 from komaken.shogi._kernels import ST_SIDE
@@ -37,8 +37,21 @@ def _with_net(c: Any) -> bool:
     return "nn" in c.fields
 
 
+def _net_state(ev: Any) -> bool:
+    """Whether the numba type of an evaluation state (:func:`eval_state`) is the network's."""
+    return not isinstance(ev, types.Array)
+
+
 def _compiled_only(*args: Any) -> Any:
     raise TypeError("an evaluation hook runs only inside a compiled search kernel")
+
+
+def eval_state(c: Any) -> Any:
+    """The evaluation's per-ply state in the context: the linear sums ``c.acc`` or the network
+    ``c.nn``.  A node takes it out once and hands it to the hooks below, which take it and the
+    arrays they read, never the whole context: each array a call receives inside a tuple is
+    reference-counted, and the context holds sixteen."""
+    return _compiled_only()
 
 
 def eval_root(bd: Any, hd: Any, st: Any, rules: Any, c: Any) -> None:
@@ -46,32 +59,61 @@ def eval_root(bd: Any, hd: Any, st: Any, rules: Any, c: Any) -> None:
     _compiled_only()
 
 
-def eval_before(bd: Any, hd: Any, st: Any, rules: Any, c: Any, mv: int, us: int, ply: int) -> None:
-    """``us`` is about to play ``mv`` at ``ply`` (the position ``bd``, ``hd``, ``st`` is still the one
-    before it).  The hooks take the position's arrays, not the position: each array taken out of
-    a tuple inside a node costs reference counting."""
+def eval_before(bd: Any, hd: Any, st: Any, rules: Any, bval: Any, hval: Any, w: Any, ev: Any, mv: int, us: int,
+                ply: int) -> None:
+    """``us`` is about to play ``mv`` at ``ply`` (the position is still the one before it)."""
     _compiled_only()
 
 
-def eval_after(bd: Any, hd: Any, st: Any, rules: Any, c: Any, ply: int) -> None:
+def eval_after(bd: Any, hd: Any, st: Any, rules: Any, ev: Any, ply: int) -> None:
     """The move noted by :func:`eval_before` at ``ply`` has been played and not pruned: make the
     state of ``ply + 1``."""
     _compiled_only()
 
 
-def eval_pass(c: Any, ply: int) -> None:
+def eval_pass(ev: Any, ply: int) -> None:
     """A null move at ``ply``: the state of ``ply + 1`` is that of ``ply``."""
     _compiled_only()
 
 
-def eval_node(bd: Any, hd: Any, st: Any, rules: Any, c: Any, key: Any, seed: int, ply: int) -> int:
+def eval_node(bd: Any, hd: Any, st: Any, rules: Any, w: Any, ev: Any, key: Any, seed: int, ply: int) -> int:
     """The static evaluation of the position at ``ply`` for the side to move."""
     return _compiled_only()
 
 
-def eval_deep(bd: Any, hd: Any, st: Any, rules: Any, c: Any, key: Any, seed: int, ply: int) -> int:
+def eval_deep(bd: Any, hd: Any, st: Any, rules: Any, bval: Any, hval: Any, w: Any, ev: Any, key: Any, seed: int,
+              ply: int) -> int:
     """:func:`eval_node` at the ply limit (the linear evaluation counts its sums afresh there)."""
     return _compiled_only()
+
+
+# The network's hooks are compiled functions of their own (called, not inlined into the
+# kernel): writes into the network's arrays from code inlined at the IR level were lost.
+
+@njit(cache=True)
+def _nn_before(bd, hd, st, nn, mv, ply):
+    nn.nchg[ply] = changes(bd, hd, st, mv, nn.chg[ply, 0], nn.chg[ply, 1], nn.chg[ply, 2])
+
+
+@njit(cache=True)
+def _nn_after(bd, hd, st, rules, nn, ply):
+    update(bd, hd, st, rules, nn.inv, nn.w, nn.b, nn.nchg[ply], nn.chg[ply, 0], nn.chg[ply, 1], nn.chg[ply, 2],
+           nn.acc[ply], nn.acc[ply + 1])
+
+
+@njit(cache=True)
+def _nn_pass(nn, ply):
+    acc = nn.acc
+    for side in range(2):
+        for i in range(acc.shape[2]):
+            acc[ply + 1, side, i] = acc[ply, side, i]
+
+
+@overload(eval_state, inline="always")
+def _eval_state(c):
+    if _with_net(c):
+        return lambda c: c.nn
+    return lambda c: c.acc
 
 
 @overload(eval_root, inline="always")
@@ -89,47 +131,41 @@ def _eval_root(bd, hd, st, rules, c):
 
 
 @overload(eval_before, inline="always")
-def _eval_before(bd, hd, st, rules, c, mv, us, ply):
-    if _with_net(c):
-        def nnue(bd, hd, st, rules, c, mv, us, ply):
-            nn = c.nn
-            nn.nchg[ply] = changes(bd, hd, st, mv, nn.chg[ply, 0], nn.chg[ply, 1], nn.chg[ply, 2])
+def _eval_before(bd, hd, st, rules, bval, hval, w, ev, mv, us, ply):
+    if _net_state(ev):
+        def nnue(bd, hd, st, rules, bval, hval, w, ev, mv, us, ply):
+            _nn_before(bd, hd, st, ev, mv, ply)
         return nnue
 
-    def linear(bd, hd, st, rules, c, mv, us, ply):
-        dm, dp = move_delta(bd, mv, us, rules, c.bval, c.hval, c.w)
-        c.acc[ply + 1, 0] = c.acc[ply, 0] + dm
-        c.acc[ply + 1, 1] = c.acc[ply, 1] + dp
+    def linear(bd, hd, st, rules, bval, hval, w, ev, mv, us, ply):
+        dm, dp = move_delta(bd, mv, us, rules, bval, hval, w)
+        ev[ply + 1, 0] = ev[ply, 0] + dm
+        ev[ply + 1, 1] = ev[ply, 1] + dp
     return linear
 
 
 @overload(eval_after, inline="always")
-def _eval_after(bd, hd, st, rules, c, ply):
-    if _with_net(c):
-        def nnue(bd, hd, st, rules, c, ply):
-            nn = c.nn
-            update(bd, hd, st, rules, nn.inv, nn.w, nn.b, nn.nchg[ply], nn.chg[ply, 0],
-                   nn.chg[ply, 1], nn.chg[ply, 2], nn.acc[ply], nn.acc[ply + 1])
+def _eval_after(bd, hd, st, rules, ev, ply):
+    if _net_state(ev):
+        def nnue(bd, hd, st, rules, ev, ply):
+            _nn_after(bd, hd, st, rules, ev, ply)
         return nnue
 
-    def linear(bd, hd, st, rules, c, ply):
+    def linear(bd, hd, st, rules, ev, ply):
         pass  # the sums were made before the move
     return linear
 
 
 @overload(eval_pass, inline="always")
-def _eval_pass(c, ply):
-    if _with_net(c):
-        def nnue(c, ply):
-            acc = c.nn.acc
-            for side in range(2):
-                for i in range(acc.shape[2]):
-                    acc[ply + 1, side, i] = acc[ply, side, i]
+def _eval_pass(ev, ply):
+    if _net_state(ev):
+        def nnue(ev, ply):
+            _nn_pass(ev, ply)
         return nnue
 
-    def linear(c, ply):
-        c.acc[ply + 1, 0] = c.acc[ply, 0]
-        c.acc[ply + 1, 1] = c.acc[ply, 1]
+    def linear(ev, ply):
+        ev[ply + 1, 0] = ev[ply, 0]
+        ev[ply + 1, 1] = ev[ply, 1]
     return linear
 
 
@@ -146,34 +182,38 @@ def _audit(bd, hd, st, rules, nn, ply):
                 return
 
 
-def _network_score(bd, hd, st, rules, c, key, seed, ply):
+@njit(cache=True)
+def _network_score(bd, hd, st, rules, w, nn, key, seed, ply):
     """The network's score from the accumulators of ``ply`` (side to move's first), plus the
     seeded noise the linear evaluation adds (the weaker skill levels play by it)."""
-    nn = c.nn
     us = st[ST_SIDE]
     if nn.audit[0] != 0:
         _audit(bd, hd, st, rules, nn, ply)
     v = forward(nn.acc[ply, us], nn.acc[ply, 1 - us], nn.l1w, nn.l1b, nn.l2w, nn.l2b, nn.ow, nn.ob[0])
-    if c.w[W_NOISE] > 0.0:
-        v += noise(key, seed, int(c.w[W_NOISE]))
+    if w[W_NOISE] > 0.0:
+        v += noise(key, seed, int(w[W_NOISE]))
     return v
 
 
 @overload(eval_node, inline="always")
-def _eval_node(bd, hd, st, rules, c, key, seed, ply):
-    if _with_net(c):
-        return _network_score
+def _eval_node(bd, hd, st, rules, w, ev, key, seed, ply):
+    if _net_state(ev):
+        def nnue(bd, hd, st, rules, w, ev, key, seed, ply):
+            return _network_score(bd, hd, st, rules, w, ev, key, seed, ply)
+        return nnue
 
-    def linear(bd, hd, st, rules, c, key, seed, ply):
-        return evaluate_sums(bd, hd, st, rules, c.w, key, seed, int(c.acc[ply, 0]), c.acc[ply, 1])
+    def linear(bd, hd, st, rules, w, ev, key, seed, ply):
+        return evaluate_sums(bd, hd, st, rules, w, key, seed, int(ev[ply, 0]), ev[ply, 1])
     return linear
 
 
 @overload(eval_deep, inline="always")
-def _eval_deep(bd, hd, st, rules, c, key, seed, ply):
-    if _with_net(c):
-        return _network_score
+def _eval_deep(bd, hd, st, rules, bval, hval, w, ev, key, seed, ply):
+    if _net_state(ev):
+        def nnue(bd, hd, st, rules, bval, hval, w, ev, key, seed, ply):
+            return _network_score(bd, hd, st, rules, w, ev, key, seed, ply)
+        return nnue
 
-    def linear(bd, hd, st, rules, c, key, seed, ply):
-        return evaluate(bd, hd, st, rules, c.bval, c.hval, c.w, key, seed)
+    def linear(bd, hd, st, rules, bval, hval, w, ev, key, seed, ply):
+        return evaluate(bd, hd, st, rules, bval, hval, w, key, seed)
     return linear

@@ -66,7 +66,15 @@ from komaken.shogi._kernels import (
     undo_move,
 )
 from komaken.shogi.engine._context import MAX_PLY, Context
-from komaken.shogi.engine._evalhooks import eval_after, eval_before, eval_deep, eval_node, eval_pass, eval_root
+from komaken.shogi.engine._evalhooks import (
+    eval_after,
+    eval_before,
+    eval_deep,
+    eval_node,
+    eval_pass,
+    eval_root,
+    eval_state,
+)
 from komaken.shogi.engine._evaluate import capture_gain
 from komaken.shogi.engine._history import is_quiet, reward_cutoff
 from komaken.shogi.engine._ordering import keep_unprunable, pick, score_moves
@@ -188,6 +196,7 @@ def qsearch(pos: KernelState, c: Context, alpha, beta, ply) -> int:
     moves and drops, so a side that is not in check and has no legal move at all (rare: a
     cornered king with nothing in hand) stands pat here; the main search scores it as lost."""
     bd, hd, st, hh, hist, geo, rules = pos
+    ev = eval_state(c)
     ctl = c.ctl[0]
     if _poll(c.ctl):
         return 0
@@ -203,9 +212,9 @@ def qsearch(pos: KernelState, c: Context, alpha, beta, ply) -> int:
     checked = in_check(bd, st, rules) and rules[R_KING_CAPTURE] == 0
     stand = -INF
     if ply >= MAX_PLY - 2:
-        return eval_deep(bd, hd, st, rules, c, hh[st[ST_PLY]], seed, ply)
+        return eval_deep(bd, hd, st, rules, c.bval, c.hval, c.w, ev, hh[st[ST_PLY]], seed, ply)
     if not checked:
-        stand = eval_node(bd, hd, st, rules, c, hh[st[ST_PLY]], seed, ply)
+        stand = eval_node(bd, hd, st, rules, c.w, ev, hh[st[ST_PLY]], seed, ply)
         if stand >= beta:
             return stand
         if stand > alpha:
@@ -237,9 +246,9 @@ def qsearch(pos: KernelState, c: Context, alpha, beta, ply) -> int:
         n += 1
     for i in range(n):
         mv = pick(moves, scores, i, n)
-        eval_before(bd, hd, st, rules, c, mv, st[ST_SIDE], ply)
+        eval_before(bd, hd, st, rules, c.bval, c.hval, c.w, ev, mv, st[ST_SIDE], ply)
         push(bd, hd, st, hh, hist, rules, mv)
-        eval_after(bd, hd, st, rules, c, ply)
+        eval_after(bd, hd, st, rules, ev, ply)
         v = -qsearch(pos, c, -beta, -alpha, ply + 1)
         undo_move(bd, hd, st, hist)
         if ctl.abort != 0:
@@ -265,6 +274,7 @@ def _excluded(c: Context, mv: int) -> bool:
 def negamax(pos: KernelState, c: Context, depth: int, alpha: int, beta: int, ply, can_null) -> int:
     """Score of the position from the side to move's view, searched ``depth`` plies deep."""
     bd, hd, st, hh, hist, geo, rules = pos
+    ev = eval_state(c)
     ctl = c.ctl[0]
     c.pvlen[ply] = ply
     if ply > 0:
@@ -281,7 +291,7 @@ def negamax(pos: KernelState, c: Context, depth: int, alpha: int, beta: int, ply
         if alpha >= beta:
             return alpha
     if ply >= MAX_PLY - 4:
-        return eval_deep(bd, hd, st, rules, c, hh[st[ST_PLY]], ctl.seed, ply)
+        return eval_deep(bd, hd, st, rules, c.bval, c.hval, c.w, ev, hh[st[ST_PLY]], ctl.seed, ply)
     checked = in_check(bd, st, rules)
     if depth <= 0 and not checked:
         return qsearch(pos, c, alpha, beta, ply)
@@ -310,7 +320,7 @@ def negamax(pos: KernelState, c: Context, depth: int, alpha: int, beta: int, ply
     if static == -INF and not checked and not pv_node and ply > 0 and (
             depth <= c.sp[SP_RFP_DEPTH] or depth <= c.sp[SP_FUT_DEPTH]
             or (can_null != 0 and depth >= 3 and abs(beta) < MATE_BOUND)):
-        static = eval_node(bd, hd, st, rules, c, h, seed, ply)
+        static = eval_node(bd, hd, st, rules, c.w, ev, h, seed, ply)
         if hit:
             c.tt_key[idx] = tt_key_word(h, static)
     # reverse futility: far enough above beta that a quiet reply will not bring it back
@@ -327,7 +337,7 @@ def negamax(pos: KernelState, c: Context, depth: int, alpha: int, beta: int, ply
         hh[cur + 1] = h ^ ZSIDE
         st[ST_SIDE] = 1 - us
         st[ST_PLY] = cur + 1
-        eval_pass(c, ply)
+        eval_pass(ev, ply)
         saved_start = ctl.game_start
         ctl.game_start = cur + 1  # no repetition through a pass
         r = c.sp[SP_NULL_R] + (depth // c.sp[SP_NULL_DIV] if c.sp[SP_NULL_DIV] > 0 else 0)
@@ -381,7 +391,7 @@ def negamax(pos: KernelState, c: Context, depth: int, alpha: int, beta: int, ply
         if prunable and not quiet and frm != 0 and depth <= c.sp[SP_SEE_DEPTH] and scores[i] < (1 << 47) \
                 and see(bd, rules, c.bval, frm, to, us, c.sbuf[SCRATCH_ROW]) < -c.sp[SP_SEE_MARGIN] * depth:
             continue  # a capture that loses too much in the exchange (ordered after the killers)
-        eval_before(bd, hd, st, rules, c, mv, us, ply)
+        eval_before(bd, hd, st, rules, c.bval, c.hval, c.w, ev, mv, us, ply)
         gives = push(bd, hd, st, hh, hist, rules, mv)
         if prunable and quiet and not gives:
             if depth <= c.sp[SP_LMP_DEPTH] and quiets > lmp_count:
@@ -390,7 +400,7 @@ def negamax(pos: KernelState, c: Context, depth: int, alpha: int, beta: int, ply
             if depth <= c.sp[SP_FUT_DEPTH] and static + c.sp[SP_FUT_MARGIN] * depth <= alpha:
                 undo_move(bd, hd, st, hist)
                 continue
-        eval_after(bd, hd, st, rules, c, ply)  # after the pruning above: a pruned move needs no evaluation state
+        eval_after(bd, hd, st, rules, ev, ply)  # after the pruning above: a pruned move needs no evaluation state
         searched += 1
         ext = 0
         if gives and ply < 2 * ctl.root_depth and ply < MAX_PLY // 2:
