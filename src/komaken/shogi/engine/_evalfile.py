@@ -98,6 +98,10 @@ def load_network(path: str | Path, variant: Variant | None) -> NetArrays:
     This is the one reader of network files: a different file format is read here and the rest
     of the engine, USI and the players follow."""
     p = Path(path)
+    if p.is_file() and not zipfile.is_zipfile(p):
+        head = p.read_bytes()[:4]
+        what = "truncated" if head[:2] == b"PK" else "not a network archive (.npz)"
+        raise EvalError(f"network file {p}: {what}")
     try:
         with np.load(p, allow_pickle=False) as data:
             if not isinstance(data, np.lib.npyio.NpzFile):
