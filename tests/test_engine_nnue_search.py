@@ -185,5 +185,7 @@ def test_player_spec_eval_file_plays_with_the_network(tmp_path: Path) -> None:
     assert player.engine.net is not None  # type: ignore[attr-defined]
     with pytest.raises(PlayerSpecError, match="absent.npz"):
         PlayerSpec.parse(f"engine:eval={tmp_path / 'absent.npz'}", game).build(game, v)
+    with pytest.raises(PlayerSpecError, match="king_safety: cannot be given beside eval="):
+        PlayerSpec.parse(f"engine:eval={tmp_path / 'net.npz'},king_safety=0", game)
     terms = PlayerSpec.parse("engine:king_safety=0,depth=2", game).build(game, v)
     assert terms.engine.net is None  # type: ignore[attr-defined]
