@@ -1,7 +1,12 @@
 """NNUE accumulator benchmark: the incremental update against a full refresh, per move played,
 on 5×5, 6×6 and 9×9, and the cost of the dense layers after it.
 
-    python benchmarks/nnue.py [--hidden 64] [--reps 200]
+    python benchmarks/nnue.py [--hidden 64] [--reps 200] [--search-only]
+
+Then the search itself, in the same run: nodes per second (CPU time) of fixed-depth searches
+with the linear evaluation, with a random network of that width (accumulators updated move by
+move), and with the network and a full refresh of both accumulators added at every evaluated
+node (the search's test audit) — what evaluating without the incremental update would cost.
 
 Each board replays the same random legal game (captures preferred, so hands fill and drops
 follow) ``reps`` times: once updating the accumulators move by move, once refreshing both
@@ -14,13 +19,16 @@ full refresh, as a ratio.
 from __future__ import annotations
 
 import argparse
+import os
 import time
 
 import numpy as np
 from numba import njit
 
-from komaken.shogi import Position
+from komaken.shogi import Position, load_variant
 from komaken.shogi._kernels import MAX_MOVES, R_NSQ, gen_legal, move_from, move_to, push, undo_move
+from komaken.shogi.engine import Engine, Limits
+from komaken.shogi.engine._evalfile import random_network
 from komaken.shogi.engine._nnue import MAX_CHANGES, changes, forward, n_features, refresh, square_index, update
 
 
@@ -63,11 +71,47 @@ def _game(variant: str, plies: int, seed: int) -> np.ndarray:
     return np.array(out, dtype=np.int64)
 
 
+SEARCH_POSITIONS = [  # those of benchmarks/search.py, with a depth of about a second's linear search
+    ("minishogi", "startpos", 12),
+    ("minishogi", "rb1gk/1s2p/5/P1S2/KG1BR b - 5", 11),
+    ("shogi", "startpos", 10),
+    ("shogi", "ln1g3nl/1r2g1sk1/p1sppp1pp/2p3p2/1p5P1/2P1P1P2/PPSP1PS1P/1KG4R1/LN1G3NL b Bb 27", 9),
+]
+
+
+def _timed(engine: Engine, pos: Position, depth: int) -> tuple[int, float]:
+    engine.search(pos, Limits(depth=2))  # compiled and warm
+    t = time.process_time()
+    r = engine.search(pos, Limits(depth=depth))
+    return r.nodes, time.process_time() - t
+
+
+def search_speed(hidden: int) -> None:
+    """Nodes per second (CPU time) of the linear search and the network's, in the same run."""
+    print(f"search, fixed depth, CPU time; random network 2x{hidden} -> 16 -> 16 -> 1; load {os.getloadavg()[0]:.1f}")
+    print("position                        depth   linear n/s  network n/s  net/linear  net+refresh n/s  refresh cost")
+    for variant, sfen, depth in SEARCH_POSITIONS:
+        pos = Position.start(variant) if sfen == "startpos" else Position.from_sfen(sfen, variant)
+        net = random_network(load_variant(variant), hidden, seed=1)
+        lin = _timed(Engine(variant, hash_mb=64), pos, depth)
+        nn = _timed(Engine(variant, hash_mb=64, net=net), pos, depth - 2)
+        audited = Engine(variant, hash_mb=64, net=net)
+        audited._ctx.nn.audit[0] = 1  # type: ignore[union-attr]
+        ref = _timed(audited, pos, depth - 2)
+        rate = [n / max(t, 1e-9) for n, t in (lin, nn, ref)]
+        print(f"{variant[:5]} {sfen[:24]:24s} {depth:4d}/{depth - 2:<2d} {rate[0]:10.0f} {rate[1]:12.0f} "
+              f"{rate[1] / rate[0]:10.2f} {rate[2]:16.0f} {rate[1] / rate[2]:12.2f}x")
+
+
 def main() -> None:
     ap = argparse.ArgumentParser()
     ap.add_argument("--hidden", type=int, default=64)
     ap.add_argument("--reps", type=int, default=200)
+    ap.add_argument("--search-only", action="store_true", help="only the search's nodes per second")
     a = ap.parse_args()
+    if a.search_only:
+        search_speed(a.hidden)
+        return
     print(f"accumulator width {a.hidden}; ns per move (make + accumulator + unmake)")
     print("variant     plies  make/unmake  incremental  full refresh  refresh/incremental")
     for variant in ("minishogi", "judkins", "shogi"):
@@ -99,6 +143,7 @@ def main() -> None:
         forward(us, them, l1w, zeros16, l2w, zeros16, ow, 0)
     print(f"dense layers 2x{a.hidden} -> 16 -> 16 -> 1, called from Python: "
           f"{(time.perf_counter() - t) / 20000 * 1e9:.0f} ns per evaluation (includes the call overhead)")
+    search_speed(a.hidden)
 
 
 if __name__ == "__main__":

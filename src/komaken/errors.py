@@ -24,5 +24,6 @@ class VariantError(KomakenError):
 
 
 class EvalError(KomakenError):
-    """An NNUE net file (``.nnue``) that cannot be used: unreadable or truncated, for another
-    variant or feature set, arrays of the wrong shape or type, or weights that are not finite."""
+    """A network or parameter file that cannot be used: unreadable or truncated, for another
+    variant, board or feature set, arrays of the wrong shape or type, or weights that are not
+    finite.  The message names the file and what is wrong with it."""

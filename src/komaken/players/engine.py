@@ -18,6 +18,7 @@ from komaken.clock import TimeLeft
 from komaken.errors import KomakenError
 from komaken.game import Game
 from komaken.players.base import DECLARE, RESIGN, PlayerAction
+from komaken.shogi.engine._context import NetArrays
 from komaken.shogi.engine.evalparams import EvalParams
 from komaken.shogi.engine.search import Engine, Limits, SearchResult
 from komaken.shogi.engine.skill import Skill
@@ -34,7 +35,8 @@ class EnginePlayer:
     ``seed`` feeds the noise term and the skill choice, so equal seeds and depth/node limits repeat
     the same games.  ``skill`` (0..20) or ``elo`` (500..2500) plays weaker
     (:mod:`komaken.shogi.engine.skill`); give one of them, not both.  ``params`` is an evaluation
-    parameter file (default: the variant's, :mod:`komaken.shogi.engine.evalparams`).
+    parameter file (default: the variant's, :mod:`komaken.shogi.engine.evalparams`); ``net`` a
+    network to evaluate with instead (:func:`~komaken.shogi.engine._evalfile.load_network`).
 
     Under a game clock (the game loop sets :attr:`time_left` before each move) the engine plans
     its time from the clock (:mod:`komaken.shogi.engine.timeman`) instead of the 1 s default;
@@ -44,7 +46,8 @@ class EnginePlayer:
     def __init__(self, variant: Variant | str, depth: int | None = None, nodes: int | None = None,
                  movetime: float | None = None, values: Mapping[str, int] | None = None, seed: int = 0,
                  hash_mb: int = 16, skill: int | None = None, elo: int | None = None,
-                 params: EvalParams | str | Path | None = None, **eval_terms: float) -> None:
+                 params: EvalParams | str | Path | None = None, net: NetArrays | None = None,
+                 **eval_terms: float) -> None:
         for key, v in (("depth", depth), ("nodes", nodes), ("movetime", movetime)):
             if v is not None and v <= 0:
                 raise KomakenError(f"engine {key} must be positive, got {v}")
@@ -58,7 +61,8 @@ class EnginePlayer:
         if skill is not None and elo is not None:
             raise KomakenError("engine: give skill or elo, not both")
         strength = Skill.from_elo(elo) if elo is not None else Skill(skill) if skill is not None else None
-        self.engine = Engine(variant, values, eval_terms, hash_mb=hash_mb, seed=seed, skill=strength, params=params)
+        self.engine = Engine(variant, values, eval_terms, hash_mb=hash_mb, seed=seed, skill=strength, params=params,
+                             net=net)
         parts = [f"{k}={v:g}" for k, v in (("depth", depth), ("nodes", nodes), ("movetime", movetime)) if v]
         parts += [f"{k}={v}" for k, v in (("skill", skill), ("elo", elo)) if v is not None]
         self.name = "engine(" + ", ".join(parts) + ")"

@@ -380,9 +380,13 @@ def _validate(ptype: PlayerType, raw: Mapping[str, Any], variant: Any, *, from_t
     out: dict[str, Any] = {}
     sep = ": option " if from_text else "."
     extra = ptype.option(ptype.extra) if ptype.extra else None
+    entries: list[str] = []  # extra entries given one by one
     for key, value in raw.items():
         opt = ptype.option(key)
         if opt is None and from_text and extra is not None and _is_extra_entry(extra, key, variant):
+            entries.append(key)
+            if not isinstance(out.get(extra.name, {}), dict):
+                continue  # the table option names a file: refused below
             try:
                 out.setdefault(extra.name, {})[key] = _number(value, "float", True)
             except ValueError as exc:
@@ -404,7 +408,10 @@ def _validate(ptype: PlayerType, raw: Mapping[str, Any], variant: Any, *, from_t
                 key = f"{key}.{exc.entry}"
             problem = f"{where}{sep}{key} {exc}" if from_text else f"{where}.{key}: {exc}"
             raise PlayerSpecError(f"{problem}; {_options_of(ptype)}") from None
-    if extra is not None and extra.check is not None and extra.name in out:
+    if extra is not None and entries and isinstance(out.get(extra.name), str):
+        raise PlayerSpecError(f"{where}{sep}{entries[0]}: cannot be given beside {extra.name}={out[extra.name]} "
+                              f"(a file: the {extra.help} do not apply to it)")
+    if extra is not None and extra.check is not None and isinstance(out.get(extra.name), dict):
         try:
             out[extra.name] = extra.check(out[extra.name], variant)
         except ValueError as exc:

@@ -20,14 +20,18 @@ from __future__ import annotations
 
 import enum
 import io
+import os
 import sys
 import threading
 import time
 from collections.abc import Callable
-from typing import TextIO
+from pathlib import Path
+from typing import Any, TextIO
 
 from komaken.errors import KomakenError
 from komaken.players.thesis import ThesisPlayer
+from komaken.shogi.engine._context import NetArrays
+from komaken.shogi.engine._evalfile import is_network_file, load_network
 from komaken.shogi.engine.evalparams import defaults_notice
 from komaken.shogi.engine.search import Engine, Limits
 from komaken.shogi.position import Position
@@ -60,6 +64,27 @@ class State(enum.Enum):
     PONDERING = "pondering"
     STOPPING = "stopping"
     GAMEOVER = "after gameover"
+
+
+def _network(path: str, variant: Variant) -> NetArrays:
+    """The network ``EvalFile`` names, read once: setting another option rebuilds the engine and
+    must not read a large file again (the file's size and time of change say whether it did)."""
+    try:
+        st = os.stat(path)
+        key = (str(Path(path).resolve()), st.st_size, st.st_mtime_ns, variant.name)
+    except OSError:
+        key = None
+    if key is None or _NET_CACHE.get("key") != key:
+        net = load_network(path, variant)
+        _NET_CACHE.clear()
+        if key is not None:
+            _NET_CACHE.update(key=key, net=net)
+        return net
+    cached: NetArrays = _NET_CACHE["net"]
+    return cached
+
+
+_NET_CACHE: dict[str, Any] = {}
 
 
 class UsiServer:
@@ -232,8 +257,11 @@ class UsiServer:
         terms = {t: int(o[k]) / 100.0 for k, t in TERM_OPTIONS.items() if k in explicit}
         terms["noise"] = float(o["Noise"])
         values = piece_values(o, explicit)
+        file = o["EvalFile"]
+        net = _network(file, variant) if file and is_network_file(file) else None
         engine = Engine(variant, values, terms, hash_mb=int(o["USI_Hash"]), seed=int(o["Seed"]),
-                        overhead=float(o["MoveOverhead"]) / 1000.0, skill=skill(o), params=o["EvalFile"] or None)
+                        overhead=float(o["MoveOverhead"]) / 1000.0, skill=skill(o),
+                        params=file if file and net is None else None, net=net)
         thesis = None
         if o["Thesis"] == "true":
             thesis = ThesisPlayer(variant, values, depth=int(o["Depth"]) or 4, seed=int(o["Seed"]),

@@ -10,6 +10,13 @@ fields (no copying, no Python objects inside the kernel).
 ``ctl`` is a one-record structured array (:data:`CONTROL`): the kernel reads and writes its fields
 by name (``c.ctl[0].nodes``); the Python driver does the same (``ctx.ctl["stop"][0] = 1`` from
 another thread stops a search).
+
+The evaluation is chosen by the context's type: a :class:`SearchContext` evaluates with the
+linear evaluation, an :class:`NnueContext` (the same fields and ``nn``, an :class:`NnueState`)
+with a network.  numba compiles the kernels once for each type, and the hooks of
+:mod:`komaken.shogi.engine._evalhooks` compile to the linear code or to the network's, so the
+linear search carries no network array and tests no flag (a context that merely *held* the
+network's arrays made the linear search 35-40 % slower).
 """
 
 from __future__ import annotations
@@ -20,8 +27,9 @@ from typing import NamedTuple
 import numpy as np
 from numba import njit
 
-from komaken.shogi._kernels import MAX_MOVES
+from komaken.shogi._kernels import MAX_MOVES, R_NSQ
 from komaken.shogi.engine._evaluate import W_SIZE
+from komaken.shogi.engine._nnue import MAX_CHANGES, n_features, square_index
 from komaken.shogi.engine._searchparams import LMR_N, SP_SIZE
 
 MAX_PLY = 128
@@ -52,7 +60,7 @@ class SearchContext(NamedTuple):
     reduction table; ``tt_key``/``tt_data`` the transposition table, ``killers`` and ``history``
     the move-ordering tables, ``pv``/``pvlen`` the triangular principal-variation table, ``mbuf``/
     ``sbuf`` moves and their scores per ply, ``acc`` the material and PSQ sums per ply, ``excl``
-    the root moves MultiPV leaves out.
+    the root moves MultiPV leaves out.  (:class:`NnueContext` adds the network.)
     """
 
     ctl: np.ndarray
@@ -73,6 +81,102 @@ class SearchContext(NamedTuple):
     acc: np.ndarray
 
 
+#: "no network": :func:`new_context` and :func:`with_network` then make a :class:`SearchContext`
+NO_NET: tuple[()] = ()
+
+
+class NetArrays(NamedTuple):
+    """A quantized network as the search evaluates it: the accumulator's feature weights ``w``
+    (int16 ``[features, H]``) and bias ``b`` (int32 ``[H]``), then the dense layers of
+    :func:`~komaken.shogi.engine._nnue.forward` (int64: ``l1w [N1, 2H]``, ``l1b [N1]``,
+    ``l2w [N2, N1]``, ``l2b [N2]``, ``ow [N2]``, ``ob [1]``)."""
+
+    w: np.ndarray
+    b: np.ndarray
+    l1w: np.ndarray
+    l1b: np.ndarray
+    l2w: np.ndarray
+    l2b: np.ndarray
+    ow: np.ndarray
+    ob: np.ndarray
+
+
+class NnueState(NamedTuple):
+    """``SearchContext.nn`` with a network: its arrays (:class:`NetArrays`' fields), the board's
+    square numbering ``inv`` (:func:`~komaken.shogi.engine._nnue.square_index`), the accumulators
+    ``acc[ply, colour]`` (int32) and each ply's move's feature changes ``chg[ply]`` (pieces, squares,
+    signs) and their count ``nchg[ply]``; ``audit`` (on, evaluations, mismatches) and ``scratch``
+    let a test compare every evaluated node's accumulators with a full refresh."""
+
+    w: np.ndarray
+    b: np.ndarray
+    l1w: np.ndarray
+    l1b: np.ndarray
+    l2w: np.ndarray
+    l2b: np.ndarray
+    ow: np.ndarray
+    ob: np.ndarray
+    inv: np.ndarray
+    acc: np.ndarray
+    chg: np.ndarray
+    nchg: np.ndarray
+    audit: np.ndarray
+    scratch: np.ndarray
+
+
+def nnue_state(net: NetArrays, rules: np.ndarray) -> NnueState:
+    """The search's state for ``net`` on the board of ``rules`` (ValueError if ``net`` is not
+    for a board of that size)."""
+    nsq = int(rules[R_NSQ])
+    if net.w.ndim != 2 or net.w.shape[0] != n_features(nsq):
+        raise ValueError(f"the network has {net.w.shape[0] if net.w.ndim else 0} features, a board of {nsq} "
+                         f"squares has {n_features(nsq)}")
+    hidden = net.w.shape[1]
+    # the dense layers in int64 whatever the file's types: one compiled forward, no overflow
+    dense = [np.ascontiguousarray(np.asarray(a).reshape(-1) if k == "ob" else a, dtype=np.int64)
+             for k, a in zip(NetArrays._fields[2:], net[2:], strict=True)]
+    return NnueState._make([np.ascontiguousarray(net.w, dtype=np.int16), np.ascontiguousarray(net.b, dtype=np.int32),
+                            *dense, square_index(rules), np.zeros((ROWS, 2, hidden), dtype=np.int32),
+                            np.zeros((ROWS, 3, MAX_CHANGES), dtype=np.int64), np.zeros(ROWS, dtype=np.int64),
+                            np.zeros(3, dtype=np.int64), np.zeros((2, hidden), dtype=np.int32)])
+
+
+class NnueContext(NamedTuple):
+    """A :class:`SearchContext` evaluating with a network: the same fields, then ``nn`` (an
+    :class:`NnueState`).  A type of its own, so that numba compiles the search for it apart."""
+
+    ctl: np.ndarray
+    excl: np.ndarray
+    bval: np.ndarray
+    hval: np.ndarray
+    w: np.ndarray
+    sp: np.ndarray
+    lmr: np.ndarray
+    tt_key: np.ndarray
+    tt_data: np.ndarray
+    killers: np.ndarray
+    history: np.ndarray
+    pv: np.ndarray
+    pvlen: np.ndarray
+    mbuf: np.ndarray
+    sbuf: np.ndarray
+    acc: np.ndarray
+    nn: NnueState
+
+
+#: either kind of context
+Context = SearchContext | NnueContext
+
+
+def with_network(c: Context, nn: NnueState | tuple[()]) -> Context:
+    """``c`` (either kind) evaluating with ``nn``: a :class:`SearchContext` for :data:`NO_NET`,
+    else an ``NnueContext``; the tables are ``c``'s own, not copies."""
+    base = SearchContext._make(c[:len(SearchContext._fields)])
+    if isinstance(nn, NnueState):
+        return NnueContext(*base, nn)
+    return base
+
+
 Zeros = Callable[..., np.ndarray]
 
 
@@ -80,7 +184,8 @@ def new_context(bval: np.ndarray, hval: np.ndarray, w: np.ndarray, sp: np.ndarra
                 tt_entries: int, zeros: Zeros = np.zeros) -> SearchContext:
     """A context with cleared tables; ``tt_entries`` (a power of two) sizes the transposition
     table.  ``zeros(shape, dtype)`` makes the large tables (the engine passes an allocator whose
-    pages cost memory only once written)."""
+    pages cost memory only once written).  The context evaluates with the linear evaluation;
+    :func:`with_network` makes one that evaluates with a network."""
     if tt_entries < 1 or tt_entries & (tt_entries - 1):
         raise ValueError(f"tt_entries must be a power of two, not {tt_entries}")
     return SearchContext(

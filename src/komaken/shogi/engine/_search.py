@@ -18,6 +18,8 @@ declarations and the ply limit per variant.
 
 Every kernel takes the position (a :class:`~komaken.shogi.kernel.KernelState`) and one
 :class:`~komaken.shogi.engine._context.SearchContext` holding the tables, settings and counters.
+The evaluation is the context's: the linear one or a network, each its own compiled search
+(:mod:`komaken.shogi.engine._evalhooks`).
 
 The driver's stop flag (``ctl.stop``, set from another thread) and the node limit are polled
 every 1024 nodes; once the search is aborted every node returns at once and the driver uses
@@ -63,8 +65,17 @@ from komaken.shogi._kernels import (
     push,
     undo_move,
 )
-from komaken.shogi.engine._context import MAX_PLY, SearchContext
-from komaken.shogi.engine._evaluate import capture_gain, evaluate, evaluate_sums, material_psq, move_delta
+from komaken.shogi.engine._context import MAX_PLY, Context
+from komaken.shogi.engine._evalhooks import (
+    eval_after,
+    eval_before,
+    eval_deep,
+    eval_node,
+    eval_pass,
+    eval_root,
+    eval_state,
+)
+from komaken.shogi.engine._evaluate import capture_gain
 from komaken.shogi.engine._history import is_quiet, reward_cutoff
 from komaken.shogi.engine._ordering import keep_unprunable, pick, score_moves
 from komaken.shogi.engine._searchparams import (
@@ -177,23 +188,15 @@ def _poll(ctl: np.ndarray) -> bool:
     return c.abort != 0
 
 
-@njit(cache=True, inline="always")
-def _child_sums(bd: np.ndarray, mv: int, rules: np.ndarray, bval: np.ndarray, hval: np.ndarray, w: np.ndarray,
-                acc: np.ndarray, ply: int, us: int) -> None:
-    """``acc[ply + 1]``: the sums of the position after ``us`` plays ``mv`` at ``ply``."""
-    dm, dp = move_delta(bd, mv, us, rules, bval, hval, w)
-    acc[ply + 1, 0] = acc[ply, 0] + dm
-    acc[ply + 1, 1] = acc[ply, 1] + dp
-
-
 @njit(cache=True)
-def qsearch(pos: KernelState, c: SearchContext, alpha, beta, ply) -> int:
+def qsearch(pos: KernelState, c: Context, alpha, beta, ply) -> int:
     """Captures only (every evasion when in check) until the position is quiet.
 
     Out of check only the captures are generated (:func:`gen_captures_into`), never the quiet
     moves and drops, so a side that is not in check and has no legal move at all (rare: a
     cornered king with nothing in hand) stands pat here; the main search scores it as lost."""
     bd, hd, st, hh, hist, geo, rules = pos
+    ev = eval_state(c)
     ctl = c.ctl[0]
     if _poll(c.ctl):
         return 0
@@ -209,9 +212,9 @@ def qsearch(pos: KernelState, c: SearchContext, alpha, beta, ply) -> int:
     checked = in_check(bd, st, rules) and rules[R_KING_CAPTURE] == 0
     stand = -INF
     if ply >= MAX_PLY - 2:
-        return evaluate(bd, hd, st, rules, c.bval, c.hval, c.w, hh[st[ST_PLY]], seed)
+        return eval_deep(bd, hd, st, rules, c.bval, c.hval, c.w, ev, hh[st[ST_PLY]], seed, ply)
     if not checked:
-        stand = evaluate_sums(bd, hd, st, rules, c.w, hh[st[ST_PLY]], seed, int(c.acc[ply, 0]), c.acc[ply, 1])
+        stand = eval_node(bd, hd, st, rules, c.w, ev, hh[st[ST_PLY]], seed, ply)
         if stand >= beta:
             return stand
         if stand > alpha:
@@ -243,8 +246,9 @@ def qsearch(pos: KernelState, c: SearchContext, alpha, beta, ply) -> int:
         n += 1
     for i in range(n):
         mv = pick(moves, scores, i, n)
-        _child_sums(bd, mv, rules, c.bval, c.hval, c.w, c.acc, ply, st[ST_SIDE])
+        eval_before(bd, hd, st, rules, c.bval, c.hval, c.w, ev, mv, st[ST_SIDE], ply)
         push(bd, hd, st, hh, hist, rules, mv)
+        eval_after(bd, hd, st, rules, ev, ply)
         v = -qsearch(pos, c, -beta, -alpha, ply + 1)
         undo_move(bd, hd, st, hist)
         if ctl.abort != 0:
@@ -259,7 +263,7 @@ def qsearch(pos: KernelState, c: SearchContext, alpha, beta, ply) -> int:
 
 
 @njit(cache=True, inline="always")
-def _excluded(c: SearchContext, mv: int) -> bool:
+def _excluded(c: Context, mv: int) -> bool:
     for k in range(c.ctl[0].excluded):
         if c.excl[k] == mv:
             return True
@@ -267,9 +271,10 @@ def _excluded(c: SearchContext, mv: int) -> bool:
 
 
 @njit(cache=True)
-def negamax(pos: KernelState, c: SearchContext, depth: int, alpha: int, beta: int, ply, can_null) -> int:
+def negamax(pos: KernelState, c: Context, depth: int, alpha: int, beta: int, ply, can_null) -> int:
     """Score of the position from the side to move's view, searched ``depth`` plies deep."""
     bd, hd, st, hh, hist, geo, rules = pos
+    ev = eval_state(c)
     ctl = c.ctl[0]
     c.pvlen[ply] = ply
     if ply > 0:
@@ -286,7 +291,7 @@ def negamax(pos: KernelState, c: SearchContext, depth: int, alpha: int, beta: in
         if alpha >= beta:
             return alpha
     if ply >= MAX_PLY - 4:
-        return evaluate(bd, hd, st, rules, c.bval, c.hval, c.w, hh[st[ST_PLY]], ctl.seed)
+        return eval_deep(bd, hd, st, rules, c.bval, c.hval, c.w, ev, hh[st[ST_PLY]], ctl.seed, ply)
     checked = in_check(bd, st, rules)
     if depth <= 0 and not checked:
         return qsearch(pos, c, alpha, beta, ply)
@@ -315,7 +320,7 @@ def negamax(pos: KernelState, c: SearchContext, depth: int, alpha: int, beta: in
     if static == -INF and not checked and not pv_node and ply > 0 and (
             depth <= c.sp[SP_RFP_DEPTH] or depth <= c.sp[SP_FUT_DEPTH]
             or (can_null != 0 and depth >= 3 and abs(beta) < MATE_BOUND)):
-        static = evaluate_sums(bd, hd, st, rules, c.w, h, seed, int(c.acc[ply, 0]), c.acc[ply, 1])
+        static = eval_node(bd, hd, st, rules, c.w, ev, h, seed, ply)
         if hit:
             c.tt_key[idx] = tt_key_word(h, static)
     # reverse futility: far enough above beta that a quiet reply will not bring it back
@@ -332,8 +337,7 @@ def negamax(pos: KernelState, c: SearchContext, depth: int, alpha: int, beta: in
         hh[cur + 1] = h ^ ZSIDE
         st[ST_SIDE] = 1 - us
         st[ST_PLY] = cur + 1
-        c.acc[ply + 1, 0] = c.acc[ply, 0]
-        c.acc[ply + 1, 1] = c.acc[ply, 1]
+        eval_pass(ev, ply)
         saved_start = ctl.game_start
         ctl.game_start = cur + 1  # no repetition through a pass
         r = c.sp[SP_NULL_R] + (depth // c.sp[SP_NULL_DIV] if c.sp[SP_NULL_DIV] > 0 else 0)
@@ -387,7 +391,7 @@ def negamax(pos: KernelState, c: SearchContext, depth: int, alpha: int, beta: in
         if prunable and not quiet and frm != 0 and depth <= c.sp[SP_SEE_DEPTH] and scores[i] < (1 << 47) \
                 and see(bd, rules, c.bval, frm, to, us, c.sbuf[SCRATCH_ROW]) < -c.sp[SP_SEE_MARGIN] * depth:
             continue  # a capture that loses too much in the exchange (ordered after the killers)
-        _child_sums(bd, mv, rules, c.bval, c.hval, c.w, c.acc, ply, us)
+        eval_before(bd, hd, st, rules, c.bval, c.hval, c.w, ev, mv, us, ply)
         gives = push(bd, hd, st, hh, hist, rules, mv)
         if prunable and quiet and not gives:
             if depth <= c.sp[SP_LMP_DEPTH] and quiets > lmp_count:
@@ -396,6 +400,7 @@ def negamax(pos: KernelState, c: SearchContext, depth: int, alpha: int, beta: in
             if depth <= c.sp[SP_FUT_DEPTH] and static + c.sp[SP_FUT_MARGIN] * depth <= alpha:
                 undo_move(bd, hd, st, hist)
                 continue
+        eval_after(bd, hd, st, rules, ev, ply)  # after the pruning above: a pruned move needs no evaluation state
         searched += 1
         ext = 0
         if gives and ply < 2 * ctl.root_depth and ply < MAX_PLY // 2:
@@ -459,12 +464,13 @@ def negamax(pos: KernelState, c: SearchContext, depth: int, alpha: int, beta: in
 
 
 @njit(cache=True, nogil=True)
-def search_depth(pos: KernelState, c: SearchContext, depth: int, alpha, beta) -> int:
+def search_depth(pos: KernelState, c: Context, depth: int, alpha, beta) -> int:
     """One iteration of iterative deepening from the root (ply 0); the GIL is released.
 
-    ``acc[ply]`` holds the material and PSQ sums (:func:`material_psq`) of the position at ``ply``,
-    kept up to date move by move so that the evaluation need not count them again."""
-    c.acc[0, 0], c.acc[0, 1] = material_psq(pos.bd, pos.hd, pos.rules, c.bval, c.hval, c.w)
+    The evaluation's state per ply (the linear evaluation's material and PSQ sums ``acc[ply]``, or
+    the network's accumulators) is set up here and kept up to date move by move
+    (:mod:`komaken.shogi.engine._evalhooks`), so that no node counts it afresh."""
+    eval_root(pos.bd, pos.hd, pos.st, pos.rules, c)
     ctl = c.ctl[0]
     ctl.root_move = 0
     ctl.root_score = -INF

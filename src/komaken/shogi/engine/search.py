@@ -32,7 +32,16 @@ from komaken.errors import KomakenError
 from komaken.search.result import SearchResult
 from komaken.shogi import _kernels as K
 from komaken.shogi.engine import _search as S
-from komaken.shogi.engine._context import clear_control, new_context
+from komaken.shogi.engine._context import (
+    NO_NET,
+    Context,
+    NetArrays,
+    NnueState,
+    clear_control,
+    new_context,
+    nnue_state,
+    with_network,
+)
 from komaken.shogi.engine._evaluate import TERMS
 from komaken.shogi.engine._searchparams import SP_ASPIRATION, lmr_table
 from komaken.shogi.engine._tt import KEY_HIGH
@@ -151,13 +160,16 @@ class Engine:
     adds ± that many units of seeded, per-position noise); pass ``{"mobility": 0, "king_safety": 0,
     "psq": 0}`` for material only.  ``params`` (an :class:`~komaken.shogi.engine.evalparams.EvalParams` or a
     TOML path; default: the variant's shipped file) gives the piece values, term weights and
-    tables; ``values`` and ``terms`` override it.
+    tables; ``values`` and ``terms`` override it.  ``net`` (a network for this variant's board,
+    :func:`~komaken.shogi.engine._evalfile.load_network`) evaluates with that network instead of
+    the linear evaluation, its accumulators updated move by move inside the search (only the
+    ``noise`` term still applies).
     """
 
     def __init__(self, variant: Variant | str = "shogi", values: PieceValues | Mapping[str, Any] | None = None,
                  terms: Mapping[str, float] | None = None, hash_mb: int = 16, seed: int = 0,
                  overhead: float = 0.03, skill: Skill | None = None,
-                 params: EvalParams | str | Path | None = None) -> None:
+                 params: EvalParams | str | Path | None = None, net: NetArrays | None = None) -> None:
         self.variant = load_variant(variant)
         self.skill = skill  # None or level 20: full strength
         self.params = resolve(params, self.variant)  # checked whole before anything is stored
@@ -174,10 +186,25 @@ class Engine:
         sp = self.params.search_array()
         # the large work tables (2.5 MB besides the hash table) on pages of their own: an engine
         # that never searches (a web session waiting for its person's move) holds none of them
-        self._ctx = new_context(bval, hval, self.params.weights(self.terms), sp, lmr_table(sp),
-                                _hash_entries(hash_mb), zeros=fresh_pages)
+        self._ctx: Context = with_network(new_context(bval, hval, self.params.weights(self.terms), sp, lmr_table(sp),
+                                                      _hash_entries(hash_mb), zeros=fresh_pages), self._nn(net))
+        self.net = net
         self._tt_fresh = True  # nothing stored yet: no evaluation to forget, no page touched
         self._lock = threading.Lock()
+
+    def _nn(self, net: NetArrays | None) -> NnueState | tuple[()]:
+        if net is None:
+            return NO_NET
+        try:
+            return nnue_state(net, self.variant.rules)
+        except ValueError as exc:
+            raise KomakenError(f"network for another board: {exc}") from None
+
+    def set_net(self, net: NetArrays | None) -> None:
+        """Evaluate with ``net`` from the next search on (``None``: the linear evaluation)."""
+        self._ctx = with_network(self._ctx, self._nn(net))
+        self.net = net
+        self._forget_evaluations()
 
     def set_values(self, values: PieceValues | Mapping[str, Any] | None) -> None:
         if not isinstance(values, PieceValues):
@@ -379,9 +406,10 @@ def _since(t0: float) -> float:
 def search(position: Position, limits: Limits | None = None, values: PieceValues | Mapping[str, Any] | None = None,
            *, terms: Mapping[str, float] | None = None, seed: int = 0, hash_mb: int = 16,
            info: InfoCallback | None = None, multipv: int = 1, skill: Skill | None = None,
-           params: EvalParams | str | Path | None = None) -> SearchResult[Move]:
+           params: EvalParams | str | Path | None = None, net: NetArrays | None = None) -> SearchResult[Move]:
     """Search ``position`` once with a fresh :class:`Engine` (see there for the arguments)."""
-    engine = Engine(position.variant, values, terms, hash_mb=hash_mb, seed=seed, skill=skill, params=params)
+    engine = Engine(position.variant, values, terms, hash_mb=hash_mb, seed=seed, skill=skill, params=params,
+                    net=net)
     return engine.search(position, limits, info=info, multipv=multipv)
 
 

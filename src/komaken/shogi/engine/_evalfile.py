@@ -1,0 +1,60 @@
+"""Network files as the search reads them: :func:`load_network` (``EvalFile`` on USI,
+``engine:eval=FILE`` for a player, ``Engine(net=...)``), :func:`save_network`, :func:`random_network`.
+
+A network here is a :class:`~komaken.shogi.engine._context.NetArrays`: the integer arrays
+:func:`~komaken.shogi.engine._nnue.refresh`, :func:`~komaken.shogi.engine._nnue.update` and
+:func:`~komaken.shogi.engine._nnue.forward` take.  The file is the ``.nnue`` format of
+:class:`~komaken.shogi.engine.nnue.Network`, which reads and checks it (every problem is one
+:class:`~komaken.errors.EvalError` naming the file and what is wrong); this module only turns a
+:class:`Network` into the search's arrays and back.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import numpy as np
+
+from komaken.shogi._kernels import R_NSQ
+from komaken.shogi.engine._context import NetArrays
+from komaken.shogi.engine._nnue import n_features
+from komaken.shogi.engine.nnue import Network
+from komaken.shogi.variant import Variant, shipped_id
+
+
+def is_network_file(path: str | Path) -> bool:
+    """Whether an ``EvalFile`` names a network (anything but a ``.toml`` parameter file)."""
+    return not str(path).lower().endswith(".toml")
+
+
+def arrays(net: Network) -> NetArrays:
+    """``net``'s weights as the search takes them."""
+    return NetArrays(net.w, net.b, net.l1w, net.l1b, net.l2w, net.l2b, net.ow, np.array([net.ob], dtype=np.int64))
+
+
+def load_network(path: str | Path, variant: Variant | None) -> NetArrays:
+    """The network in file ``path`` for ``variant`` (``None``: the one the file names), or
+    :class:`~komaken.errors.EvalError`."""
+    return arrays(Network.load(path, variant))
+
+
+def save_network(path: str | Path, net: NetArrays, variant: Variant) -> None:
+    """Write ``net`` for ``variant`` as a ``.nnue`` file :func:`load_network` reads."""
+    Network(shipped_id(variant) or variant.name, (variant.width, variant.height), net.w.astype(np.int16),
+            net.b.astype(np.int32), net.l1w.astype(np.int16), net.l1b.astype(np.int32), net.l2w.astype(np.int16),
+            net.l2b.astype(np.int32), net.ow.astype(np.int16), int(net.ob[0]),
+            provenance={"made": "save_network"}).save(path)
+
+
+def random_network(variant: Variant, hidden: int = 64, n1: int = 16, n2: int = 16, seed: int = 0) -> NetArrays:
+    """An untrained network of random weights for ``variant``'s board (tests and speed
+    measurements: it plays nonsense, but every path of the search runs as with a trained one)."""
+    rng = np.random.default_rng(seed)
+    nf = n_features(int(variant.rules[R_NSQ]))
+    return NetArrays(rng.integers(-40, 40, size=(nf, hidden)).astype(np.int16),
+                     rng.integers(0, 60, size=hidden).astype(np.int32),
+                     rng.integers(-64, 64, size=(n1, 2 * hidden)).astype(np.int64),
+                     rng.integers(-4000, 4000, size=n1).astype(np.int64),
+                     rng.integers(-64, 64, size=(n2, n1)).astype(np.int64),
+                     rng.integers(-4000, 4000, size=n2).astype(np.int64),
+                     rng.integers(-64, 64, size=n2).astype(np.int64), np.array([100], dtype=np.int64))

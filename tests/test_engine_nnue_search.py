@@ -1,0 +1,185 @@
+"""The α-β search evaluating with a network: its scores are the network's, its accumulators kept
+move by move equal a refresh at every node it evaluates, it repeats itself, and EvalFile /
+``engine:eval=FILE`` load a network (a bad file is one error naming it)."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import numpy as np
+import pytest
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
+
+from komaken.errors import EvalError
+from komaken.shogi import Position, load_variant
+from komaken.shogi.engine import Engine, Limits
+from komaken.shogi.engine._context import NetArrays
+from komaken.shogi.engine._evalfile import load_network, random_network, save_network
+from komaken.shogi.engine._nnue import forward, refresh, square_index
+
+
+def _reference(pos: Position, net: NetArrays) -> int:
+    """The network's score of ``pos`` from accumulators refreshed whole (side to move's view)."""
+    s = pos.kernel_state()
+    inv = square_index(s.rules)
+    acc = np.zeros((2, net.w.shape[1]), dtype=np.int32)
+    for c in range(2):
+        refresh(s.bd, s.hd, s.st, s.rules, inv, net.w, net.b, c, acc[c])
+    us = int(pos.turn)
+    return int(forward(acc[us], acc[1 - us], net.l1w, net.l1b, net.l2w, net.l2b, net.ow, int(net.ob[0])))
+
+
+def test_depth_one_scores_are_the_network_on_each_child() -> None:
+    """From the 9x9 start no reply captures, so a depth-1 search scores each move by the
+    network's evaluation of the position after it (the child's accumulators come from the
+    root's by the move's changes): exactly what a refresh of that child gives."""
+    start = Position.start("shogi")
+    net = random_network(start.variant, 16, seed=3)
+    result = Engine("shogi", net=net).search(start, Limits(depth=1), multipv=30)
+    assert len(result.lines) == 30
+    for line in result.lines:
+        child = start.copy()
+        child.push(line.move)
+        assert line.score == -_reference(child, net), line.move
+
+
+def _random_position(variant: str, seed: int, plies: int) -> Position:
+    rng = np.random.default_rng(seed)
+    pos = Position.start(variant)
+    for _ in range(plies):
+        moves = pos.legal_moves()
+        if not moves or pos.is_game_over():
+            break
+        captures = [m for m in moves if pos.piece_at(m.to_square) is not None]
+        pool = captures if captures and rng.random() < 0.5 else moves
+        pos.push(pool[int(rng.integers(len(pool)))])
+    return pos
+
+
+@settings(max_examples=12, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(variant=st.sampled_from(["minishogi", "judkins", "shogi", "dobutsu"]), seed=st.integers(0, 10_000),
+       plies=st.integers(0, 30), multipv=st.sampled_from([1, 3]))
+def test_every_evaluated_node_matches_a_refresh(variant: str, seed: int, plies: int, multipv: int) -> None:
+    """Along every line the search reads (captures, drops, promotions, king moves, null moves,
+    quiescence, MultiPV's repeated roots, hash-table cut-offs), each node it evaluates has
+    accumulators equal to a full refresh of that position."""
+    pos = _random_position(variant, seed, plies)
+    if not pos.legal_moves():
+        return
+    engine = Engine(variant, net=random_network(pos.variant, 8, seed=seed))
+    audit = engine._ctx.nn.audit
+    audit[0] = 1
+    r = engine.search(pos, Limits(depth=3), multipv=multipv)
+    assert audit[2] == 0, (variant, seed, plies, audit)
+    assert audit[1] > 0 or r.mate is not None or abs(r.score) >= 50_000_000  # decided at once: nothing to evaluate
+
+
+def test_a_deeper_middle_game_search_matches_at_every_evaluation() -> None:
+    """The audit above is not vacuous: a depth-5 search from a 9x9 middle game (where the
+    search's null moves, reductions and hash cut-offs all run) evaluates thousands of nodes, and
+    every one matches a refresh."""
+    pos = Position.from_sfen("ln1g3nl/1r2g1sk1/p1sppp1pp/2p3p2/1p5P1/2P1P1P2/PPSP1PS1P/1KG4R1/LN1G3NL b Bb 27",
+                             "shogi")
+    engine = Engine("shogi", net=random_network(pos.variant, 8, seed=1))
+    engine._ctx.nn.audit[0] = 1
+    r = engine.search(pos, Limits(depth=5))
+    assert engine._ctx.nn.audit[1] > 1000 and engine._ctx.nn.audit[2] == 0
+    assert r.nodes > 1000
+
+
+def test_the_network_search_is_deterministic_and_not_the_linear_one() -> None:
+    pos = Position.start("minishogi")
+    net = random_network(pos.variant, 16, seed=5)
+    a = Engine("minishogi", net=net).search(pos, Limits(depth=5))
+    b = Engine("minishogi", net=net).search(pos, Limits(depth=5))
+    linear = Engine("minishogi").search(pos, Limits(depth=5))
+    assert (a.move, a.score, a.nodes, a.pv) == (b.move, b.score, b.nodes, b.pv)
+    assert (a.score, a.nodes) != (linear.score, linear.nodes)
+
+
+def test_set_net_switches_the_evaluation_both_ways() -> None:
+    """An engine given a network and then none again searches exactly as a linear engine does
+    (the hash table's static evaluations of the network are forgotten)."""
+    pos = Position.start("minishogi")
+    engine = Engine("minishogi")
+    engine.set_net(random_network(pos.variant, 16, seed=2))
+    with_net = engine.search(pos, Limits(movetime=0.05))
+    engine.set_net(None)
+    again = engine.search(pos, Limits(depth=5))
+    linear = Engine("minishogi").search(pos, Limits(depth=5))
+    assert with_net.move is not None
+    assert (again.move, again.score, again.nodes) == (linear.move, linear.score, linear.nodes)
+
+
+# ---- files -------------------------------------------------------------------------------------
+
+def test_a_saved_network_loads_back(tmp_path: Path) -> None:
+    v = load_variant("minishogi")
+    net = random_network(v, 8, seed=1)
+    save_network(tmp_path / "n.nnue", net, v)
+    back = load_network(tmp_path / "n.nnue", v)
+    assert all((x == y).all() and x.dtype == y.dtype for x, y in zip(net, back, strict=True))
+
+
+def _bad_files(tmp_path: Path) -> dict[str, tuple[Path, str]]:
+    v = load_variant("minishogi")
+    net = random_network(v, 8, seed=1)
+    good = tmp_path / "good.nnue"
+    save_network(good, net, v)
+    data = good.read_bytes()
+    cases: dict[str, tuple[Path, str]] = {}
+    (tmp_path / "cut.nnue").write_bytes(data[: len(data) // 2])
+    cases["truncated"] = (tmp_path / "cut.nnue", "truncated")
+    save_network(tmp_path / "nine.nnue", random_network(load_variant("shogi"), 8), load_variant("shogi"))
+    cases["another board"] = (tmp_path / "nine.nnue", "for shogi (9x9), not minishogi")
+    cases["no file"] = (tmp_path / "absent.nnue", "No such file")
+    return cases
+
+
+def test_a_bad_network_file_is_one_error_naming_it(tmp_path: Path) -> None:
+    for what, (path, words) in _bad_files(tmp_path).items():
+        with pytest.raises(EvalError) as err:
+            load_network(path, load_variant("minishogi"))
+        assert str(path) in str(err.value) and words in str(err.value), (what, str(err.value))
+
+
+def test_usi_evalfile_loads_a_network_and_a_bad_one_keeps_the_evaluation(tmp_path: Path) -> None:
+    from komaken.usi.server import UsiServer
+
+    v = load_variant("minishogi")
+    net = random_network(v, 16, seed=4)
+    save_network(tmp_path / "net.nnue", net, v)
+    lines: list[str] = []
+    usi = UsiServer("minishogi", out=lines.append)
+    usi.handle(f"setoption name EvalFile value {tmp_path / 'net.nnue'}")
+    assert usi.engine.net is not None and not any("error" in line for line in lines), lines
+    loaded = usi.engine
+    usi.handle(f"setoption name EvalFile value {tmp_path / 'cut.nnue'}")  # no such file
+    assert usi.engine is loaded and lines[-1].startswith("info string error:") and "cut.nnue" in lines[-1]
+    bad = _bad_files(tmp_path)["another board"][0]
+    usi.handle(f"setoption name EvalFile value {bad}")
+    assert usi.engine is loaded and "not minishogi" in lines[-1]
+    pos = Position.start("minishogi")
+    r = usi.engine.search(pos, Limits(depth=3))
+    assert r.score == Engine("minishogi", net=net).search(pos, Limits(depth=3)).score
+    usi.handle("setoption name EvalFile value <empty>")
+    assert usi.engine.net is None
+
+
+def test_player_spec_eval_file_plays_with_the_network(tmp_path: Path) -> None:
+    from komaken.games import find_game
+    from komaken.players.registry import PlayerSpec, PlayerSpecError
+
+    v = load_variant("minishogi")
+    save_network(tmp_path / "net.nnue", random_network(v, 16, seed=4), v)
+    game = find_game("shogi")
+    spec = PlayerSpec.parse(f"engine:eval={tmp_path / 'net.nnue'},depth=2", game)
+    player = spec.build(game, v)
+    assert player.engine.net is not None  # type: ignore[attr-defined]
+    with pytest.raises(PlayerSpecError, match="absent.nnue"):
+        PlayerSpec.parse(f"engine:eval={tmp_path / 'absent.nnue'}", game).build(game, v)
+    with pytest.raises(PlayerSpecError, match="king_safety: cannot be given beside eval="):
+        PlayerSpec.parse(f"engine:eval={tmp_path / 'net.nnue'},king_safety=0", game)
+    terms = PlayerSpec.parse("engine:king_safety=0,depth=2", game).build(game, v)
+    assert terms.engine.net is None  # type: ignore[attr-defined]
