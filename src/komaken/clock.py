@@ -72,6 +72,37 @@ class TimeControl:
         return {"main": self.main, "byoyomi": self.byoyomi, "increment": self.increment}
 
 
+#: the time manager's rules (``docs/engine.md``, time management) for every engine that plans from a clock
+MIN_SECONDS = 0.001  # the shortest budget: one millisecond
+MOVES_TO_GO = {"sudden_death": 15, "byoyomi": 40}
+SOFT_FRACTION = 0.8
+MAX_FRACTION = 0.1  # of the usable main time, on any one move
+BYOYOMI_MARGIN = (0.1, 0.06)  # fraction of the byoyomi, capped at this many seconds
+RESERVE = (0.05, 1.0)  # sudden death: keep this fraction of the main time, capped at this many seconds
+
+
+def clock_budget(remaining: float, inc: float, byoyomi: float, overhead: float = 0.03) -> tuple[float, float]:
+    """``(soft, hard)`` seconds for one move with ``remaining`` main time, increment ``inc`` and
+    ``byoyomi`` (each ≥ 0) when the move costs ``overhead`` seconds besides the thinking."""
+    remaining, inc, byoyomi, overhead = (max(0.0, float(x)) for x in (remaining, inc, byoyomi, overhead))
+    byo = max(0.0, byoyomi - min(BYOYOMI_MARGIN[0] * byoyomi, BYOYOMI_MARGIN[1]))
+    main = remaining - overhead
+    if main < 0:  # the overhead eats into the byoyomi
+        byo, main = max(0.0, byo + main), 0.0
+    if byoyomi > 0:
+        usable, mtg = main, MOVES_TO_GO["byoyomi"]
+    else:
+        usable, mtg = max(0.0, main - min(RESERVE[0] * main, RESERVE[1])), MOVES_TO_GO["sudden_death"]
+    target = usable / mtg + inc + byo
+    ceiling = usable * MAX_FRACTION + inc + byo
+    clock = main + byo  # the increment arrives only after the move
+    hard = max(MIN_SECONDS, min(ceiling, 2.0 * target, clock))
+    if usable <= 0 and inc <= 0:  # nothing to save: use it all
+        return hard, hard
+    return max(MIN_SECONDS, min(SOFT_FRACTION * target, hard)), hard
+
+
+
 @dataclass(frozen=True, slots=True)
 class TimeLeft:
     """The clocks as the side to move is told them (USI ``go``'s fields, in seconds): each
@@ -97,17 +128,7 @@ class TimeLeft:
         [0.91, 0.91]
         """
         remaining, inc = (self.btime, self.binc) if color is Color.BLACK else (self.wtime, self.winc)
-        remaining, inc, byoyomi = max(0.0, remaining), max(0.0, inc), max(0.0, self.byoyomi)
-        byo = max(0.0, byoyomi - min(0.1 * byoyomi, 0.06))
-        main = remaining - overhead
-        if main < 0:  # the overhead eats into the byoyomi
-            byo, main = max(0.0, byo + main), 0.0
-        usable = main if byoyomi > 0 else max(0.0, main - min(0.05 * main, 1.0))
-        target = usable / (40 if byoyomi > 0 else 15) + inc + byo
-        hard = max(0.001, min(usable * 0.1 + inc + byo, 2.0 * target, main + byo))
-        if usable <= 0 and inc <= 0:  # nothing to save: use it all
-            return hard, hard
-        return max(0.001, min(0.8 * target, hard)), hard
+        return clock_budget(remaining, inc, self.byoyomi, overhead)
 
     def usi(self) -> str:
         """``btime 60000 wtime 58000 byoyomi 10000`` (milliseconds, as a USI line has them)."""

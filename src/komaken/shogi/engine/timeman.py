@@ -37,34 +37,11 @@ The rules, in order:
 
 from __future__ import annotations
 
-MIN_SECONDS = 0.001  # the shortest budget: one millisecond
-MOVES_TO_GO = {"sudden_death": 15, "byoyomi": 40}
-SOFT_FRACTION = 0.8
+from komaken.clock import MIN_SECONDS, clock_budget
+
+__all__ = ["MIN_SECONDS", "clock_budget", "next_iteration_fits"]
+
 GROWTH = (1.5, 6.0, 3.0)  # an iteration takes this many times the last one: (least, most, when unknown)
-MAX_FRACTION = 0.1  # of the usable main time, on any one move
-BYOYOMI_MARGIN = (0.1, 0.06)  # fraction of the byoyomi, capped at this many seconds
-RESERVE = (0.05, 1.0)  # sudden death: keep this fraction of the main time, capped at this many seconds
-
-
-def clock_budget(remaining: float, inc: float, byoyomi: float, overhead: float = 0.03) -> tuple[float, float]:
-    """``(soft, hard)`` seconds for one move with ``remaining`` main time, increment ``inc`` and
-    ``byoyomi`` (each ≥ 0) when the move costs ``overhead`` seconds besides the thinking."""
-    remaining, inc, byoyomi, overhead = (max(0.0, float(x)) for x in (remaining, inc, byoyomi, overhead))
-    byo = max(0.0, byoyomi - min(BYOYOMI_MARGIN[0] * byoyomi, BYOYOMI_MARGIN[1]))
-    main = remaining - overhead
-    if main < 0:  # the overhead eats into the byoyomi
-        byo, main = max(0.0, byo + main), 0.0
-    if byoyomi > 0:
-        usable, mtg = main, MOVES_TO_GO["byoyomi"]
-    else:
-        usable, mtg = max(0.0, main - min(RESERVE[0] * main, RESERVE[1])), MOVES_TO_GO["sudden_death"]
-    target = usable / mtg + inc + byo
-    ceiling = usable * MAX_FRACTION + inc + byo
-    clock = main + byo  # the increment arrives only after the move
-    hard = max(MIN_SECONDS, min(ceiling, 2.0 * target, clock))
-    if usable <= 0 and inc <= 0:  # nothing to save: use it all
-        return hard, hard
-    return max(MIN_SECONDS, min(SOFT_FRACTION * target, hard)), hard
 
 
 def next_iteration_fits(elapsed: float, last: float, before: float, soft: float, hard: float) -> bool:
@@ -85,6 +62,3 @@ def next_iteration_fits(elapsed: float, last: float, before: float, soft: float,
     least, most, unknown = GROWTH
     growth = min(most, max(least, last / before)) if before > 1e-4 else unknown
     return elapsed + last * growth <= hard
-
-
-__all__ = ["MIN_SECONDS", "MOVES_TO_GO", "clock_budget", "next_iteration_fits"]
