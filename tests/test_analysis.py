@@ -454,3 +454,10 @@ def test_shogi_lines_come_in_western_notation_too_for_the_international_set() ->
     chess = find_game("chess")
     c = GameAnalysis(chess, chess.start(None), [], seconds=0.05).run()[0]
     assert c.lines[0].to_json()["western"] == c.lines[0].words  # SAN serves every set
+
+
+def test_a_hint_names_a_move_once_where_its_words_are_the_move() -> None:
+    from komaken.analysis import Hint
+
+    assert Hint("d3", "d3", 12.0, None, 55.0).text() == "hint: d3 · score +12 cp for you (win 55%)"
+    assert Hint("7g7f", "▲７六歩", 35.0, None, 51.0).text().startswith("hint: ▲７六歩 (7g7f) · score +35 cp")

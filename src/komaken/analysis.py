@@ -434,7 +434,8 @@ class Hint:
     def text(self) -> str:
         """``hint: ▲７六歩 (7g7f) · score +35 cp for you (win 51%) · line ▲７六歩 △３四歩``."""
         score = (f"mate {self.mate:+d}" if self.mate else "mate") if self.cp is None else f"{self.cp:+.0f} cp"
-        return (f"hint: {self.words} ({self.move}) · score {score} for you (win {self.win:.0f}%)"
+        move = self.words if self.words == str(self.move) else f"{self.words} ({self.move})"
+        return (f"hint: {move} · score {score} for you (win {self.win:.0f}%)"
                 + (f" · line {' '.join(self.line[:10])}" if self.line else ""))
 
 
