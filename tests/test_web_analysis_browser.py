@@ -15,7 +15,7 @@ import pytest
 
 from conftest import needs_module
 from komaken import records
-from web_support import Server
+from web_support import Server, launch
 
 T = 30_000  # milliseconds: the longest any single wait may take
 #: a pro game of 102 plies in CSA V2.1 (sunfish4's kifu/), read from the shared corpus
@@ -38,7 +38,7 @@ def server(tmp_path_factory: pytest.TempPathFactory):  # type: ignore[no-untyped
 @pytest.fixture(scope="module")
 def chromium():  # type: ignore[no-untyped-def]
     with shared.sync_api.sync_playwright() as pw:
-        b = pw.chromium.launch(executable_path=str(shared.CHROMIUM), args=shared.ARGS, timeout=30_000)
+        b = launch(pw)
         yield b
         b.close()
 

@@ -7,7 +7,6 @@ Skipped (with the reason) when ``/usr/bin/chromium`` or the ``playwright`` packa
 from __future__ import annotations
 
 import http.server
-import os
 import sqlite3
 import subprocess
 import sys
@@ -22,11 +21,8 @@ from komaken import records
 from komaken.lab import ExperimentDB
 from komaken.lab.report import status_json
 from komaken.shogi import Position
-from web_support import Server, run_experiment, write_experiment
+from web_support import CHROMIUM, Server, launch, run_experiment, write_experiment
 
-CHROMIUM = Path(os.environ.get("KOMAKEN_CHROMIUM", "/usr/bin/chromium"))
-ARGS = ["--headless", "--no-sandbox", "--disable-gpu", "--disable-background-networking", "--disable-component-update",
-        "--disable-sync", "--no-first-run"]
 T = 15_000  # milliseconds: the longest any single wait may take
 
 sync_api = needs_module("playwright.sync_api")
@@ -50,7 +46,7 @@ def server(folder: Path):  # type: ignore[no-untyped-def]
 @pytest.fixture(scope="module")
 def browser():  # type: ignore[no-untyped-def]
     with sync_api.sync_playwright() as pw:
-        b = pw.chromium.launch(executable_path=str(CHROMIUM), args=ARGS, timeout=30_000)
+        b = launch(pw)
         yield b
         b.close()
 

@@ -9,11 +9,8 @@ from pathlib import Path
 import pytest
 
 from conftest import needs_module
-from web_support import Server
+from web_support import CHROMIUM, Server, launch
 
-CHROMIUM = Path(os.environ.get("KOMAKEN_CHROMIUM", "/usr/bin/chromium"))
-ARGS = ["--headless", "--no-sandbox", "--disable-gpu", "--disable-background-networking", "--disable-component-update",
-        "--disable-sync", "--no-first-run"]
 T = 20_000  # milliseconds: the longest any single wait may take
 SIZES = [(1366, 768), (390, 844)]
 
@@ -31,7 +28,7 @@ def server(tmp_path_factory: pytest.TempPathFactory):  # type: ignore[no-untyped
 @pytest.fixture(scope="module")
 def browser():  # type: ignore[no-untyped-def]
     with sync_api.sync_playwright() as pw:
-        b = pw.chromium.launch(executable_path=str(CHROMIUM), args=ARGS, timeout=30_000)
+        b = launch(pw)
         yield b
         b.close()
 

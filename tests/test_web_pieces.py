@@ -17,11 +17,8 @@ import pytest
 from conftest import needs_module
 from komaken.shogi.display import KANSUJI
 from komaken.shogi.variant import shipped_variants
-from web_support import Server, run_experiment
+from web_support import CHROMIUM, Server, launch, run_experiment
 
-CHROMIUM = Path(os.environ.get("KOMAKEN_CHROMIUM", "/usr/bin/chromium"))
-ARGS = ["--headless", "--no-sandbox", "--disable-gpu", "--disable-background-networking", "--disable-component-update",
-        "--disable-sync", "--no-first-run"]
 T = 15_000
 LATIN_ONLY = Path("/usr/share/fonts/truetype/dejavu")
 
@@ -85,9 +82,8 @@ def no_cjk_config(tmp_path_factory: pytest.TempPathFactory) -> Path:
 def browsers(no_cjk_config: Path):  # type: ignore[no-untyped-def]
     """``{"fonts": the machine's fonts, "none": no CJK font}``."""
     with sync_api.sync_playwright() as pw:
-        out = {"fonts": pw.chromium.launch(executable_path=str(CHROMIUM), args=ARGS, timeout=30_000),
-               "none": pw.chromium.launch(executable_path=str(CHROMIUM), args=ARGS, timeout=30_000,
-                                          env={**os.environ, "FONTCONFIG_FILE": str(no_cjk_config)})}
+        out = {"fonts": launch(pw),
+               "none": launch(pw, env={**os.environ, "FONTCONFIG_FILE": str(no_cjk_config)})}
         yield out
         for b in out.values():
             b.close()

@@ -14,6 +14,16 @@ from typing import Any
 
 import httpx
 
+#: the Chromium the browser tests drive (Debian's; ``KOMAKEN_CHROMIUM`` names another)
+CHROMIUM = Path(os.environ.get("KOMAKEN_CHROMIUM", "/usr/bin/chromium"))
+ARGS = ["--headless", "--no-sandbox", "--disable-gpu", "--disable-background-networking", "--disable-component-update",
+        "--disable-sync", "--no-first-run"]
+
+
+def launch(pw: Any, **options: Any) -> Any:
+    """A headless :data:`CHROMIUM` started by Playwright ``pw`` (``options``: e.g. ``env``)."""
+    return pw.chromium.launch(executable_path=str(CHROMIUM), args=ARGS, timeout=30_000, **options)
+
 SMALL_TOML = """
 [experiment]
 name = "web-small"
