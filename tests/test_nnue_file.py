@@ -14,6 +14,7 @@ from komaken.errors import EvalError
 from komaken.shogi import Position
 from komaken.shogi.engine._nnue import n_features
 from komaken.shogi.engine.nnue import Network, evaluate, find_network
+from komaken.shogi.engine.nnue_train import position_features
 
 
 def _members(path: Path) -> dict[str, np.ndarray]:
@@ -38,9 +39,10 @@ def _set_header(members: dict[str, np.ndarray], **changes: object) -> None:
     members["header"] = np.frombuffer(json.dumps(h).encode(), dtype=np.uint8)
 
 
+@pytest.mark.parametrize("psqt", [False, True])
 @pytest.mark.parametrize("variant", ["minishogi", "judkins", "shogi"])
-def test_a_net_round_trips_exactly(tmp_path: Path, variant: str) -> None:
-    net = Network.random(variant, width=16, seed=3)
+def test_a_net_round_trips_exactly(tmp_path: Path, variant: str, psqt: bool) -> None:
+    net = Network.random(variant, width=16, seed=3, psqt=psqt)
     path = tmp_path / "a.nnue"
     net.save(path)
     back = Network.load(path, variant=variant)
@@ -48,9 +50,43 @@ def test_a_net_round_trips_exactly(tmp_path: Path, variant: str) -> None:
         a, b = getattr(net, name), getattr(back, name)
         assert a.dtype == b.dtype and (a == b).all(), name
     assert back.ob == net.ob and back.widths == (16, 16, 16) and back.board == net.board
-    assert back.provenance == net.provenance and back.w.shape == (n_features(net.nsq), 16)
+    assert back.provenance == net.provenance and back.w.shape == (n_features(net.nsq), 16 + psqt)
+    assert back.psqt == int(psqt) and _header(_members(path))["psqt"] == int(psqt)
     pos = Position.start(variant)
     assert evaluate(back, pos) == evaluate(net, pos)
+
+
+def test_a_version_1_file_without_material_column_still_loads(tmp_path: Path) -> None:
+    path = tmp_path / "v1.nnue"
+    net = Network.random("minishogi", width=8, seed=5)
+    net.save(path)
+    m = _members(path)
+    h = _header(m)
+    del h["psqt"]
+    h["version"] = 1
+    m["header"] = np.frombuffer(json.dumps(h).encode(), dtype=np.uint8)
+    _rewrite(path, m)
+    back = Network.load(path, "minishogi")
+    assert back.psqt == 0 and (back.w == net.w).all()
+    assert evaluate(back, Position.start("minishogi")) == evaluate(net, Position.start("minishogi"))
+
+
+def test_the_material_column_adds_half_the_difference_of_the_perspectives() -> None:
+    """The score with the material column is the score of the same layers without it plus
+    ``(us − them) / 2`` of the column's sums over each perspective's active features."""
+    net = Network.random("judkins", width=8, seed=6, psqt=True)
+    bare = Network(**{**net.__dict__, "w": net.w[:, :8].copy(), "b": net.b[:8].copy()})
+    assert bare.psqt == 0
+    pos = Position.start("judkins")
+    differed = 0
+    for ply in range(6):
+        feats = position_features(pos)
+        col = [int(net.b[8]) + sum(int(net.w[f, 8]) for f in feats[s] if f >= 0) for s in range(2)]
+        differed += col[0] != col[1]
+        assert evaluate(net, pos) == evaluate(bare, pos) + (col[0] - col[1]) // 2
+        moves = pos.legal_moves()
+        pos.push(moves[(7 * ply) % len(moves)])
+    assert differed >= 3  # the start is symmetric, the positions after it are not
 
 
 def test_a_trained_looking_table_is_stored_small(tmp_path: Path) -> None:
@@ -123,6 +159,12 @@ def _faulty(tmp_path: Path, fault: str) -> Path:
         m["ft_base"], m["ft_rows"] = base, rows
     elif fault == "header-json":
         m["header"] = np.frombuffer(b"{not json", dtype=np.uint8)
+    elif fault == "psqt-flag":
+        _set_header(m, psqt=3)
+    elif fault == "psqt-in-v1":
+        _set_header(m, version=1, psqt=1)
+    elif fault == "psqt-shape":
+        _set_header(m, psqt=1)
     _rewrite(path, m)
     return path
 
@@ -132,7 +174,8 @@ FAULTS = {"truncated": "truncated", "empty": "truncated", "not-a-net": "not a ko
           "feature-version": "version 2", "format-version": "file format version 9", "scale": "quantisation",
           "feature-count": "12345 features", "missing-array": "missing array 'l2w'", "shape": "l1w has shape",
           "nan": "l2w holds NaN", "inf": "ft_rows holds NaN or infinite", "float": "ow is float64",
-          "overflow": "overflow int16", "header-json": "unreadable header"}
+          "overflow": "overflow int16", "header-json": "unreadable header", "psqt-flag": "material column flag psqt 3",
+          "psqt-in-v1": "material column flag", "psqt-shape": "ft_base has shape [800, 8], expected [800, 9]"}
 
 
 @pytest.mark.parametrize("fault", sorted(FAULTS))

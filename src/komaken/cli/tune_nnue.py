@@ -19,6 +19,7 @@ from komaken.lab import limits
 from komaken.lab.label import label_study, load_labels
 from komaken.lab.nnue_data import NnueData, read_study
 from komaken.lab.valuestudy.selfplay import run_selfplay, study_config
+from komaken.shogi.engine.evalparams import EvalParams
 from komaken.shogi.engine.nnue import Network
 from komaken.shogi.engine.nnue_train import Samples, TrainConfig, TrainResult, cross_entropy, train
 from komaken.shogi.engine.tune import fit_k
@@ -54,6 +55,8 @@ OWN_ENGINE = "komaken usi"
               help="Evaluation units per logit of the targets and the net (default: fitted to the games' results).")
 @click.option("--width", type=within((8, 512)), default=32, show_default=True,
               help="Accumulator width per perspective (the dense layers are 16 and 16).")
+@click.option("--psqt/--no-psqt", default=True, show_default=True,
+              help="A material column beside the layers, started from the variant's piece values.")
 @click.option("--epochs", type=within((1, 10_000)), default=30, show_default=True)
 @click.option("--batch", type=within((1, 1 << 16)), default=256, show_default=True)
 @click.option("--lr", type=within((1e-6, 0.5)), default=2e-3, show_default=True, help="Adam learning rate.")
@@ -69,7 +72,7 @@ OWN_ENGINE = "komaken usi"
 @click.option("--quiet", "-q", is_flag=True, help="No progress bar or lines.")
 def nnue(variant: str, games: int, db: Path, out: Path, nodes: int, random_plies: int, noise: float,
          label_engine: str, label_nodes: int, labels: Path | None, blend: float, scale: float | None, width: int,
-         epochs: int, batch: int, lr: float, decay: float, seed: int, checkpoint: Path | None, workers: int,
+         psqt: bool, epochs: int, batch: int, lr: float, decay: float, seed: int, checkpoint: Path | None, workers: int,
          quiet: bool) -> None:
     """Train an NNUE network for a variant on self-play positions labelled by a deeper search and
     blended with the games' results; prints the held-out loss per epoch, and the linear
@@ -81,7 +84,7 @@ def nnue(variant: str, games: int, db: Path, out: Path, nodes: int, random_plies
             console.print(text, highlight=False, markup=False)
 
     v = load_variant(variant)
-    config = TrainConfig(width=width, epochs=epochs, batch=batch, lr=lr, decay=decay, seed=seed)
+    config = TrainConfig(width=width, epochs=epochs, batch=batch, lr=lr, decay=decay, seed=seed, psqt=psqt)
     if games > 0:
         s = run_selfplay(study_config(v, games=games, nodes=nodes, seed=seed, noise=noise, random_plies=random_plies),
                          db, workers=workers)
@@ -96,10 +99,10 @@ def nnue(variant: str, games: int, db: Path, out: Path, nodes: int, random_plies
     data = read_study(db, load_labels(labels, db), v, blend=blend, scale=scale)
     say(f"{len(data.samples)} positions from {data.games} games; target scale {data.samples.scale:.0f} units per logit")
     checkpoint = checkpoint or out.with_name(out.name + ".ckpt.npz")
-    result = _train(data.samples, config, checkpoint, console, quiet, say)
+    result = _train(data.samples, config, checkpoint, console, quiet, say, EvalParams.default(v).arrays())
     given = {"variant": variant, "games": games, "db": db.name, "out": out.name, "nodes": nodes,
              "random-plies": random_plies, "noise": noise, "label-engine": label_engine, "label-nodes": label_nodes,
-             "blend": blend, "scale": scale, "width": width, "epochs": epochs, "batch": batch, "lr": lr,
+             "blend": blend, "scale": scale, "width": width, "psqt": psqt, "epochs": epochs, "batch": batch, "lr": lr,
              "decay": decay, "seed": seed}
     losses = _baselines(data, result)
     provenance = {
@@ -128,13 +131,13 @@ def nnue(variant: str, games: int, db: Path, out: Path, nodes: int, random_plies
 
 
 def _train(samples: Samples, config: TrainConfig, checkpoint: Path, console: Console, quiet: bool,
-           say: Callable[[str], None]) -> TrainResult:
+           say: Callable[[str], None], material: tuple[np.ndarray, np.ndarray]) -> TrainResult:
     """:func:`train` with a progress bar on a terminal and a line per epoch."""
     bar = Progress(TextColumn("training"), BarColumn(), MofNCompleteColumn(), TextColumn("batches"),
                    TimeRemainingColumn(), console=console, transient=True, disable=quiet or not console.is_terminal)
     with bar:
         task = bar.add_task("train", total=None)
-        return train(samples, config, checkpoint=checkpoint,
+        return train(samples, config, checkpoint=checkpoint, material=material,
                      on_batch=lambda n, total: bar.update(task, advance=n, total=total),
                      on_epoch=lambda r: say(f"epoch {r.epoch}/{config.epochs}: train loss {r.train_loss:.5f}, "
                                             f"held-out loss {r.holdout_loss:.5f}"))

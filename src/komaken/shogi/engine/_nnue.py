@@ -218,8 +218,14 @@ def forward(us: np.ndarray, them: np.ndarray, l1w: np.ndarray, l1b: np.ndarray, 
             l2b: np.ndarray, ow: np.ndarray, ob: int) -> int:
     """The score for the side to move (evaluation units) from the two accumulators (side to move's
     first): clipped ReLU, then two dense layers with clipped ReLU, then the output; integers
-    throughout (``l1w[j, i]``, ``l2w``, ``ow`` in 1/QB, biases in 1/(QA*QB))."""
-    h = us.shape[0]
+    throughout (``l1w[j, i]``, ``l2w``, ``ow`` in 1/QB, biases in 1/(QA*QB)).
+
+    An accumulator one wider than the first layer reads (``H + 1`` columns for ``l1w``'s ``2H``)
+    carries a **material column** (PSQT): its sum is already in evaluation units and bypasses the
+    layers, ``score += (us[H] - them[H]) / 2``.  Material is a sum over pieces, which a linear
+    path represents exactly and a clipped layer only approximately; the layers then learn what
+    material alone misses."""
+    h = l1w.shape[1] // 2
     n1 = l1w.shape[0]
     n2 = l2w.shape[0]
     a1 = np.empty(n1, dtype=np.int64)
@@ -234,4 +240,7 @@ def forward(us: np.ndarray, them: np.ndarray, l1w: np.ndarray, l1b: np.ndarray, 
         for i in range(n1):
             s += a1[i] * l2w[j, i]
         out += _crelu((s + QB // 2) // QB) * ow[j]
-    return (out * OUT_SCALE + QA * QB // 2) // (QA * QB)
+    score = (out * OUT_SCALE + QA * QB // 2) // (QA * QB)
+    if us.shape[0] > h:
+        score += (us[h] - them[h]) // 2
+    return score

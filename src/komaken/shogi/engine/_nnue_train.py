@@ -71,20 +71,23 @@ def _factor(f: int, nboard: int, cells: int) -> int:
 def _forward_one(feats: np.ndarray, W: np.ndarray, F: np.ndarray, B: np.ndarray, L1: np.ndarray, b1: np.ndarray,
                  L2: np.ndarray, b2: np.ndarray, O: np.ndarray, ob: np.ndarray, nboard: int, cells: int,
                  acc: np.ndarray, z1: np.ndarray, z2: np.ndarray) -> float:
-    """The float output ``o`` of one position (``acc``, ``z1``, ``z2``: the pre-activations)."""
-    h = B.shape[0]
+    """The float output ``o`` of one position (``acc``, ``z1``, ``z2``: the pre-activations).
+    A column of ``W``/``F``/``B`` beyond the ``H`` the first layer reads is the material column
+    (see :func:`~komaken.shogi.engine._nnue.forward`): ``o += (acc[0, H] - acc[1, H]) / 2``."""
+    hp = B.shape[0]
+    h = L1.shape[1] // 2
     for s in range(2):
-        for i in range(h):
+        for i in range(hp):
             acc[s, i] = B[i]
         for j in range(feats.shape[1]):
             f = feats[s, j]
             if f < 0:
                 break
             v = _factor(f, nboard, cells)
-            for i in range(h):
+            for i in range(hp):
                 acc[s, i] += W[f, i]
             if v >= 0:
-                for i in range(h):
+                for i in range(hp):
                     acc[s, i] += F[v, i]
     for k in range(L1.shape[0]):
         t = b1[k]
@@ -95,6 +98,8 @@ def _forward_one(feats: np.ndarray, W: np.ndarray, F: np.ndarray, B: np.ndarray,
                     t += L1[k, s * h + i] * (a if a < 1.0 else 1.0)
         z1[k] = t
     o = ob[0]
+    if hp > h:
+        o += 0.5 * (acc[0, h] - acc[1, h])
     for k in range(L2.shape[0]):
         t = b2[k]
         for i in range(L1.shape[0]):
@@ -123,11 +128,14 @@ def predict(feats: np.ndarray, W: np.ndarray, F: np.ndarray, B: np.ndarray, L1: 
 
 @njit(cache=True)
 def _adam_rows(p: np.ndarray, g: np.ndarray, m: np.ndarray, v: np.ndarray, rows: np.ndarray, nrows: int, lr: float,
-               b1c: float, b2c: float, decay: float) -> None:
+               b1c: float, b2c: float, decay: float, ndecay: int) -> None:
+    """Adam on the touched ``rows``; ``decay`` pulls rows below ``ndecay`` (the king-bucket
+    board rows, towards their factor) to zero, not the hand rows, which have no factor."""
     for r in range(nrows):
         f = rows[r]
+        d = decay if f < ndecay else 0.0
         for i in range(p.shape[1]):
-            gi = g[f, i] + decay * p[f, i]
+            gi = g[f, i] + d * p[f, i]
             m[f, i] = 0.9 * m[f, i] + 0.1 * gi
             v[f, i] = 0.999 * v[f, i] + 0.001 * gi * gi
             p[f, i] -= lr * (m[f, i] / b1c) / (math.sqrt(v[f, i] / b2c) + 1e-8)
@@ -155,14 +163,15 @@ def train_epoch(feats: np.ndarray, target: np.ndarray, order: np.ndarray, batch:
     ``M``, ``V``: parameters, gradients, Adam moments, each in the order of ``_PARAMS``."""
     W, F, B, L1, b1, L2, b2, O, ob = P
     gW, gF, gB, gL1, gb1, gL2, gb2, gO, gob = G
-    h = B.shape[0]
+    hp = B.shape[0]
+    h = L1.shape[1] // 2
     n1 = L1.shape[0]
     n2 = L2.shape[0]
-    acc = np.empty((2, h), dtype=np.float32)
+    acc = np.empty((2, hp), dtype=np.float32)
     z1 = np.empty(n1, dtype=np.float32)
     z2 = np.empty(n2, dtype=np.float32)
     ga1 = np.empty(n1, dtype=np.float32)
-    gacc = np.empty((2, h), dtype=np.float32)
+    gacc = np.empty((2, hp), dtype=np.float32)
     total = 0.0
     step = step0
     n = order.shape[0]
@@ -195,8 +204,11 @@ def train_epoch(feats: np.ndarray, target: np.ndarray, order: np.ndarray, batch:
                         gL2[k, i] += gz * a1
                         ga1[i] += gz * L2[k, i]
             for s in range(2):
-                for i in range(h):
+                for i in range(hp):
                     gacc[s, i] = 0.0
+            if hp > h:
+                gacc[0, h] = 0.5 * go
+                gacc[1, h] = -0.5 * go
             for k in range(n1):
                 zk = z1[k]
                 if 0.0 < zk < 1.0:
@@ -210,7 +222,7 @@ def train_epoch(feats: np.ndarray, target: np.ndarray, order: np.ndarray, batch:
                                 if a < 1.0:
                                     gacc[s, i] += gz * L1[k, s * h + i]
             for s in range(2):
-                for i in range(h):
+                for i in range(hp):
                     gB[i] += gacc[s, i]
                 for j in range(x.shape[1]):
                     f = x[s, j]
@@ -220,7 +232,7 @@ def train_epoch(feats: np.ndarray, target: np.ndarray, order: np.ndarray, batch:
                         mark_w[f] = 1
                         touched_w[nw] = f
                         nw += 1
-                    for i in range(h):
+                    for i in range(hp):
                         gW[f, i] += gacc[s, i]
                     v = _factor(f, nboard, cells)
                     if v >= 0:
@@ -228,13 +240,13 @@ def train_epoch(feats: np.ndarray, target: np.ndarray, order: np.ndarray, batch:
                             mark_f[v] = 1
                             touched_f[nf] = v
                             nf += 1
-                        for i in range(h):
+                        for i in range(hp):
                             gF[v, i] += gacc[s, i]
         step += 1
         b1c = 1.0 - 0.9 ** step
         b2c = 1.0 - 0.999 ** step
-        _adam_rows(W, gW, M[0], V[0], touched_w, nw, lr, b1c, b2c, decay)
-        _adam_rows(F, gF, M[1], V[1], touched_f, nf, lr, b1c, b2c, 0.0)
+        _adam_rows(W, gW, M[0], V[0], touched_w, nw, lr, b1c, b2c, decay, nboard)
+        _adam_rows(F, gF, M[1], V[1], touched_f, nf, lr, b1c, b2c, 0.0, 0)
         for r in range(nw):
             mark_w[touched_w[r]] = 0
         for r in range(nf):

@@ -17,14 +17,16 @@ set) and where they came from (``provenance``)::
 member     dtype    shape                 meaning
 ========== ======== ===================== ==============================================
 header     uint8    [bytes]               UTF-8 JSON: ``format`` ("komaken-nnue"),
-                                          ``version`` (1), ``variant``, ``board``
+                                          ``version`` (2), ``variant``, ``board``
                                           ([width, height]), ``nsq``, ``feature_set``
                                           ("halfkp-drop"), ``feature_version`` (1),
-                                          ``n_features``, ``width``, ``dense`` ([n1, n2]),
-                                          ``scale`` ({QA, QB, OUT_SCALE}), ``provenance``
-ft_base    int16    [32 · nsq, H]         king-independent part of the board rows
-ft_rows    int16    [n_features, H]       feature table minus ``ft_base`` (board rows)
-ft_bias    int32    [H]                   accumulator bias
+                                          ``n_features``, ``width`` (H), ``psqt`` (P: 1
+                                          with a material column, else 0), ``dense``
+                                          ([n1, n2]), ``scale`` ({QA, QB, OUT_SCALE}),
+                                          ``provenance``
+ft_base    int16    [32 · nsq, H + P]     king-independent part of the board rows
+ft_rows    int16    [n_features, H + P]   feature table minus ``ft_base`` (board rows)
+ft_bias    int32    [H + P]               accumulator bias (0 in the material column)
 l1w, l1b   int16,   [n1, 2H], [n1]        first dense layer (1/QB; bias 1/(QA·QB))
            int32
 l2w, l2b   int16,   [n2, n1], [n2]        second dense layer
@@ -65,7 +67,9 @@ from komaken.shogi.position import Position
 from komaken.shogi.variant import Variant, load_variant, shipped_id
 
 FORMAT = "komaken-nnue"
-FORMAT_VERSION = 1
+FORMAT_VERSION = 2
+#: the versions this komaken reads (1: no material column)
+READS_VERSIONS = (1, 2)
 FEATURE_SET = "halfkp-drop"
 FEATURE_VERSION = 1
 SUFFIX = ".nnue"
@@ -80,8 +84,9 @@ _INT32 = np.iinfo(np.int32)
 class Network:
     """A quantised NNUE network for one variant (see the module docstring for the file).
 
-    The arrays are what the kernels take: ``w`` int16 ``[n_features(nsq), width]`` and ``b``
-    int32 ``[width]`` for ``refresh``/``update``; ``l1w`` int16 ``[n1, 2·width]``, ``l1b`` int32
+    The arrays are what the kernels take: ``w`` int16 ``[n_features(nsq), width + psqt]`` and
+    ``b`` int32 ``[width + psqt]`` for ``refresh``/``update`` (``psqt`` is 1 when the last column
+    is the material column, in evaluation units; see :func:`~komaken.shogi.engine._nnue.forward`); ``l1w`` int16 ``[n1, 2·width]``, ``l1b`` int32
     ``[n1]``, ``l2w`` int16 ``[n2, n1]``, ``l2b`` int32 ``[n2]``, ``ow`` int16 ``[n2]``, ``ob``
     an int for ``forward`` (in that order: :meth:`dense`).  ``provenance`` says where the net
     came from (data, command, commit, held-out loss), strings by key.
@@ -107,8 +112,13 @@ class Network:
 
     @property
     def width(self) -> int:
-        """The accumulator's width per perspective (``H``)."""
-        return int(self.w.shape[1])
+        """The accumulator's width per perspective that the layers read (``H``)."""
+        return int(self.l1w.shape[1]) // 2
+
+    @property
+    def psqt(self) -> int:
+        """1 when the feature table carries a material column beyond ``H``, else 0."""
+        return int(self.w.shape[1]) - self.width
 
     @property
     def widths(self) -> tuple[int, int, int]:
@@ -141,7 +151,8 @@ class Network:
         base, rows = _split(self.w, self.nsq)
         header = {"format": FORMAT, "version": FORMAT_VERSION, "variant": self.variant, "board": list(self.board),
                   "nsq": self.nsq, "feature_set": self.feature_set, "feature_version": self.feature_version,
-                  "n_features": int(self.w.shape[0]), "width": self.width, "dense": list(self.widths[1:]),
+                  "n_features": int(self.w.shape[0]), "width": self.width, "psqt": self.psqt,
+                  "dense": list(self.widths[1:]),
                   "scale": {"QA": QA, "QB": QB, "OUT_SCALE": OUT_SCALE}, "provenance": dict(self.provenance)}
         buf = io.BytesIO()
         np.savez_compressed(buf, header=np.frombuffer(json.dumps(header, indent=1).encode(), dtype=np.uint8),
@@ -159,8 +170,9 @@ class Network:
 
     # ---- for tests and experiments -----------------------------------------------------------
     @classmethod
-    def random(cls, variant: str | Variant, width: int = 32, seed: int = 0) -> Network:
-        """An untrained net of the shape a trained one has (small random weights)."""
+    def random(cls, variant: str | Variant, width: int = 32, seed: int = 0, psqt: bool = False) -> Network:
+        """An untrained net of the shape a trained one has (small random weights; with ``psqt``
+        a random material column too)."""
         v = load_variant(variant)
         rng = np.random.default_rng(seed)
         nsq = v.width * v.height
@@ -169,8 +181,9 @@ class Network:
         def ints(scale: float, shape: tuple[int, ...], dtype: type[np.generic]) -> np.ndarray:
             return np.round(rng.normal(0, scale, shape)).astype(dtype)
 
-        return cls(shipped_id(v) or v.name, (v.width, v.height), ints(8, (n_features(nsq), width), np.int16),
-                   ints(30, (width,), np.int32), ints(8, (n1, 2 * width), np.int16), ints(QA * QB / 4, (n1,), np.int32),
+        cols = width + (1 if psqt else 0)
+        return cls(shipped_id(v) or v.name, (v.width, v.height), ints(8, (n_features(nsq), cols), np.int16),
+                   ints(30, (cols,), np.int32), ints(8, (n1, 2 * width), np.int16), ints(QA * QB / 4, (n1,), np.int32),
                    ints(16, (n2, n1), np.int16), ints(QA * QB / 4, (n2,), np.int32), ints(32, (n2,), np.int16),
                    int(rng.integers(-QA * QB // 8, QA * QB // 8)), provenance={"made": f"Network.random(seed={seed})"})
 
@@ -184,7 +197,7 @@ def evaluate(network: Network, position: Position) -> int:
     inv = square_index(s.rules)
     if int(s.rules[R_NSQ]) != network.nsq:
         raise EvalError(f"net: {network.nsq} squares, the position has {int(s.rules[R_NSQ])}")
-    acc = np.zeros((2, network.width), dtype=np.int32)
+    acc = np.zeros((2, network.w.shape[1]), dtype=np.int32)
     for c in range(2):
         refresh(s.bd, s.hd, s.st, s.rules, inv, network.w, network.b, c, acc[c])
     us = int(s.st[ST_SIDE])
@@ -246,8 +259,9 @@ def _checked_header(h: dict[str, Any], bad: Callable[[str], EvalError]) -> dict[
     """The header ``h`` if it is one this komaken reads (``bad(what)`` is the error otherwise)."""
     if h.get("format") != FORMAT:
         raise bad(f"not a komaken NNUE file (format {h.get('format')!r})")
-    if h.get("version") != FORMAT_VERSION:
-        raise bad(f"file format version {h.get('version')!r}; this komaken reads version {FORMAT_VERSION}")
+    if h.get("version") not in READS_VERSIONS:
+        raise bad(f"file format version {h.get('version')!r}; this komaken reads versions "
+                  f"{', '.join(map(str, READS_VERSIONS))}")
     if h.get("feature_set") != FEATURE_SET or h.get("feature_version") != FEATURE_VERSION:
         raise bad(f"feature set {h.get('feature_set')!r} version {h.get('feature_version')!r}; this komaken "
                   f"evaluates {FEATURE_SET!r} version {FEATURE_VERSION}")
@@ -267,17 +281,20 @@ def _checked_header(h: dict[str, Any], bad: Callable[[str], EvalError]) -> dict[
     if (not isinstance(width, int) or not 1 <= width <= 4096 or not isinstance(dense, list) or len(dense) != 2
             or not all(isinstance(x, int) and 1 <= x <= 4096 for x in dense)):
         raise bad(f"invalid widths (width {width!r}, dense {dense!r})")
+    if h.get("psqt", 0) not in (0, 1) or (h["version"] == 1 and h.get("psqt", 0)):
+        raise bad(f"invalid material column flag psqt {h.get('psqt')!r} (0 or 1, version 2 only)")
     return h
 
 
 def _build(arrays: dict[str, np.ndarray], h: dict[str, Any], bad: Callable[[str], EvalError]) -> Network:
     """The network of the file's ``arrays`` (its ``h``eader checked), each array checked."""
     board, width, (n1, n2) = h["board"], h["width"], h["dense"]
+    cols = width + h.get("psqt", 0)
     nsq = board[0] * board[1]
     nf = n_features(nsq)
     shapes: dict[str, tuple[tuple[int, ...], type[np.generic]]] = {
-        "ft_base": ((PLANES * nsq, width), np.int16), "ft_rows": ((nf, width), np.int16),
-        "ft_bias": ((width,), np.int32), "l1w": ((n1, 2 * width), np.int16), "l1b": ((n1,), np.int32),
+        "ft_base": ((PLANES * nsq, cols), np.int16), "ft_rows": ((nf, cols), np.int16),
+        "ft_bias": ((cols,), np.int32), "l1w": ((n1, 2 * width), np.int16), "l1b": ((n1,), np.int32),
         "l2w": ((n2, n1), np.int16), "l2b": ((n2,), np.int32), "ow": ((n2,), np.int16), "ob": ((1,), np.int32)}
     got: dict[str, np.ndarray] = {}
     for name, (shape, dtype) in shapes.items():

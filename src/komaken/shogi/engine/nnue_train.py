@@ -19,10 +19,17 @@ how the king's square changes it.  With tens of thousands of positions most of t
 random start.  On quantising, ``F`` is folded into every bucket's rows (the integer net has no
 ``F``), and the file keeps it apart again (:mod:`komaken.shogi.engine.nnue`).
 
+**Material column.** One more column of ``W``/``F`` (``TrainConfig.psqt``, on by default) is
+summed like the others but bypasses the layers: ``o += (acc_us − acc_them) / 2``.  It starts
+from the linear evaluation's piece values (:func:`material_column`), so the net begins as a
+material count and its layers learn the rest; the clipped layers alone represent a sum of many
+piece values only roughly.
+
 **Optimiser.** Adam, mini-batches, sparse: only the rows of the features active in a batch get
 a gradient and an update (their Adam moments too), as only they moved the loss; the step size
 falls linearly to a tenth over the epochs; weight decay pulls the king-bucket rows towards 0
-(their feature towards its king-independent factor).  Seeded: the
+(their feature towards its king-independent factor; the hand rows, which have no factor, are
+not decayed).  Seeded: the
 start weights and each epoch's order come from ``seed`` (the order of epoch ``e`` from
 ``(seed, e)``), so a run stopped after any epoch and resumed from its checkpoint ends with the
 same weights as one run through.
@@ -39,8 +46,11 @@ from typing import Any
 import numpy as np
 
 from komaken.errors import KomakenError
+from komaken.shogi._board import BLACK_BIT
 from komaken.shogi._kernels import ST_SIDE
 from komaken.shogi.engine._nnue import (
+    HAND_CAP,
+    HAND_KINDS,
     OUT_SCALE,
     PLANES,
     QA,
@@ -114,21 +124,54 @@ def holdout_split(game: np.ndarray, seed: int, fraction: float = 0.1) -> np.ndar
 _PARAMS = ("W", "F", "B", "L1", "b1", "L2", "b2", "O", "ob")
 
 
-def init_params(nsq: int, width: int, dense: tuple[int, int], seed: int) -> dict[str, np.ndarray]:
+def init_params(nsq: int, width: int, dense: tuple[int, int], seed: int,
+                material: tuple[np.ndarray, np.ndarray] | None = None, psqt: bool = True) -> dict[str, np.ndarray]:
     """Start weights: bucket rows 0 (the factor ``F`` carries a feature's first weight), small
-    random ``F``, the dense layers scaled to their fan-in, the output near 0."""
+    random ``F``, the dense layers scaled to their fan-in, the output near 0.
+
+    With ``psqt``, the feature weights have one more column, the material column (see
+    :func:`~komaken.shogi.engine._nnue.forward`), which starts at ``material`` — ``(bval,
+    hval)`` piece values of the board and the hand, as :meth:`PieceValues.arrays
+    <komaken.shogi.engine.values.PieceValues.arrays>` gives them — so training starts from a
+    material count instead of from nothing."""
     rng = np.random.default_rng([seed, 0x1417])
     n1, n2 = dense
     f32 = np.float32
-    return {"W": np.zeros((n_features(nsq), width), dtype=f32),
-            "F": rng.normal(0, 0.05, (PLANES * nsq, width)).astype(f32),
-            "B": np.full(width, 0.3, dtype=f32),
+    cols = width + (1 if psqt else 0)
+    W = np.zeros((n_features(nsq), cols), dtype=f32)
+    F = np.zeros((PLANES * nsq, cols), dtype=f32)
+    F[:, :width] = rng.normal(0, 0.05, (PLANES * nsq, width))
+    if psqt and material is not None:
+        W[:, width], F[:, width] = material_column(nsq, *material)
+    return {"W": W, "F": F,
+            "B": np.concatenate([np.full(width, 0.3), np.zeros(cols - width)]).astype(f32),
             "L1": rng.normal(0, 1 / math.sqrt(2 * width), (n1, 2 * width)).astype(f32),
             "b1": np.full(n1, 0.1, dtype=f32),
             "L2": rng.normal(0, 1 / math.sqrt(n1), (n2, n1)).astype(f32),
             "b2": np.full(n2, 0.1, dtype=f32),
             "O": rng.normal(0, 0.1, n2).astype(f32),
             "ob": np.zeros(1, dtype=f32)}
+
+
+def material_column(nsq: int, bval: np.ndarray, hval: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """The material column's start, in network output units (``OUT_SCALE`` evaluation units):
+    ``(hand rows over all features, factor rows)``.  A piece of the perspective's own colour
+    counts its value, an opponent's minus it, so ``(us − them) / 2`` is the material balance
+    from the side to move's view; the ``k``-th piece of a kind in hand counts the hand value."""
+    cells = PLANES * nsq
+    factor = np.zeros(cells, dtype=np.float64)
+    for plane in range(PLANES):
+        kind = plane % 16
+        v = float(bval[kind | BLACK_BIT]) * (1.0 if plane < 16 else -1.0)
+        factor[plane * nsq:(plane + 1) * nsq] = v / OUT_SCALE
+    rows = np.zeros(n_features(nsq), dtype=np.float64)
+    first = (nsq + 1) * cells
+    for rel in range(2):
+        for kind in range(1, HAND_KINDS):
+            v = float(hval[0, kind]) * (1.0 if rel == 0 else -1.0)
+            at = first + (rel * HAND_KINDS + kind) * HAND_CAP
+            rows[at:at + HAND_CAP] = v / OUT_SCALE
+    return rows, factor
 
 
 def cross_entropy(o: np.ndarray, t: np.ndarray) -> float:
@@ -147,6 +190,8 @@ class TrainConfig:
     decay: float = 1e-2
     seed: int = 0
     holdout: float = 0.1
+    #: a material column (PSQT) beside the layers, started from the piece values
+    psqt: bool = True
 
     def check(self) -> None:
         for key, val, lo, hi in (("width", self.width, 1, 1024), ("epochs", self.epochs, 1, 100_000),
@@ -182,7 +227,8 @@ class TrainResult:
 def _fingerprint(samples: Samples, config: TrainConfig) -> str:
     h = np.uint64(len(samples)) ^ np.uint64(int(samples.feats.astype(np.int64).sum()) & 0xFFFFFFFFFFFF)
     return (f"{samples.variant}/{samples.board[0]}x{samples.board[1]}/{int(h)}/{float(samples.target.sum()):.6f}/"
-            f"k{samples.scale:.6g}/w{config.width}/b{config.batch}/lr{config.lr:g}/d{config.decay:g}/s{config.seed}/h{config.holdout:g}")
+            f"k{samples.scale:.6g}/w{config.width}/b{config.batch}/lr{config.lr:g}/d{config.decay:g}/s{config.seed}/h{config.holdout:g}"
+            f"/p{int(config.psqt)}")
 
 
 def learning_rate(config: TrainConfig, epoch: int) -> float:
@@ -195,11 +241,13 @@ def learning_rate(config: TrainConfig, epoch: int) -> float:
 def train(samples: Samples, config: TrainConfig, *, checkpoint: Path | None = None,
           on_epoch: Callable[[EpochReport], None] | None = None,
           on_batch: Callable[[int, int], None] | None = None,
-          provenance: dict[str, str] | None = None) -> TrainResult:
+          provenance: dict[str, str] | None = None,
+          material: tuple[np.ndarray, np.ndarray] | None = None) -> TrainResult:
     """Train on ``samples`` (a seeded tenth of the games held out), quantise, and check the
     integer net against the float one on the held-out positions.  With ``checkpoint``, the
     state after each epoch is written there and a run with the same data and settings resumes
-    from it (its epochs count towards ``config.epochs``)."""
+    from it (its epochs count towards ``config.epochs``).  ``material``: the piece values the
+    material column starts from (``config.psqt``; none: it starts at zero)."""
     config.check()
     if len(samples) == 0:
         raise TrainError("no positions to train on")
@@ -211,7 +259,7 @@ def train(samples: Samples, config: TrainConfig, *, checkpoint: Path | None = No
         raise TrainError(f"need positions from at least two games to hold some out; got {len(np.unique(samples.game))}")
     tr, ho = samples.take(np.flatnonzero(~held)), samples.take(np.flatnonzero(held))
     key = _fingerprint(samples, config)
-    params = init_params(nsq, config.width, DENSE, config.seed)
+    params = init_params(nsq, config.width, DENSE, config.seed, material, config.psqt)
     moments = {k: (np.zeros_like(v), np.zeros_like(v)) for k, v in params.items()}
     done: list[EpochReport] = []
     step = 0
@@ -278,12 +326,18 @@ def quantise(params: dict[str, np.ndarray], variant: str, board: tuple[int, int]
     cells = PLANES * nsq
     w = params["W"].astype(np.float64).copy()
     w[:(nsq + 1) * cells] += np.tile(params["F"].astype(np.float64), (nsq + 1, 1))
+    h = params["L1"].shape[1] // 2
 
     def q(x: np.ndarray, scale: float, lim: int, dtype: type[np.generic]) -> np.ndarray:
         return np.clip(np.round(np.asarray(x, dtype=np.float64) * scale), -lim, lim).astype(dtype)
 
     i32 = 2**31 - 1
-    return Network(variant, board, q(w, QA, _I16, np.int16), q(params["B"], QA, i32, np.int32),
+    ft = q(w, QA, _I16, np.int16)
+    bias = q(params["B"], QA, i32, np.int32)
+    if w.shape[1] > h:  # the material column is in evaluation units; its bias cancels out
+        ft[:, h] = q(w[:, h], OUT_SCALE, _I16, np.int16)
+        bias[h] = 0
+    return Network(variant, board, ft, bias,
                    q(params["L1"], QB, _I16, np.int16), q(params["b1"], QA * QB, i32, np.int32),
                    q(params["L2"], QB, _I16, np.int16), q(params["b2"], QA * QB, i32, np.int32),
                    q(params["O"], QB, _I16, np.int16), int(q(params["ob"], QA * QB, i32, np.int32)[0]),
@@ -336,5 +390,5 @@ def variant_id(variant: str | Variant) -> tuple[str, tuple[int, int]]:
     return shipped_id(v) or v.name, (v.width, v.height)
 
 
-__all__ = ["MAX_ACTIVE", "Samples", "TrainConfig", "TrainError", "TrainResult", "active_features", "cross_entropy",
+__all__ = ["MAX_ACTIVE", "Samples", "material_column", "TrainConfig", "TrainError", "TrainResult", "active_features", "cross_entropy",
            "game_features", "holdout_split", "integer_outputs", "position_features", "quantise", "train"]
