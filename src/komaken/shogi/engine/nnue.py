@@ -86,10 +86,11 @@ class Network:
 
     The arrays are what the kernels take: ``w`` int16 ``[n_features(nsq), width + psqt]`` and
     ``b`` int32 ``[width + psqt]`` for ``refresh``/``update`` (``psqt`` is 1 when the last column
-    is the material column, in evaluation units; see :func:`~komaken.shogi.engine._nnue.forward`); ``l1w`` int16 ``[n1, 2·width]``, ``l1b`` int32
-    ``[n1]``, ``l2w`` int16 ``[n2, n1]``, ``l2b`` int32 ``[n2]``, ``ow`` int16 ``[n2]``, ``ob``
-    an int for ``forward`` (in that order: :meth:`dense`).  ``provenance`` says where the net
-    came from (data, command, commit, held-out loss), strings by key.
+    is the material column, in evaluation units; see :func:`~komaken.shogi.engine._nnue.forward`);
+    ``l1w`` int16 ``[n1, 2·width]``, ``l1b`` int32 ``[n1]``, ``l2w`` int16 ``[n2, n1]``, ``l2b``
+    int32 ``[n2]``, ``ow`` int16 ``[n2]``, ``ob`` an int for ``forward`` (in that order:
+    :meth:`dense`).  ``provenance`` says where the net came from (data, command, commit, held-out
+    loss), strings by key.
     """
 
     variant: str

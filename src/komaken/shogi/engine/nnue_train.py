@@ -390,5 +390,6 @@ def variant_id(variant: str | Variant) -> tuple[str, tuple[int, int]]:
     return shipped_id(v) or v.name, (v.width, v.height)
 
 
-__all__ = ["MAX_ACTIVE", "Samples", "material_column", "TrainConfig", "TrainError", "TrainResult", "active_features", "cross_entropy",
-           "game_features", "holdout_split", "integer_outputs", "position_features", "quantise", "train"]
+__all__ = ["MAX_ACTIVE", "Samples", "TrainConfig", "TrainError", "TrainResult", "active_features", "cross_entropy",
+           "game_features", "holdout_split", "init_params", "integer_outputs", "material_column", "position_features",
+           "quantise", "train"]
