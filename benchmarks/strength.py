@@ -44,6 +44,10 @@ class Tally:
     illegal: dict[str, int] = field(default_factory=lambda: {"komaken": 0, "fsf": 0})
     time_losses: dict[str, int] = field(default_factory=lambda: {"komaken": 0, "fsf": 0})
     max_reply: dict[str, float] = field(default_factory=lambda: {"komaken": 0.0, "fsf": 0.0})
+    #: every reply time (ms, from writing ``go`` to reading ``bestmove``) of each engine, in order
+    replies: dict[str, list[float]] = field(default_factory=lambda: {"komaken": [], "fsf": []})
+    #: and when each ``go`` was written (``time.perf_counter()``, the same clock as an engine's on Linux)
+    sent: dict[str, list[float]] = field(default_factory=lambda: {"komaken": [], "fsf": []})
     disagreements: int = 0
     plies: int = 0
 
@@ -142,6 +146,32 @@ def openings(size: int, n: int, seed: int = 0) -> list[list[str]]:
     return out
 
 
+def quiet_openings(size: int, n: int, seed: int = 0, plies: int = 4) -> list[list[str]]:
+    """``n`` distinct random ``plies``-ply lines that stay quiet: no move captures, and at the
+    end the side to move is not in check and has no capture (unfiltered random lines hang pieces,
+    and the side that moves first then wins almost every game)."""
+    rng = random.Random(seed)
+    out: list[list[str]] = []
+    tries = 0
+    while len(out) < n:
+        tries += 1
+        if tries > 1000 * n:
+            raise SystemExit(f"only {len(out)} quiet {plies}-ply openings found for {size}x{size}")
+        pos = Position.start(VARIANT[size])
+        line = []
+        for _ in range(plies):
+            quiet = [m for m in pos.legal_moves() if m.drop or pos.piece_at(m.to_square) is None]
+            if not quiet:
+                break
+            m = rng.choice(quiet)
+            pos.push(m)
+            line.append(m.usi())
+        captures = [m for m in pos.legal_moves() if not m.drop and pos.piece_at(m.to_square) is not None]
+        if len(line) == plies and not pos.is_check() and not captures and line not in out:
+            out.append(line)
+    return out
+
+
 def play(engines: dict[str, UsiProcess], restart: dict[str, object], sente: str, opening: list[str], size: int,
          byoyomi: int, margin: float, t: Tally, show_moves: bool = False) -> float:
     """One game; komaken's score (1, 0.5, 0)."""
@@ -170,6 +200,8 @@ def play(engines: dict[str, UsiProcess], restart: dict[str, object], sente: str,
             return 0.0 if mover == "komaken" else 1.0
         reply = (arrived - t0) * 1000
         t.max_reply[mover] = max(t.max_reply[mover], reply)
+        t.replies[mover].append(reply)
+        t.sent[mover].append(t0)
         if reply > byoyomi + margin:
             t.time_losses[mover] += 1
             print(f"    {mover} lost on time: {reply:.0f} ms at ply {ref.pos.ply + 1}", flush=True)

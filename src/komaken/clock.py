@@ -102,6 +102,45 @@ def clock_budget(remaining: float, inc: float, byoyomi: float, overhead: float =
     return max(MIN_SECONDS, min(SOFT_FRACTION * target, hard)), hard
 
 
+#: lateness an engine gets for free (the move overhead is there for it); past it the margin grows
+LAG_ALLOWANCE = 0.01
+LAG_DECAY = 0.95  # per move: a late answer widens the margin for the next few dozen moves
+LAG_CAP = 0.5  # seconds: the most the margin grows, whatever was seen
+
+
+class StopLag:
+    """An adaptive safety margin from how late an engine's own answers came.
+
+    After each move bound by time the engine reports :meth:`observe` with how long after its
+    hard deadline the answer was written (negative or small on a machine that runs the engine).
+    :attr:`margin` is the peak of the lateness beyond :data:`LAG_ALLOWANCE`, decaying by
+    :data:`LAG_DECAY` a move, at most :data:`LAG_CAP`: the engine adds it to its move overhead, so
+    a machine that has just been too busy to stop a search on time gets earlier stops for the
+    next few dozen moves, and a quiet one keeps the full budget.
+
+    >>> lag = StopLag()
+    >>> lag.observe(0.004); lag.margin          # 4 ms late: within the allowance
+    0.0
+    >>> lag.observe(0.110); round(lag.margin, 3)  # a stall: the next moves stop 100 ms earlier
+    0.1
+    >>> for _ in range(20): lag.observe(0.002)
+    >>> round(lag.margin, 3)                    # and the margin shrinks back as moves come on time
+    0.036
+    """
+
+    def __init__(self) -> None:
+        self.margin = 0.0
+        self.worst = -math.inf  # the latest answer seen (seconds past the deadline)
+        self.count = 0
+
+    def observe(self, late: float) -> None:
+        """An answer was written ``late`` seconds after its hard deadline (negative: before)."""
+        if not math.isfinite(late):
+            return
+        self.count += 1
+        self.worst = max(self.worst, late)
+        self.margin = min(LAG_CAP, max(late - LAG_ALLOWANCE, self.margin * LAG_DECAY, 0.0))
+
 
 @dataclass(frozen=True, slots=True)
 class TimeLeft:
@@ -259,4 +298,4 @@ def display(seconds: float) -> str:
     return f"{h}:{m:02}:{s:02}" if h else f"{m}:{s:02}"
 
 
-__all__ = ["MAX_SECONDS", "Clock", "ClockError", "TimeControl", "TimeLeft", "display"]
+__all__ = ["MAX_SECONDS", "Clock", "ClockError", "StopLag", "TimeControl", "TimeLeft", "display"]

@@ -14,6 +14,7 @@ import threading
 import time
 from collections.abc import Callable
 
+from komaken.clock import StopLag
 from komaken.players.base import RESIGN
 from komaken.players.thesis import ThesisPlayer
 from komaken.shogi.engine.mate import solve
@@ -38,7 +39,8 @@ class Search:
     is kept back from that clock."""
 
     def __init__(self, halt_engine: Callable[[], None], *, wait: bool, pending: Go | None = None, side: int = 0,
-                 overhead: float = 0.03) -> None:
+                 overhead: float = 0.03, lag: StopLag | None = None,
+                 stop_at: Callable[[float], None] | None = None) -> None:
         self.halted = threading.Event()
         self.released = threading.Event()
         if not wait:
@@ -56,6 +58,9 @@ class Search:
         self._done = threading.Event()  # the search has returned
         self._rehalter: threading.Thread | None = None
         self._took: list[float] = []  # the moments the search began and each depth ended
+        self.lag = lag  # told how late the answer came past its deadline
+        self.deadline: float | None = None  # when the search was to stop (time.perf_counter()), if by time
+        self._stop_at = stop_at
 
     # ---- from the command reader -------------------------------------------------------------
     @property
@@ -93,7 +98,11 @@ class Search:
         self.released.set()  # from now on the search answers as soon as it ends
         if self.budget is None:
             return
-        self.timer = Alarm(self.t_hit + self.budget[1], self.halt)
+        at = self.t_hit + self.budget[1]
+        self.deadline = at
+        if self._stop_at is not None:
+            self._stop_at(at)  # the kernel stops itself then, whichever thread runs
+        self.timer = Alarm(at, self.halt)
         if len(self._took) >= 2 and not self._fits(self._took[-1]):
             self.halt()  # the depth under way would not end within the budget: answer now
 
@@ -131,6 +140,8 @@ class Search:
                     self._done.set()
             self.released.wait()  # USI: after infinite/ponder, answer only once told to
             send(answer)
+            if self.lag is not None and self.deadline is not None:
+                self.lag.observe(time.perf_counter() - self.deadline)
         finally:
             if self.timer is not None:
                 self.timer.cancel()
@@ -153,10 +164,14 @@ def think(s: Search, engine: Engine, pos: Position, limits: Limits, t_go: float,
             engine.stop()
 
     overhead = engine.overhead
-    engine.overhead = overhead + _since(t_go)  # time lost before the search began
+    # time lost before the search began, and the margin late answers have earned
+    engine.overhead = s.overhead + _since(t_go)
     s.began()
     try:
-        return bestmove(engine.search(pos, limits, info=info, multipv=multipv), ponder_move)
+        result = engine.search(pos, limits, info=info, multipv=multipv)
+        if s.deadline is None:
+            s.deadline = engine.deadline
+        return bestmove(result, ponder_move)
     except Exception as exc:  # noqa: BLE001 - the engine must keep answering
         send(f"info string error: search failed: {type(exc).__name__}: {exc}")
         return fallback(pos)

@@ -49,6 +49,7 @@ CONTROL = np.dtype([
     ("root_score", np.int64),   # and its score
     ("root_depth", np.int64),   # the running iteration's depth
     ("excluded", np.int64),     # MultiPV: the root skips the first this many moves of ``excl``
+    ("deadline", np.int64),     # stop at this time.monotonic_ns() reading (0: none), polled with ``stop``
 ])
 
 
@@ -226,3 +227,4 @@ def clear_control(ctl: np.ndarray) -> None:
     c.root_score = 0
     c.root_depth = 0
     c.excluded = 0
+    c.deadline = 0

@@ -21,7 +21,8 @@ Every kernel takes the position (a :class:`~komaken.shogi.kernel.KernelState`) a
 The evaluation is the context's: the linear one or a network, each its own compiled search
 (:mod:`komaken.shogi.engine._evalhooks`).
 
-The driver's stop flag (``ctl.stop``, set from another thread) and the node limit are polled
+The driver's stop flag (``ctl.stop``, set from another thread), the node limit and the clock
+(``ctl.deadline``, read by the kernel itself: :mod:`komaken.shogi.engine._clock`) are polled
 every 1024 nodes; once the search is aborted every node returns at once and the driver uses
 only moves whose subtree finished.
 
@@ -65,6 +66,7 @@ from komaken.shogi._kernels import (
     push,
     undo_move,
 )
+from komaken.shogi.engine._clock import monotonic_ns
 from komaken.shogi.engine._context import MAX_PLY, Context
 from komaken.shogi.engine._evalhooks import (
     eval_after,
@@ -184,6 +186,8 @@ def _poll(ctl: np.ndarray) -> bool:
     c.nodes += 1
     if (c.nodes & 1023) == 0:
         if c.stop != 0 or (c.max_nodes > 0 and c.nodes >= c.max_nodes):
+            c.abort = 1
+        elif c.deadline > 0 and monotonic_ns() >= c.deadline:
             c.abort = 1
     return c.abort != 0
 

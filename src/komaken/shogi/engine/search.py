@@ -32,6 +32,7 @@ from komaken.errors import KomakenError
 from komaken.search.result import SearchResult
 from komaken.shogi import _kernels as K
 from komaken.shogi.engine import _search as S
+from komaken.shogi.engine._clock import now_ns
 from komaken.shogi.engine._context import (
     NO_NET,
     Context,
@@ -191,6 +192,8 @@ class Engine:
         self.net = net
         self._tt_fresh = True  # nothing stored yet: no evaluation to forget, no page touched
         self._lock = threading.Lock()
+        #: when the last search bound by time was to stop (``time.perf_counter()``); ``None``: no time limit
+        self.deadline: float | None = None
 
     def _nn(self, net: NetArrays | None) -> NnueState | tuple[()]:
         if net is None:
@@ -250,8 +253,18 @@ class Engine:
         self._ctx.ctl["stop"][0] = 1
 
     def stop_after(self, seconds: float) -> threading.Timer:
-        """Arm a timer that stops the running search ``seconds`` from now."""
-        return Alarm(time.perf_counter() + max(0.0, seconds), self.stop)
+        """Stop the running search ``seconds`` from now: the kernel reads the clock itself and
+        stops at that moment (no other thread need run for it), and a timer says so again in
+        case the search is between two kernel calls then."""
+        at = time.perf_counter() + max(0.0, seconds)
+        self.stop_at(at)
+        return Alarm(at, self.stop)
+
+    def stop_at(self, at: float) -> None:
+        """Have the running search's kernel stop itself at the moment ``at``
+        (``time.perf_counter()``; the kernel reads the same clock, :mod:`._clock`)."""
+        self._ctx.ctl["deadline"][0] = max(1, now_ns() + int((at - time.perf_counter()) * 1e9))
+        self.deadline = at
 
     def search(self, position: Position, limits: Limits | None = None, *, info: InfoCallback | None = None,
                keep_tables: bool | None = None, multipv: int = 1) -> SearchResult[Move]:
@@ -290,6 +303,7 @@ class Engine:
         t0 = time.perf_counter()
         ctl = self._ctx.ctl
         clear_control(ctl)
+        self.deadline = None
         ctl["seed"] = self.seed
         ctl["max_nodes"] = limits.nodes or 0
         side = int(position.turn)

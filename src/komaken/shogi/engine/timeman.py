@@ -8,8 +8,9 @@ whose subtree finished).
 The rules, in order:
 
 * **Overhead.**  ``overhead`` (USI ``MoveOverhead``, 30 ms by default) is what the move loses to
-  pipes and process switches.  It is taken from the main time when there is some, else from the
-  byoyomi.
+  pipes and process switches; ``komaken usi`` adds the margin its late answers have earned
+  (:class:`komaken.clock.StopLag`).  It is taken from the main time when there is some, else from
+  the byoyomi.
 * **Byoyomi is used in full**, less the overhead and a safety margin of 10 % (at most 60 ms) for
   the moments a loaded machine does not run the engine: with 1 s byoyomi and no main time the
   search stops at 0.91 s, with 200 ms at 0.15 s.  Unused byoyomi is lost, so with
