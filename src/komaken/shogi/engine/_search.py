@@ -187,7 +187,7 @@ def _poll(ctl: np.ndarray) -> bool:
     if (c.nodes & 1023) == 0:
         if c.stop != 0 or (c.max_nodes > 0 and c.nodes >= c.max_nodes):
             c.abort = 1
-        elif c.deadline > 0 and monotonic_ns() >= c.deadline:
+        elif c.deadline > 0 and monotonic_ns() >= c.deadline:  # type: ignore[call-arg]
             c.abort = 1
     return c.abort != 0
 
