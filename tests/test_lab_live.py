@@ -124,11 +124,13 @@ def test_a_folder_that_cannot_be_written_stops_the_publication_not_the_game(tmp_
     assert blocker.read_text(encoding="utf-8").startswith("a file")
 
 
+# far more games than the test waits for: the run must still be going when Ctrl-C comes, however
+# slowly a loaded machine lets the test poll (40 games were once all played before it)
 SLOW = """
 [experiment]
 name = "live-slow"
 variant = "minishogi"
-games = 40
+games = 2000
 seed = 5
 max_plies = 60
 
