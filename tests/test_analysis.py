@@ -341,7 +341,7 @@ def test_the_annotated_pgn_is_read_back_by_python_chess_with_lichess_evals(tmp_p
 
     (tmp_path / "g.pgn").write_text('[Event "club"]\n[White "Ann"]\n[Black "Bo"]\n\n'
                                     "1. e4 e5 2. Bc4 Nc6 3. Qh5 Nf6 4. Qxf7# 1-0\n", encoding="utf-8")
-    r = komaken("analyse", "g.pgn", "--game", "chess", "-t", "0.1", "-m", "2", "-o", "out.pgn", cwd=tmp_path)
+    r = komaken("analyse", "g.pgn", "--game", "chess", "-t", "0.5", "-m", "2", "-o", "out.pgn", cwd=tmp_path)
     assert r.returncode == 0, r.stderr
     assert "Nf6" in r.stdout and "?? blunder" in r.stdout
     with open(tmp_path / "out.pgn", encoding="utf-8") as f:
