@@ -73,6 +73,22 @@ def _fail_under_ci(report: pytest.TestReport | pytest.CollectReport) -> None:
                            "machine rather than a tool belongs in ENVIRONMENT_SKIPS in tests/conftest.py)")
 
 
+def pytest_configure(config: pytest.Config) -> None:
+    """On the xdist controller, before any worker starts: compile the big kernels once
+    (tests/warm_kernels.py, one process per group), so the workers and their subprocesses load
+    them from numba's cache instead of each compiling them at the same time.  A warm-up that fails
+    is reported and the tests run anyway: they will show what is wrong."""
+    if hasattr(config, "workerinput") or not getattr(config.option, "numprocesses", None):
+        return
+    warm = [subprocess.Popen([sys.executable, str(TESTS / "warm_kernels.py"), group], stdout=subprocess.DEVNULL,
+                             stderr=subprocess.PIPE, text=True) for group in ("search", "other")]
+    for proc in warm:
+        _, err = proc.communicate()
+        if proc.returncode != 0:
+            tail = err.strip().splitlines()[-1:] or ["no message"]
+            config.issue_config_time_warning(pytest.PytestWarning(f"kernel warm-up failed: {tail[0]}"), stacklevel=2)
+
+
 @pytest.hookimpl(wrapper=True)
 def pytest_runtest_makereport(item: pytest.Item, call: pytest.CallInfo[None]) -> Generator[
         None, pytest.TestReport, pytest.TestReport]:

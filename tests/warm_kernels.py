@@ -1,0 +1,57 @@
+"""Compile the package's big numba kernels once, before the test workers start.
+
+Without this, on a fresh clone every xdist worker, and every ``komaken`` subprocess a test
+starts before the cache is written, compiles the same search kernels at the same time: minutes of
+duplicated work on two cores.  ``conftest.pytest_configure`` runs the two groups below in two
+processes (one per core) on the xdist controller; with a warm cache each takes a few seconds.
+
+Run by hand: ``python tests/warm_kernels.py search`` (or ``other``).
+"""
+
+from __future__ import annotations
+
+import sys
+import tempfile
+from pathlib import Path
+
+
+def search() -> None:
+    """The shogi search (linear and network evaluation), the thesis player, the mate solver."""
+    from komaken.shogi import Position
+    from komaken.shogi.engine import Engine, Limits
+    from komaken.shogi.engine._evalfile import random_network
+    from komaken.shogi.engine.mate import solve
+    from komaken.shogi.engine.thesis import ThesisSearch
+
+    start = Position.start("minishogi")
+    Engine("minishogi").search(start, Limits(depth=3), multipv=2)
+    Engine("minishogi", net=random_network(start.variant, 16, seed=0)).search(start, Limits(depth=2))
+    ThesisSearch("minishogi", depth=2).best(start)
+    solve(Position.from_sfen("8k/9/9/9/9/9/9/9/K8 b RGG 1", "shogi"), max_plies=3, nodes=10_000)
+
+
+def other() -> None:
+    """Self-play and its features, network training, the other games' engines, perft."""
+    from komaken.analysis import GameAnalysis
+    from komaken.games import find_game
+    from komaken.lab.nnue_data import read_study
+    from komaken.lab.valuestudy.selfplay import run_selfplay, study_config
+    from komaken.shogi import Position
+    from komaken.shogi.engine.nnue_train import TrainConfig, train
+
+    Position.start("minishogi").perft(2)
+    with tempfile.TemporaryDirectory() as tmp:
+        db = Path(tmp) / "warm.sqlite"
+        run_selfplay(study_config("minishogi", games=2, nodes=200, seed=0), db, workers=1)
+        every_ply = {game: dict.fromkeys(range(400), 0) for game in range(2)}  # a score of 0 for every position
+        data = read_study(db, every_ply, "minishogi", blend=0.5, scale=600.0)
+        train(data.samples, TrainConfig(width=8, epochs=1, batch=16, seed=0))
+    for name, moves in (("chess", ["e4", "e5"]), ("reversi", ["f5", "d6"])):
+        game = find_game(name)
+        GameAnalysis(game, game.start(None), moves, seconds=0.05, multipv=2).run()
+
+
+GROUPS = {"search": search, "other": other}
+
+if __name__ == "__main__":
+    GROUPS[sys.argv[1]]()
