@@ -52,7 +52,7 @@ def _quiet_plies(db: Path) -> dict[int, set[int]]:
 
 
 def test_every_quiet_position_gets_the_engines_score_in_blacks_view_and_a_rerun_adds_nothing(
-        study: Path, tmp_path: Path) -> None:
+        study: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     labels = tmp_path / "l.sqlite"
     made = label_study(study, labels, USI, nodes=300)
     got = load_labels(labels, study)
@@ -75,6 +75,16 @@ def test_every_quiet_position_gets_the_engines_score_in_blacks_view_and_a_rerun_
     assert label_study(study, labels, USI, nodes=300) == 0  # every game is labelled already
     with pytest.raises(LabelError, match="another nodes"):
         label_study(study, labels, USI, nodes=400)
+    # komaken's own engine is recorded by name, not by this interpreter's path: another virtual
+    # environment goes on with the same file
+    with sqlite3.connect(labels) as conn:
+        assert conn.execute("SELECT value FROM meta WHERE key = 'command'").fetchone()[0] == '["komaken", "usi"]'
+    other = tmp_path / "venv" / "bin" / "python"
+    other.parent.mkdir(parents=True)
+    other.symlink_to(sys.executable)
+    with monkeypatch.context() as m:
+        m.setattr(sys, "executable", str(other))
+        assert label_study(study, labels, [str(other), "-m", "komaken", "usi"], nodes=300) == 0
     with sqlite3.connect(labels) as conn:
         assert conn.execute("SELECT COUNT(*) FROM labels").fetchone()[0] == made  # nothing was altered
 

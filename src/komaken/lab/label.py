@@ -20,6 +20,7 @@ from __future__ import annotations
 import json
 import re
 import sqlite3
+import sys
 import tomllib
 from collections.abc import Callable, Iterator, Mapping, Sequence
 from concurrent.futures import FIRST_COMPLETED, Future, ThreadPoolExecutor, wait
@@ -65,11 +66,24 @@ def score_of(lines: Sequence[str]) -> int | None:
     return found
 
 
-def _meta(study_db: Path, command: Sequence[str], nodes: int, options: Mapping[str, str]) -> dict[str, str]:
+def engine_name(command: Sequence[str]) -> list[str]:
+    """The labelling engine as a label file records it: komaken's own engine run by this
+    interpreter is ``komaken ...``, so labelling goes on from another clone or virtual environment;
+    any other command is kept as given.
 
+    >>> import sys
+    >>> engine_name([sys.executable, "-m", "komaken", "usi"])
+    ['komaken', 'usi']
+    """
+    if list(command[:3]) == [sys.executable, "-m", "komaken"]:
+        return ["komaken", *command[3:]]
+    return list(command)
+
+
+def _meta(study_db: Path, command: Sequence[str], nodes: int, options: Mapping[str, str]) -> dict[str, str]:
     with open_study(study_db) as study:
         study_id = identity(study.config())
-    return {"study": study_id, "command": json.dumps(list(command)), "nodes": str(nodes),
+    return {"study": study_id, "command": json.dumps(engine_name(command)), "nodes": str(nodes),
             "options": json.dumps(dict(sorted(options.items())))}
 
 
@@ -233,4 +247,4 @@ def load_labels(labels: str | Path, study_db: str | Path) -> dict[int, dict[int,
         conn.close()
 
 
-__all__ = ["MATE_CP", "LabelError", "label_study", "load_labels", "score_of"]
+__all__ = ["MATE_CP", "LabelError", "engine_name", "label_study", "load_labels", "score_of"]
