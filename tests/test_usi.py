@@ -223,3 +223,29 @@ def test_eof_ends_quietly() -> None:
     eng.send("go infinite")
     eng.proc.stdin.close()
     assert eng.proc.wait(timeout=DEADLINE) == 0
+
+
+def _last_score(lines: list[str]) -> int:
+    return int([x for x in lines if " score cp " in x][-1].split(" score cp ")[1].split()[0])
+
+
+def test_max_moves_to_draw_makes_the_line_that_reaches_it_a_draw() -> None:
+    """``MaxMovesToDraw`` (YaneuraOu's option, which shogiarena sets before a game): a rook up,
+    black scores high; with a draw after one ply every move ends the game drawn, so the score is
+    0; back to 0 (the variant's own rule) the rook counts again."""
+    eng = start_engine("minishogi")
+    try:
+        sfen = "position sfen 1bsgk/4p/5/P4/KGSBR b - 1"
+        free = _last_score(ask(eng, sfen, "go depth 3"))
+        ask(eng, "setoption name MaxMovesToDraw value 1", "isready", until="readyok")
+        drawn = ask(eng, sfen, "go depth 3")
+        ask(eng, "setoption name MaxMovesToDraw value 0", "isready", until="readyok")
+        again = _last_score(ask(eng, sfen, "go depth 3"))
+        eng.send("setoption name MaxMovesToDraw value -1")
+        refused = eng.until("info string error", DEADLINE)[-1]
+    finally:
+        eng.close()
+    assert free > 300 and again == free
+    assert _last_score(drawn) == 0 and is_legal_answer(position_after("minishogi", "1bsgk/4p/5/P4/KGSBR b - 1", []),
+                                                        drawn[-1].split()[1])
+    assert "MaxMovesToDraw" in refused and "out of range 0..100000" in refused

@@ -30,6 +30,10 @@ TERM_OPTIONS = {"EvalMobility": "mobility", "EvalKingSafety": "king_safety", "Ev
 IGNORED = ("USI_OwnBook", "USI_ShowCurrLine", "USI_AnalyseMode", "UCI_AnalyseMode")
 #: options read when a ``go`` starts, not by the engine: setting them rebuilds nothing
 AT_GO = ("USI_Ponder", "MultiPV")
+#: options read by ``position`` (the rules the next positions are set up with): they rebuild nothing
+AT_POSITION = ("MaxMovesToDraw",)
+#: the longest draw length MaxMovesToDraw takes (YaneuraOu's bound)
+MAX_MOVES_TO_DRAW = 100_000
 #: what ``usi`` says is not supported (one ``info string``)
 UNSUPPORTED = ("go searchmoves; go movestogo is read and not used; Threads 1 only; no opening book "
                "(USI_OwnBook), USI_ShowCurrLine and USI_AnalyseMode are accepted and change nothing")
@@ -104,6 +108,7 @@ def _build() -> dict[str, Option]:
         Option("EvalPsq", "spin", "100", 0, 1000),
         Option("EvalFile", "string", "<empty>"),
         Option("MultiPV", "spin", "1", 1, MAX_MULTIPV),
+        Option("MaxMovesToDraw", "spin", "0", 0, MAX_MOVES_TO_DRAW),
         Option("Skill Level", "spin", str(MAX_LEVEL), 0, MAX_LEVEL),
         Option("UCI_LimitStrength", "check", "false"),
         Option("UCI_Elo", "spin", str(ELO_MAX), ELO_MIN, ELO_MAX),
@@ -146,5 +151,5 @@ def piece_values(options: dict[str, str], explicit: set[str]) -> dict[str, Any]:
     return {**board, **({"hand": hand} if hand else {})}
 
 
-__all__ = ["AT_GO", "IGNORED", "OPTIONS", "Option", "TERM_OPTIONS", "UNSUPPORTED", "default_options",
-           "lookup", "piece_values", "skill"]
+__all__ = ["AT_GO", "AT_POSITION", "IGNORED", "MAX_MOVES_TO_DRAW", "OPTIONS", "Option", "TERM_OPTIONS",
+           "UNSUPPORTED", "default_options", "lookup", "piece_values", "skill"]

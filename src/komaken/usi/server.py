@@ -26,6 +26,7 @@ import sys
 import threading
 import time
 from collections.abc import Callable
+from dataclasses import replace
 from pathlib import Path
 from typing import Any, TextIO
 
@@ -41,6 +42,7 @@ from komaken.shogi.variant import Variant, load_variant
 from komaken.usi.go import Go, parse_go
 from komaken.usi.options import (
     AT_GO,
+    AT_POSITION,
     IGNORED,
     OPTIONS,
     TERM_OPTIONS,
@@ -231,7 +233,7 @@ class UsiServer:
         options = {**self.options, opt.name: opt.parse(value)}
         explicit = self.explicit | {opt.name}
         # with no variant there is nothing to build: checked, kept for the next one
-        if self.unset is None and opt.name not in AT_GO:
+        if self.unset is None and opt.name not in AT_GO + AT_POSITION:
             self.engine, self._thesis = self._build(self.variant, options, explicit)
         self.options, self.explicit = options, explicit
 
@@ -273,6 +275,13 @@ class UsiServer:
                                   hand_quirk=o["HandQuirk"] == "true", noise=int(o["Noise"]) or 500)
         return engine, thesis
 
+    def _rules(self) -> Variant:
+        """The variant positions are set up with: ``MaxMovesToDraw`` N > 0 makes the game a draw
+        after N plies from the position ``position`` starts from (the search scores a line that
+        reaches it as a draw); 0 keeps the variant's own rule."""
+        n = int(self.options["MaxMovesToDraw"])
+        return replace(self.variant, max_plies=n) if n > 0 else self.variant
+
     # ---- game ------------------------------------------------------------------------------
     def _cmd_usinewgame(self, args: list[str]) -> None:
         self._halt()
@@ -296,9 +305,9 @@ class UsiServer:
         i = args.index("moves") if "moves" in args else len(args)
         head, moves = args[:i], args[i + 1:]
         if head[0] == "startpos" and len(head) == 1:
-            pos = Position.start(self.variant)
+            pos = Position.start(self._rules())
         elif head[0] == "sfen":
-            pos = Position.from_sfen(" ".join(head[1:]), self.variant)
+            pos = Position.from_sfen(" ".join(head[1:]), self._rules())
         else:
             raise KomakenError(f"expected 'startpos' or 'sfen <sfen>', got {' '.join(head)[:60]!r}")
         for k, text in enumerate(moves):
