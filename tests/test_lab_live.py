@@ -125,7 +125,7 @@ def test_a_folder_that_cannot_be_written_stops_the_publication_not_the_game(tmp_
 
 
 # far more games than the test waits for: the run must still be going when Ctrl-C comes, however
-# slowly a loaded machine lets the test poll (40 games were once all played before it)
+# slowly a loaded machine lets the test poll
 SLOW = """
 [experiment]
 name = "live-slow"
@@ -150,6 +150,13 @@ b = "s2"
 """
 
 
+def _ctrl_c_as_in_a_terminal() -> None:
+    """SIGINT acts as in a terminal even when the tests were started in the background, where the
+    shell ignores it for the whole job and every child inherits that (the run then played all its
+    games through the Ctrl-C)."""
+    signal.signal(signal.SIGINT, signal.SIG_DFL)
+
+
 def test_a_real_run_publishes_from_its_workers_and_cleans_up_on_ctrl_c(tmp_path: Path) -> None:
     """``experiment run -j 2``: two games in flight from two worker processes, each growing by
     legal moves; SIGINT (Ctrl-C) ends the run, keeps the stored games and removes the folder."""
@@ -158,7 +165,8 @@ def test_a_real_run_publishes_from_its_workers_and_cleans_up_on_ctrl_c(tmp_path:
     toml, db = tmp_path / "slow.toml", tmp_path / "slow.db"
     toml.write_text(SLOW, encoding="utf-8")
     run = subprocess.Popen([sys.executable, "-m", "komaken", "experiment", "run", str(toml), "--db", str(db),
-                            "-j", "2", "-q"], stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, env=ENV)
+                            "-j", "2", "-q"], stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, env=ENV,
+                           preexec_fn=_ctrl_c_as_in_a_terminal)
     try:
         grown: dict[tuple[str, int], list[int]] = {}
         pids: set[int] = set()
