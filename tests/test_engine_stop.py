@@ -150,3 +150,19 @@ def test_isready_collects_and_freezes_what_the_kernels_made() -> None:
     gc.collect()
     assert time.perf_counter() - t < 0.05 or threading.active_count() > 50  # the full collection is cheap now
     gc.unfreeze()
+
+
+def test_an_engine_player_loads_its_kernels_before_its_first_clock_starts() -> None:
+    """In a fresh process the first search loads the compiled kernels (seconds on a busy
+    machine, which once lost a web game at 0.5 s byoyomi): making the player does it, so the
+    search kernel is ready before any move is timed."""
+    import subprocess
+    import sys
+
+    code = ("from komaken.shogi.engine import _search as S\n"
+            "from komaken.players.engine import EnginePlayer\n"
+            "assert not S.search_depth.signatures\n"
+            "EnginePlayer('minishogi', movetime=0.5)\n"
+            "print(len(S.search_depth.signatures))\n")
+    r = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=300)
+    assert r.returncode == 0 and int(r.stdout) >= 1, r.stderr

@@ -71,6 +71,10 @@ class EnginePlayer:
         #: thinking box); the game loop sets it
         self.on_progress: Callable[[SearchResult], None] | None = None
         self._stop_asked = False
+        # the first search of a process loads the compiled kernels (a second or two on a busy
+        # machine): done here, so a game's clock never pays for it (at 0.5 s byoyomi it lost the game)
+        self.engine.search(Position.start(self.engine.variant), Limits(depth=1))
+        self.engine.clear()
 
     def new_game(self, seed: int | None = None) -> None:
         """Forget the previous game's tables; a ``seed`` replaces the noise seed."""
