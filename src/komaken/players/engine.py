@@ -28,6 +28,19 @@ from komaken.shogi.variant import Variant
 DEFAULT_MOVETIME = 1.0  # seconds
 
 
+_LOADED: set[bool] = set()  # the search kernels loaded in this process: with a network, without
+
+
+def _load_kernels(variant: Variant, net: NetArrays | None) -> None:
+    """The first search of a process loads the compiled kernels (a second or two on a busy
+    machine): done when a player is made, by a throwaway engine with a small table, so a game's
+    clock never pays for it (at 0.5 s byoyomi it lost a web game) and the player's own tables stay
+    untouched until it searches."""
+    if (net is not None) not in _LOADED:
+        Engine(variant, hash_mb=1, net=net).search(Position.start(variant), Limits(depth=1))
+        _LOADED.add(net is not None)
+
+
 class EnginePlayer:
     """Plays the engine's best move within ``depth`` plies, ``nodes`` nodes and/or ``movetime``
     seconds (none given: 1 s a move).  ``values`` overrides piece values (``{"R": 1500}``);
@@ -71,10 +84,7 @@ class EnginePlayer:
         #: thinking box); the game loop sets it
         self.on_progress: Callable[[SearchResult], None] | None = None
         self._stop_asked = False
-        # the first search of a process loads the compiled kernels (a second or two on a busy
-        # machine): done here, so a game's clock never pays for it (at 0.5 s byoyomi it lost the game)
-        self.engine.search(Position.start(self.engine.variant), Limits(depth=1))
-        self.engine.clear()
+        _load_kernels(self.engine.variant, net)
 
     def new_game(self, seed: int | None = None) -> None:
         """Forget the previous game's tables; a ``seed`` replaces the noise seed."""

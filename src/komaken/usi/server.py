@@ -19,7 +19,6 @@ board the GUI did not ask for).
 from __future__ import annotations
 
 import enum
-import gc
 import io
 import os
 import sys
@@ -30,7 +29,7 @@ from dataclasses import replace
 from pathlib import Path
 from typing import Any, TextIO
 
-from komaken.clock import StopLag
+from komaken.clock import StopLag, settle_garbage
 from komaken.errors import KomakenError
 from komaken.players.thesis import ThesisPlayer
 from komaken.shogi.engine._context import NetArrays
@@ -371,18 +370,6 @@ class UsiServer:
         s = self._search
         if s is not None and s.pondering:
             s.ponderhit()
-
-
-def settle_garbage() -> None:
-    """Collect garbage now, while no clock runs, and exempt what survives from later collections.
-
-    A full collection of the interpreter's 120 000 objects (numba's among them) holds the
-    interpreter lock for 50 ms, 90 ms on a loaded machine; when it struck during a search it held
-    up the stop and the answer by as much.  After :func:`gc.freeze` a collection looks only at the
-    objects made since (a game's few), so none costs the clock anything; the first ``isready``
-    pays for the one full collection, each later one for the objects made since the last."""
-    gc.collect()
-    gc.freeze()
 
 
 def _stdout(line: str) -> None:

@@ -20,7 +20,7 @@ from collections import OrderedDict
 from datetime import datetime
 from typing import Any
 
-from komaken.clock import Clock, TimeControl, TimeLeft
+from komaken.clock import Clock, TimeControl, TimeLeft, settle_garbage
 from komaken.game import Color, Game, Outcome, Termination
 from komaken.games import Timing
 from komaken.match import Control, GameResult, Observer, QuitRequest, play_game
@@ -130,6 +130,8 @@ class Session:
 
     # ---- the loop's thread ------------------------------------------------------------------
     def _run(self, pos: Game[Any]) -> None:
+        if self.clock is not None:
+            settle_garbage()  # a full collection during a timed move would be charged to that move
         try:
             play_game(pos, self.players, _Watch(self), game=self.info.spec, control=self.control, clock=self.clock)
         except Exception as exc:  # noqa: BLE001 - a fault outside the players: the page hears it
