@@ -20,25 +20,12 @@ from komaken.game import Game
 from komaken.players.base import DECLARE, RESIGN, PlayerAction
 from komaken.shogi.engine._context import NetArrays
 from komaken.shogi.engine.evalparams import EvalParams
-from komaken.shogi.engine.search import Engine, Limits, SearchResult
+from komaken.shogi.engine.search import Engine, Limits, SearchResult, load_kernels
 from komaken.shogi.engine.skill import Skill
 from komaken.shogi.position import Move, Position
 from komaken.shogi.variant import Variant
 
 DEFAULT_MOVETIME = 1.0  # seconds
-
-
-_LOADED: set[bool] = set()  # the search kernels loaded in this process: with a network, without
-
-
-def _load_kernels(variant: Variant, net: NetArrays | None) -> None:
-    """The first search of a process loads the compiled kernels (a second or two on a busy
-    machine): done when a player is made, by a throwaway engine with a small table, so a game's
-    clock never pays for it (at 0.5 s byoyomi it lost a web game) and the player's own tables stay
-    untouched until it searches."""
-    if (net is not None) not in _LOADED:
-        Engine(variant, hash_mb=1, net=net).search(Position.start(variant), Limits(depth=1))
-        _LOADED.add(net is not None)
 
 
 class EnginePlayer:
@@ -84,7 +71,7 @@ class EnginePlayer:
         #: thinking box); the game loop sets it
         self.on_progress: Callable[[SearchResult], None] | None = None
         self._stop_asked = False
-        _load_kernels(self.engine.variant, net)
+        load_kernels(self.engine.variant, net)  # now, so no game clock pays for it
 
     def new_game(self, seed: int | None = None) -> None:
         """Forget the previous game's tables; a ``seed`` replaces the noise seed."""
@@ -140,8 +127,7 @@ class EngineAnalyser:
     def __init__(self, variant: Variant | str, hash_mb: int = 64) -> None:
         # no time set aside for pipes and process switches: nothing stands between us and the engine
         self.engine = Engine(variant, hash_mb=hash_mb, overhead=0.002)
-        # the first search loads the compiled kernels: done here, so no position's time goes to it
-        self.engine.search(Position.start(self.engine.variant), Limits(depth=1))
+        load_kernels(self.engine.variant)  # now, so no position's time goes to it
 
     def analyse(self, position: Any, seconds: float, multipv: int = 1, forced: int = 0) -> SearchResult:
         if not isinstance(position, Position):

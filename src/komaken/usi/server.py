@@ -35,7 +35,7 @@ from komaken.players.thesis import ThesisPlayer
 from komaken.shogi.engine._context import NetArrays
 from komaken.shogi.engine._evalfile import is_network_file, load_network
 from komaken.shogi.engine.evalparams import defaults_notice
-from komaken.shogi.engine.search import Engine, Limits
+from komaken.shogi.engine.search import Engine, Limits, load_kernels
 from komaken.shogi.position import Position
 from komaken.shogi.variant import Variant, load_variant
 from komaken.usi.go import Go, parse_go
@@ -192,10 +192,9 @@ class UsiServer:
     def _warm_up(self) -> None:
         key = (self.variant.name, self._thesis is not None)
         if key not in self._warm:  # load the compiled kernels now, not during the first move
-            start = Position.start(self.variant)
-            Engine(self.variant, hash_mb=1).search(start, Limits(depth=1))
+            load_kernels(self.variant, self.engine.net)
             if self._thesis is not None:
-                ThesisPlayer(self.variant, depth=1).choose(start)
+                ThesisPlayer(self.variant, depth=1).choose(Position.start(self.variant))
             self._warm.add(key)
         if self._warm_engine is self.engine:
             return  # a second warm-up would clear the tables the game has filled

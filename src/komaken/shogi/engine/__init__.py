@@ -6,8 +6,8 @@
 True
 """
 
-from komaken.shogi.engine.search import DEFAULT_TERMS, Engine, Limits, SearchResult, search
+from komaken.shogi.engine.search import DEFAULT_TERMS, Engine, Limits, SearchResult, load_kernels, search
 from komaken.shogi.engine.skill import Skill
 from komaken.shogi.engine.values import PieceValues
 
-__all__ = ["DEFAULT_TERMS", "Engine", "Limits", "PieceValues", "SearchResult", "Skill", "search"]
+__all__ = ["DEFAULT_TERMS", "Engine", "Limits", "PieceValues", "SearchResult", "Skill", "load_kernels", "search"]

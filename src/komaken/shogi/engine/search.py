@@ -417,6 +417,24 @@ def _since(t0: float) -> float:
     return time.perf_counter() - t0
 
 
+_LOADED: set[bool] = set()  # the search kernels loaded in this process: with a network, without
+
+
+def load_kernels(variant: Variant | str, net: NetArrays | None = None) -> None:
+    """Load the compiled search kernels now (with ``net``: the network's; without: the linear
+    evaluation's), once per process.
+
+    The first search of a process loads them from numba's cache, a second or two on a busy
+    machine.  Players, analysers and ``komaken usi`` call this before any clock runs, so no move's
+    time goes to it (at 0.5 s byoyomi it once lost a game).  A throwaway engine with a 1 MiB table
+    does the search, so the caller's own tables stay untouched until it searches.
+    """
+    if (net is not None) not in _LOADED:
+        variant = load_variant(variant) if isinstance(variant, str) else variant
+        Engine(variant, hash_mb=1, net=net).search(Position.start(variant), Limits(depth=1))
+        _LOADED.add(net is not None)
+
+
 def search(position: Position, limits: Limits | None = None, values: PieceValues | Mapping[str, Any] | None = None,
            *, terms: Mapping[str, float] | None = None, seed: int = 0, hash_mb: int = 16,
            info: InfoCallback | None = None, multipv: int = 1, skill: Skill | None = None,
@@ -427,4 +445,4 @@ def search(position: Position, limits: Limits | None = None, values: PieceValues
     return engine.search(position, limits, info=info, multipv=multipv)
 
 
-__all__ = ["DEFAULT_TERMS", "Engine", "Limits", "MATE", "SearchResult", "Skill", "search"]
+__all__ = ["DEFAULT_TERMS", "Engine", "Limits", "MATE", "SearchResult", "Skill", "load_kernels", "search"]
