@@ -7,12 +7,16 @@ Which blocks run, and how (also written down in docs/contributing.md):
   prints; ``...`` matches anything, whitespace is normalised), any other block must run without
   an error.  Blocks of one file share one namespace, in order.
 * ```` ```sh ```` / ```` ```bash ```` / ```` ```shell ```` blocks run line by line (``\\``
-  continues a line) with ``bash -c`` and the installed ``komaken`` first on ``PATH``; every line
-  must exit with status 0.  A trailing comment is *output* to check when it starts with a number
-  (``# 719731 nodes``: each number in it must appear in the output) or with ``{`` (``...`` matches
-  anything).  A comment starting ``komaken: error:`` expects exit status 2 and that text on stderr.
-  ``komaken experiment run`` lines get ``--games 2`` (unless they set ``--games``) so the whole
-  book runs in minutes.
+  continues a line); every line must exit with status 0.  A plain ``komaken ...`` line (no pipe,
+  redirect, ``&&``, ``;``, ``$``, glob or environment assignment: see :func:`plain_komaken`) runs
+  in this process through click's ``CliRunner`` (the same ``komaken.cli.main`` the console script
+  calls, in the file's directory, stdin empty), sparing a Python start and kernel load per line;
+  any other line runs with ``bash -c`` and the installed ``komaken`` first on ``PATH``, so the
+  real console script still runs in the lines with redirects and pipes.  A trailing comment is
+  *output* to check when it starts with a number (``# 719731 nodes``: each number in it must
+  appear in the output) or with ``{`` (``...`` matches anything).  A comment starting
+  ``komaken: error:`` expects exit status 2 and that text on stderr.  ``komaken experiment run``
+  lines get ``--games 2`` (unless they set ``--games``) so the whole book runs in minutes.
 * Other blocks (no language, ``text``, ``toml``, ``json`` …) are not run.
 * ``<!-- no-run: why -->`` on the line before a fence (blank lines between are allowed) skips a
   block that cannot run in CI: a ten-minute run, a server, an interactive game, another machine.
@@ -27,6 +31,7 @@ import doctest
 import io
 import os
 import re
+import shlex
 import shutil
 import subprocess
 import sys
@@ -165,9 +170,13 @@ def run_shell(block: Block, cwd: Path) -> list[str]:
                COLUMNS="120", NO_COLOR="1")
     problems = []
     for line, command, comment in commands(block):
+        argv = plain_komaken(shorten(command))
         try:
-            proc = subprocess.run(["bash", "-c", shorten(command)], cwd=cwd, env=env, capture_output=True,
-                                  text=True, timeout=TIMEOUT, stdin=subprocess.DEVNULL)
+            if argv is not None:
+                proc = run_in_process(argv, cwd)
+            else:
+                proc = subprocess.run(["bash", "-c", shorten(command)], cwd=cwd, env=env, capture_output=True,
+                                      text=True, timeout=TIMEOUT, stdin=subprocess.DEVNULL)
         except subprocess.TimeoutExpired:
             problems.append(f"{block.file}:{line}: `{command}` ran longer than {TIMEOUT} s")
             continue
@@ -175,6 +184,32 @@ def run_shell(block: Block, cwd: Path) -> list[str]:
         if why:
             problems.append(f"{block.file}:{line}: `{command}` {why}")
     return problems
+
+
+#: what makes a line more than ``komaken ARGS``: bash must run it (pipes, redirects, ``&&``, ``;``,
+#: expansions, globs, braces, escapes)
+SHELL_SYNTAX = re.compile(r"[|&;<>()$`*?\[\]{}~!\\]")
+
+
+def plain_komaken(command: str) -> list[str] | None:
+    """The arguments of a plain ``komaken ARGS`` line (words split as bash would: quotes only), or
+    ``None`` when the line needs a shell: any shell syntax, even quoted, or a first word that is
+    not ``komaken`` (an environment assignment, another program)."""
+    if SHELL_SYNTAX.search(command):
+        return None
+    try:
+        words = shlex.split(command)
+    except ValueError:
+        return None
+    return words[1:] if words and words[0] == "komaken" else None
+
+
+def run_in_process(argv: list[str], cwd: Path) -> subprocess.CompletedProcess[str]:
+    """``komaken ARGV`` through click's ``CliRunner`` in ``cwd``, as a finished process: its exit
+    status, stdout and stderr (an uncaught exception: status 1 and its traceback on stderr)."""
+    from cli_support import komaken_in_process
+
+    return komaken_in_process(*argv, cwd=cwd, env={"COLUMNS": "120", "NO_COLOR": "1"})
 
 
 def check_output(proc: subprocess.CompletedProcess[str], comment: str) -> str | None:

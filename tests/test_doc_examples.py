@@ -19,6 +19,7 @@ from doc_examples import (
     commands,
     doc_files,
     make_workdir,
+    plain_komaken,
     run_file,
     run_python,
     run_shell,
@@ -114,3 +115,23 @@ def test_doctest_blocks_share_the_namespace_too(tmp_path: Path) -> None:
     path = _write(tmp_path, "```pycon\n>>> y = 5\n\n```\n\n```pycon\n>>> y * 2\n10\n\n```\n")
     problems, ran, _ = run_file(path, tmp_path)
     assert problems == [] and ran == 2
+
+
+def test_plain_komaken_lines_run_in_process_and_others_in_bash() -> None:
+    assert plain_komaken('komaken show --sfen "rbsgk/4p/5/P4/KGSBR b - 1" --ascii') == [
+        "show", "--sfen", "rbsgk/4p/5/P4/KGSBR b - 1", "--ascii"]
+    for shell in ("komaken show --svg > board.svg", "komaken replay game.kif | less", "komaken variants && ls",
+                  "komaken variants; ls", "X=1 komaken variants", "komaken show --sfen $S", "komaken convert *.csa",
+                  "printf 'a\\n' > f", "echo komaken", "komaken show --sfen 'a < b'", "komaken 'unclosed"):
+        assert plain_komaken(shell) is None, shell
+
+
+def test_an_in_process_line_is_checked_like_a_process(tmp_path: Path) -> None:
+    """The in-process run keeps the checks: exit status, numbers in the output, the error line."""
+    path = _write(tmp_path, "```sh\nkomaken variants    # 5\nkomaken variants --bogus   # komaken: error: No such\n"
+                            "komaken variants --bogus\nkomaken variants    # 9999999\n"
+                            "komaken variants    # komaken: error: x\n```\n")
+    problems = run_shell(blocks(path, "doc.md")[0], tmp_path)
+    assert [p.split("`")[0] for p in problems] == ["doc.md:4: ", "doc.md:5: ", "doc.md:6: "], problems
+    assert "exited with status 2: komaken: error: No such option" in problems[0]
+    assert "lacks 9999999" in problems[1] and "should fail with 'komaken: error: x', got status 0" in problems[2]

@@ -5,6 +5,7 @@ Plus the bad inputs fuzzing found, one by one."""
 
 from __future__ import annotations
 
+from functools import cache
 from pathlib import Path
 
 import pytest
@@ -70,12 +71,14 @@ T1
 }
 
 
-def seed_texts(fmt: str) -> list[str]:
+@cache
+def seed_texts(fmt: str) -> tuple[str, ...]:
+    """The texts mutated: made once per format (every example draws from them; read only)."""
     texts = [EXTRA[fmt]]
     for seed in (1, 4, 7):
         texts.append(dumps(random_game(seed, max_plies=30), fmt))  # type: ignore[arg-type]
     texts.append(dumps(random_game(2, "minishogi", max_plies=20), fmt))  # type: ignore[arg-type]
-    return texts
+    return tuple(texts)
 
 
 CHARS = "0123456789+-*/%$:'PINTVKY ,()（）▲△▽同成不打投了まで手：|・v歩金玉一二十〇１９\ufeff²①"
@@ -130,7 +133,7 @@ def test_seed_texts_read(fmt: str) -> None:
 
 
 @pytest.mark.parametrize("fmt", FORMATS)
-@FUZZ
+@settings(FUZZ, max_examples=150)  # a format: 5 seed texts x 6 mutation kinds, each combination several times
 @given(data=st.data())
 def test_mutated_records_read_or_raise_record_error(fmt: str, data: st.DataObject) -> None:
     rec = reads_or_says_where(data.draw(mutated(fmt)), fmt)
@@ -152,7 +155,7 @@ def test_decode_gives_text_or_record_error(data: bytes, suffix: str, bom: bool, 
     assert isinstance(text, str)
 
 
-@FUZZ
+@settings(FUZZ, max_examples=100)  # each example plays a game of up to 60 plies and writes it 6 times
 @given(seed=st.integers(0, 10_000), variant=st.sampled_from(["shogi", "minishogi"]),
        times=st.lists(st.integers(0, 100_000), max_size=5))
 def test_random_games_round_trip(seed: int, variant: str, times: list[int]) -> None:
