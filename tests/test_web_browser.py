@@ -21,7 +21,7 @@ from komaken import records
 from komaken.lab import ExperimentDB
 from komaken.lab.report import status_json
 from komaken.shogi import Position
-from web_support import CHROMIUM, Server, launch, run_experiment, write_experiment
+from web_support import CHROMIUM, Server, launch, play_experiment, write_experiment
 
 T = 15_000  # milliseconds: the longest any single wait may take
 
@@ -38,7 +38,7 @@ def folder(tmp_path_factory: pytest.TempPathFactory) -> Path:
 @pytest.fixture(scope="module")
 def server(folder: Path):  # type: ignore[no-untyped-def]
     finished = folder / "finished.db"
-    run_experiment(write_experiment(folder, 4), finished)
+    play_experiment(write_experiment(folder, 4), finished)
     with Server(["--db", str(finished), "--db", str(folder / "live.db")], folder / "server.log") as srv:
         yield srv
 
@@ -183,7 +183,7 @@ def test_an_illegal_click_leaves_the_board(page) -> None:  # type: ignore[no-unt
 
 
 def test_a_running_experiment_counts_up_live(page, server, folder) -> None:  # type: ignore[no-untyped-def]
-    toml = write_experiment(folder, 30)
+    toml = write_experiment(folder, 10)
     run = subprocess.Popen([sys.executable, "-m", "komaken", "experiment", "run", str(toml), "--db",
                             str(folder / "live.db"), "-j", "1", "-q"], stdout=subprocess.DEVNULL,
                            stderr=subprocess.DEVNULL)
@@ -193,10 +193,10 @@ def test_a_running_experiment_counts_up_live(page, server, folder) -> None:  # t
         first = int(page.inner_text("#exp-1 .games-count"))
         page.wait_for_function(f"Number(document.querySelector('#exp-1 .games-count').textContent) > {first}",
                                timeout=60_000)
-        page.wait_for_function("Number(document.querySelector('#exp-1 .games-count').textContent) === 60",
+        page.wait_for_function("Number(document.querySelector('#exp-1 .games-count').textContent) === 20",
                                timeout=90_000)
         row = page.locator("#exp-1 tr[data-pairing='d1-vs-rnd'] td").all_inner_texts()
-        assert row[2] == "30/30" and int(row[3]) + int(row[4]) + int(row[5]) == 30
+        assert row[2] == "10/10" and int(row[3]) + int(row[4]) + int(row[5]) == 10
     finally:
         run.wait(120)
     assert run.returncode == 0
@@ -392,16 +392,26 @@ def test_dobutsu_by_clicking_with_its_own_pieces_and_a_drop(page) -> None:  # ty
     assert got[2].startswith("▲") and "ヒ" in got[2], got
 
 
+#: where a game starts when its whole game from the initial position is long: shogi's depth-1 game
+#: from the start runs 124 plies (each redrawn by the page); this is its position after ply 100, from
+#: which the same two engines play 24 plies to the same checkmate
+LATE_STARTS = {"shogi": "ln6l/1k7/1rs1+P4/p1p1+B1p1p/7+b1/PpPG2S1P/1s2S2+p1/1KG6/LNG1P3+r b GN2Pnl5p 101"}
+
+
 @pytest.mark.parametrize("game", PAGE_GAMES)
 def test_every_game_engine_against_engine_to_the_end(page, game) -> None:  # type: ignore[no-untyped-def]
     """Both sides engines (depth 1): the one game loop plays on by itself to the game's end and the
-    page shows every move, the final position and the result."""
+    page shows every move, the final position and the result (shogi from a late position of its game,
+    :data:`LATE_STARTS`, as the page's start box gives it)."""
     page.goto(page.base + "/#play")
     page.wait_for_selector(f"#game-select option[value='{game}']", state="attached")
     page.select_option("#game-select", game)
     for side in ("black", "white"):
         page.select_option(f"#{side}-kind", "engine")
         page.fill(f"#{side}-depth", "1")
+    if game in LATE_STARTS:
+        page.click("details summary")
+        page.fill("#start-text", LATE_STARTS[game])
     page.click("#start-btn")
     page.wait_for_function(f"!!(play.state && play.state.id && play.state.game.id === '{game}')")
     page.wait_for_function("!!play.state.outcome", timeout=30_000)

@@ -64,9 +64,9 @@ def test_an_engine_match_to_the_end_with_its_score_on_screen(page) -> None:  # t
     page.goto(page.base + "/#play")
     page.wait_for_selector("#game-select option[value='minishogi']", state="attached")
     page.select_option("#game-select", "minishogi")
-    for side in ("black", "white"):
+    for side in ("black", "white"):  # depth 1: a 15-ply game (depth 2 plays 53), each ply redrawn
         page.select_option(f"#{side}-kind", "engine")
-        page.fill(f"#{side}-depth", "2")
+        page.fill(f"#{side}-depth", "1")
     page.click("#start-btn")
     page.wait_for_function("!!(play.state && play.state.id && play.state.game.id === 'minishogi')")
     # between two moves the box shows the last move's score, from sente's side, not an empty box

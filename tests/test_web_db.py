@@ -28,7 +28,7 @@ with warnings.catch_warnings():
     from starlette.testclient import TestClient
 
 from komaken.web import create_app
-from web_support import SAME_ORIGIN, Server, run_experiment, sse_events, write_experiment
+from web_support import SAME_ORIGIN, Server, play_experiment, sse_events, write_experiment
 
 pytestmark = pytest.mark.filterwarnings("ignore::DeprecationWarning")
 
@@ -42,7 +42,7 @@ def dbs(tmp_path_factory: pytest.TempPathFactory) -> tuple[Path, Path, Path]:
     """A finished experiment, a synthetic one of 1234 games, and a path where no DB exists."""
     folder = tmp_path_factory.mktemp("webdbs")
     small = folder / "small.db"
-    run_experiment(write_experiment(folder, 6), small)
+    play_experiment(write_experiment(folder, 6), small)
     synth = folder / "synth.db"
     exp = load_experiment(write_experiment(folder, 1000))
     with ExperimentDB.create(synth, exp) as db:
@@ -235,18 +235,23 @@ def test_a_non_loopback_host_prints_a_warning(monkeypatch, host) -> None:  # typ
 
 
 def test_serve_reports_a_bad_variant_file(monkeypatch, tmp_path) -> None:  # type: ignore[no-untyped-def]
-    import subprocess as sp
+    """In-process (the command's own code; the exit status of the real console script on a bad
+    ``serve`` argument is checked in ``test_web_watch.py``): one error line, exit 2, no server."""
+    import uvicorn
+
+    from komaken.cli import main
 
     bad = tmp_path / "bad.toml"
     bad.write_text("name = 3\n", encoding="utf-8")
-    r = sp.run([sys.executable, "-m", "komaken", "serve", "--variant", str(bad), "--port", "1"],
-               capture_output=True, text=True, timeout=60)
-    assert r.returncode == 2 and r.stderr.startswith("komaken: error:") and "Traceback" not in r.stderr
+    monkeypatch.setattr(uvicorn, "run", lambda app, **kw: pytest.fail("served despite a bad variant file"))
+    r = CliRunner().invoke(main, ["serve", "--variant", str(bad), "--port", "1"])
+    assert r.exit_code == 2 and isinstance(r.exception, SystemExit), r.exception
+    assert r.stderr.startswith("komaken: error:") and r.stderr.count("\n") == 1 and "Traceback" not in r.stderr
 
 
 # ---- live: a real server while a run writes -------------------------------------------------------------
 def test_readers_while_a_run_writes(tmp_path: Path) -> None:
-    toml = write_experiment(tmp_path, 40)
+    toml = write_experiment(tmp_path, 20)
     db = tmp_path / "live.db"
     with Server(["--db", str(db)], tmp_path / "server.log") as srv:
         run = subprocess.Popen([sys.executable, "-m", "komaken", "experiment", "run", str(toml), "--db", str(db),
@@ -275,7 +280,7 @@ def test_readers_while_a_run_writes(tmp_path: Path) -> None:
         for ev in events:
             if "games" in ev:
                 seen.append(ev["games"])
-                if ev["games"] == 80:
+                if ev["games"] == 40:
                     break
         try:
             run.wait(120)
@@ -284,10 +289,10 @@ def test_readers_while_a_run_writes(tmp_path: Path) -> None:
                 t.join(130)
         assert run.returncode == 0, run.stderr.read() if run.stderr else ""
         assert not errors, errors[:3]
-        assert seen == sorted(seen) and seen[-1] == 80 and len(seen) >= 2
+        assert seen == sorted(seen) and seen[-1] == 40 and len(seen) >= 2
         for c in counts:
             assert c == sorted(c)
-        assert httpx.get(f"{srv.url}/api/dbs/0", timeout=10).json()["games"] == 80
+        assert httpx.get(f"{srv.url}/api/dbs/0", timeout=10).json()["games"] == 40
 
 
 def test_play_events_stream_the_engine_thinking(tmp_path: Path) -> None:
@@ -318,7 +323,7 @@ def test_play_events_stream_the_engine_thinking(tmp_path: Path) -> None:
 _KEYS = st.sampled_from(["page", "per_page", "pairing", "result", "reason", "min_plies", "max_plies", "order", "x"])
 
 
-@settings(max_examples=80, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
+@settings(max_examples=40, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
 @given(params=st.dictionaries(_KEYS, st.one_of(st.text(max_size=12), st.integers(-5, 10**7).map(str)), max_size=5),
        gid=st.one_of(st.text(min_size=1, max_size=8).filter(lambda s: "/" not in s and s not in (".", "..")),
                      st.integers(-3, 10**6).map(str)))

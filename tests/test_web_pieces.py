@@ -17,7 +17,7 @@ import pytest
 from conftest import needs_module
 from komaken.shogi.display import KANSUJI
 from komaken.shogi.variant import shipped_variants
-from web_support import CHROMIUM, Server, launch, run_experiment
+from web_support import CHROMIUM, Server, launch, play_experiment
 
 T = 15_000
 LATIN_ONLY = Path("/usr/share/fonts/truetype/dejavu")
@@ -64,7 +64,7 @@ def cjk_font_installed() -> bool:
 def server(tmp_path_factory: pytest.TempPathFactory):  # type: ignore[no-untyped-def]
     folder = tmp_path_factory.mktemp("pieces")
     (folder / "values.toml").write_text(VALUES_TOML, encoding="utf-8")
-    run_experiment(folder / "values.toml", folder / "values.db")
+    play_experiment(folder / "values.toml", folder / "values.db")
     with Server(["--db", str(folder / "values.db")], folder / "server.log") as srv:
         yield srv
 

@@ -16,7 +16,7 @@ with warnings.catch_warnings():
 
 from komaken.web import create_app, study
 from test_values_study import _synthetic_db
-from web_support import run_experiment, write_experiment
+from web_support import play_experiment, write_experiment
 
 pytestmark = pytest.mark.filterwarnings("ignore::DeprecationWarning")
 
@@ -29,7 +29,7 @@ def _digest(path: Path) -> str:
 def dbs(tmp_path_factory: pytest.TempPathFactory) -> tuple[Path, Path]:
     folder = tmp_path_factory.mktemp("study")
     lab = folder / "lab.db"
-    run_experiment(write_experiment(folder, 2), lab)
+    play_experiment(write_experiment(folder, 2), lab)
     mini = folder / "mini.db"
     _synthetic_db(mini, 300, np.random.default_rng(6))
     return lab, mini

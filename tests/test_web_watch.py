@@ -67,7 +67,7 @@ def test_start_pause_resume_stop_and_continue(files: tuple[Path, Path]) -> None:
             games = c.get("/api/dbs/1/live").json()["playing"]
             return games[0] if games and games[0]["plies"] >= 4 else None
 
-        g = wait_until(live_game, 120, "a game in flight with moves")
+        g = wait_until(live_game, 120, "a game in flight with moves", interval=0.2)
         assert g["pairing"] == "s1-vs-s2" and g["a"] == "s1" and g["b"] == "s2"
         assert len(g["labels"]) == g["plies"] and g["labels"][0][0] in "▲△"
         assert g["board"]["width"] == 5 and g["position"].endswith(str(g["plies"] + 1))  # the SFEN after them
@@ -78,7 +78,8 @@ def test_start_pause_resume_stop_and_continue(files: tuple[Path, Path]) -> None:
         time.sleep(1.0)
         assert c.get("/api/dbs/1/live").json()["playing"] == before  # nothing moves while paused
         assert run(c, "resume", 1).json()["run"]["state"] == "running"
-        wait_until(lambda: c.get("/api/dbs/1/live").json()["playing"] != before, 30, "moves after resuming")
+        wait_until(lambda: c.get("/api/dbs/1/live").json()["playing"] != before, 30, "moves after resuming",
+                   interval=0.2)
 
         stopped = run(c, "stop", 1).json()
         assert stopped["run"]["state"] == "stopped" and stopped["playing"] == []
@@ -88,7 +89,8 @@ def test_start_pause_resume_stop_and_continue(files: tuple[Path, Path]) -> None:
             first = store.count()
 
         assert run(c, "start", 1).json()["run"]["state"] == "running"  # continues the stored experiment
-        wait_until(lambda: c.get("/api/dbs/1").json().get("games", 0) > first, 120, "more games stored")
+        wait_until(lambda: c.get("/api/dbs/1").json().get("games", 0) > first, 120, "more games stored",
+                   interval=0.25)
         second = c.get("/api/dbs/1/live").json()["run"]["pid"]
     # the server's shut-down stops the run it started
     wait_until(lambda: proc_state(second) is None, 20, "the run gone with the server")
@@ -129,19 +131,26 @@ def test_a_run_that_fails_says_why(files: tuple[Path, Path]) -> None:
     assert st["state"] == "failed" and st["exit"] == 2 and "not a komaken experiment database" in st["message"]
 
 
-def test_serve_checks_the_experiment_files(tmp_path: Path) -> None:
-    def serve(*args: str) -> subprocess.CompletedProcess[str]:
-        return subprocess.run([sys.executable, "-m", "komaken", "serve", "--port", "1", *args], capture_output=True,
-                              text=True, timeout=60)
+def test_serve_checks_the_experiment_files(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """The bad file through the real console script (its exit status and one stderr line); the
+    non-loopback host in-process (the same command code, no second interpreter), with no server started."""
+    import uvicorn
+    from click.testing import CliRunner
+
+    from komaken.cli import main
 
     bad = tmp_path / "bad.toml"
     bad.write_text("[experiment]\nname = 3\n", encoding="utf-8")
-    r = serve("--experiment", str(bad), str(tmp_path / "x.db"))
+    r = subprocess.run([sys.executable, "-m", "komaken", "serve", "--port", "1", "--experiment", str(bad),
+                        str(tmp_path / "x.db")], capture_output=True, text=True, timeout=60)
     assert r.returncode == 2 and r.stderr.startswith("komaken: error:") and r.stderr.count("\n") == 1, r.stderr
     good = tmp_path / "good.toml"
     good.write_text(SLOW, encoding="utf-8")
-    r = serve("--host", "0.0.0.0", "--experiment", str(good), str(tmp_path / "x.db"))
-    assert r.returncode == 2 and "loopback" in r.stderr and "Traceback" not in r.stderr, r.stderr
+    monkeypatch.setattr(uvicorn, "run", lambda app, **kw: pytest.fail("served on a non-loopback host"))
+    res = CliRunner().invoke(main, ["serve", "--port", "1", "--host", "0.0.0.0", "--experiment", str(good),
+                                    str(tmp_path / "x.db")])
+    assert res.exit_code == 2 and isinstance(res.exception, SystemExit), res.exception
+    assert "loopback" in res.stderr and "Traceback" not in res.stderr, res.stderr
 
 
 def test_the_score_is_told_from_one_named_side() -> None:
@@ -153,8 +162,8 @@ def test_the_score_is_told_from_one_named_side() -> None:
 
 def test_the_engines_score_stays_after_its_move(tmp_path: Path) -> None:
     with TestClient(create_app(), headers=SAME_ORIGIN) as c:
-        r = c.post("/api/play", json={"game": "minishogi", "black": {"kind": "engine", "depth": 2},
-                                      "white": {"kind": "engine", "depth": 2}})
+        r = c.post("/api/play", json={"game": "minishogi", "black": {"kind": "engine", "depth": 1},
+                                      "white": {"kind": "engine", "depth": 1}})  # 15 plies to the end
         sid = r.json()["id"]
         st = wait_until(lambda: (s := c.get(f"/api/play/{sid}").json())["outcome"] and s, 60, "the game's end")
         score = st["score"]

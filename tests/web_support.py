@@ -58,10 +58,14 @@ def write_experiment(folder: Path, games: int) -> Path:
     return path
 
 
-def run_experiment(toml: Path, db: Path, timeout: float = 120) -> None:
-    """``komaken experiment run`` in a subprocess, to the end (with a deadline)."""
-    subprocess.run([sys.executable, "-m", "komaken", "experiment", "run", str(toml), "--db", str(db), "-j", "1", "-q"],
-                   check=True, timeout=timeout, capture_output=True)
+def play_experiment(toml: Path, db: Path) -> None:
+    """The finished database ``komaken experiment run TOML --db DB -j 1`` leaves, played in this
+    process (one worker plays inline: the same code without a second interpreter loading the
+    kernels).  Only for tests that read the finished database; a run *watched* while it writes
+    stays a subprocess."""
+    from komaken.lab import load_experiment, run_experiment
+
+    run_experiment(load_experiment(toml), db, workers=1)
 
 
 #: What the page's own requests carry: the web server refuses a state-changing request without it.
