@@ -154,11 +154,11 @@ def dask_cluster(tmp_path: Path) -> Iterator[str]:
             client.wait_for_workers(2, timeout=120)
         yield address
     finally:
+        # the worker first, while its scheduler still answers: a worker whose scheduler has gone
+        # spends 6-10 s retrying before it stops
         for proc in (worker, scheduler):
             if proc is not None:
                 proc.terminate()
-        for proc in (worker, scheduler):
-            if proc is not None:
                 try:
                     proc.wait(timeout=20)
                 except subprocess.TimeoutExpired:

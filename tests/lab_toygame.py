@@ -112,7 +112,8 @@ class SlowRandom:
     def choose(self, position: Any) -> Any:
         import time
 
-        time.sleep(self.delay)
+        if self.delay > 0:  # sleep(0) still gives the core away, seconds over a run of thousands of moves
+            time.sleep(self.delay)
         return self.rng.choice(position.legal_moves())
 
     def close(self) -> None:

@@ -3,14 +3,13 @@
 from __future__ import annotations
 
 import random
-import subprocess
-import sys
 from importlib import resources
 from pathlib import Path
 
 import numpy as np
 import pytest
 
+from cli_support import komaken_in_process, komaken_process
 from komaken.errors import KomakenError
 from komaken.shogi import Position
 from komaken.shogi import _kernels as KR
@@ -504,15 +503,11 @@ def test_usi_evalfile_loads_refuses_bad_files_whole_and_resets_with_the_variant(
 
 
 # --- the tuner ------------------------------------------------------------------------------------
-def _komaken(*args: str) -> subprocess.CompletedProcess[str]:
-    return subprocess.run([sys.executable, "-m", "komaken", *args], capture_output=True, text=True, timeout=600)
-
-
 def test_tune_end_to_end_writes_parameters_the_engine_plays_with(tmp_path: Path) -> None:
     db, out = tmp_path / "games.db", tmp_path / "tuned.toml"
-    r = _komaken("tune", "linear",
-                 "-v", "minishogi", "--games", "8", "--db", str(db), "--out", str(out), "--nodes", "60",
-                 "--l2", "1e-2", "--l2", "1e-4")
+    r = komaken_in_process("tune", "linear",
+                           "-v", "minishogi", "--games", "8", "--db", str(db), "--out", str(out), "--nodes", "60",
+                           "--l2", "1e-2", "--l2", "1e-4")
     assert r.returncode == 0, r.stderr
     assert f"wrote {out}" in r.stdout and "lambda 0.0001: held-out cross-entropy" in r.stderr
     tuned = EvalParams.load(out, "minishogi")
@@ -523,9 +518,9 @@ def test_tune_end_to_end_writes_parameters_the_engine_plays_with(tmp_path: Path)
     assert Engine("minishogi", params=out).search(pos, Limits(depth=2)).move in pos.legal_moves()
     # the same games again (--games 0): the same file
     again = tmp_path / "again.toml"
-    r = _komaken("tune", "linear",
-                 "-v", "minishogi", "--games", "0", "--db", str(db), "--out", str(again), "--l2", "1e-2",
-                 "--l2", "1e-4", "-q")
+    r = komaken_in_process("tune", "linear",
+                           "-v", "minishogi", "--games", "0", "--db", str(db), "--out", str(again), "--l2", "1e-2",
+                           "--l2", "1e-4", "-q")
     assert r.returncode == 0 and again.read_text(encoding="utf-8") == out.read_text(encoding="utf-8")
 
 
@@ -556,9 +551,9 @@ def test_tune_on_records_reads_the_same_positions_as_the_study_they_came_from(tm
     from komaken.shogi.engine.tune import read_records
 
     db = tmp_path / "games.db"
-    r = _komaken("tune", "linear",
-                 "-v", "minishogi", "--games", "6", "--db", str(db), "--out", str(tmp_path / "a.toml"),
-                 "--nodes", "60", "--l2", "1e-2", "-q")
+    r = komaken_in_process("tune", "linear",
+                           "-v", "minishogi", "--games", "6", "--db", str(db), "--out", str(tmp_path / "a.toml"),
+                           "--nodes", "60", "--l2", "1e-2", "-q")
     assert r.returncode == 0, r.stderr
     folder = tmp_path / "records"
     folder.mkdir()
@@ -570,7 +565,8 @@ def test_tune_on_records_reads_the_same_positions_as_the_study_they_came_from(tm
     np.testing.assert_array_equal(recs.X, study.X)
     np.testing.assert_array_equal(recs.y, study.y)
     out = tmp_path / "records.toml"
-    r = _komaken("tune", "linear", "-v", "minishogi", "--records", str(folder), "--out", str(out), "--l2", "1e-2", "-q")
+    r = komaken_in_process("tune", "linear", "-v", "minishogi", "--records", str(folder), "--out", str(out),
+                           "--l2", "1e-2", "-q")
     assert r.returncode == 0, r.stderr
     assert "tuned by komaken tune linear on 6 games from records" in out.read_text(encoding="utf-8")
     assert EvalParams.load(out, "minishogi").values.board != EvalParams.default("minishogi").values.board
@@ -583,10 +579,11 @@ def test_tune_on_records_reads_the_same_positions_as_the_study_they_came_from(tm
                           (["--records", str(folder), "--db", str(db)], "--records tunes on the records alone"),
                           (["--records", str(broken)], f"broken.csa line {start.count(chr(10)) + 2}"),
                           ([], "give --games and --db")]:
-        r = _komaken("tune", "linear", "-v", "minishogi", *args, "--out", str(tmp_path / "x.toml"))
+        r = komaken_in_process("tune", "linear", "-v", "minishogi", *args, "--out", str(tmp_path / "x.toml"))
         assert r.returncode == 2 and "Traceback" not in r.stderr, r.stderr
         assert message in r.stderr and len(r.stderr.strip().splitlines()) == 1, r.stderr
-    r = _komaken("tune", "linear", "-v", "judkins", "--records", str(folder), "--out", str(tmp_path / "x.toml"))
+    r = komaken_in_process("tune", "linear", "-v", "judkins", "--records", str(folder), "--out",
+                           str(tmp_path / "x.toml"))
     assert r.returncode == 2 and "games.csa: game 1 is minishogi, not judkins" in r.stderr
     assert not (tmp_path / "x.toml").exists()
 
@@ -614,9 +611,9 @@ def test_tune_plays_its_games_with_the_play_params_file(tmp_path: Path) -> None:
     play = tmp_path / "play.toml"
     EvalParams.default("minishogi").write(play)
     db, out = tmp_path / "r2.db", tmp_path / "r2.toml"
-    r = _komaken("tune", "linear",
-                 "-v", "minishogi", "--games", "4", "--db", str(db), "--out", str(out), "--nodes", "60",
-                 "--play-params", str(play), "--random-plies", "3", "--l2", "1e-2", "-q")
+    r = komaken_in_process("tune", "linear",
+                           "-v", "minishogi", "--games", "4", "--db", str(db), "--out", str(out), "--nodes", "60",
+                           "--play-params", str(play), "--random-plies", "3", "--l2", "1e-2", "-q")
     assert r.returncode == 0, r.stderr
     with open_study(db) as study:
         config = study.config()
@@ -624,20 +621,20 @@ def test_tune_plays_its_games_with_the_play_params_file(tmp_path: Path) -> None:
         assert config["terms"]["mobility"] == 1.0 and config["random_plies"] == 3
         assert all(g.opening_plies == 3 for g in study_games(study))
     bad = _file(tmp_path, "[values]\nP = 1.5\n", "bad.toml")
-    r = _komaken("tune", "linear", "-v", "minishogi", "--games", "2", "--db", str(tmp_path / "b.db"), "--out",
-                 str(tmp_path / "o.toml"), "--play-params", str(bad))
+    r = komaken_in_process("tune", "linear", "-v", "minishogi", "--games", "2", "--db", str(tmp_path / "b.db"), "--out",
+                           str(tmp_path / "o.toml"), "--play-params", str(bad))
     assert r.returncode == 2 and "bad.toml: values.P" in r.stderr and not (tmp_path / "b.db").exists()
 
 
 def test_tune_bad_input_is_one_line_exit_2(tmp_path: Path) -> None:
     bad = _file(tmp_path, "[psq.file]\nK = [1]\n", "start.toml")
-    r = _komaken("tune", "linear", "-v", "minishogi", "--games", "2", "--db", str(tmp_path / "g.db"), "--out",
-                 str(tmp_path / "o.toml"), "--params", str(bad))
+    r = komaken_process("tune", "linear", "-v", "minishogi", "--games", "2", "--db", str(tmp_path / "g.db"),
+                        "--out", str(tmp_path / "o.toml"), "--params", str(bad))
     assert r.returncode == 2 and r.stderr.count("\n") == 1
     assert "start.toml: psq.file.K: must be a list of 3 numbers" in r.stderr
     assert not (tmp_path / "g.db").exists()  # refused before any game was played
-    r = _komaken("tune", "linear", "-v", "judkins", "--games", "0", "--db", str(tmp_path / "none.db"), "--out",
-                 str(tmp_path / "o.toml"))
+    r = komaken_in_process("tune", "linear", "-v", "judkins", "--games", "0", "--db", str(tmp_path / "none.db"),
+                           "--out", str(tmp_path / "o.toml"))
     assert r.returncode == 2 and "none.db does not exist" in r.stderr
 
 

@@ -188,23 +188,21 @@ def test_player_files_are_relative_to_the_experiment_file_and_stored_absolute(
                                                                            "nowhere.toml")))
 
 
-def test_status_of_a_stored_experiment_from_another_folder(tmp_path: Path) -> None:
-    import subprocess
-    import sys
+def test_status_of_a_stored_experiment_from_another_folder(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """The commands run in this process (tests/cli_support.py), each from its own working folder."""
+    from cli_support import komaken_in_process
 
     path = _experiment_with_files(tmp_path / "study")
     db = tmp_path / "study" / "files.db"
-    cli = [sys.executable, "-m", "komaken", "experiment"]
-    run = subprocess.run([*cli, "run", str(path), "--db", str(db), "-q"], cwd=tmp_path / "study",
-                         capture_output=True, text=True, timeout=300)
+    monkeypatch.chdir(tmp_path / "study")
+    run = komaken_in_process("experiment", "run", str(path), "--db", str(db), "-q", "-j", "1")
     assert run.returncode == 0, run.stderr
     (tmp_path / "elsewhere").mkdir()
-    status = subprocess.run([*cli, "status", "--db", str(db)], cwd=tmp_path / "elsewhere", capture_output=True,
-                            text=True, timeout=120)
+    monkeypatch.chdir(tmp_path / "elsewhere")
+    status = komaken_in_process("experiment", "status", "--db", str(db))
     assert status.returncode == 0, status.stderr
     assert "2/2 games" in status.stdout
-    report = subprocess.run([*cli, "report", "--db", str(db), "--out", "report"], cwd=tmp_path / "elsewhere",
-                            capture_output=True, text=True, timeout=300)
+    report = komaken_in_process("experiment", "report", "--db", str(db), "--out", "report")
     assert report.returncode == 0, report.stderr
     text = (tmp_path / "elsewhere" / "report" / "report.md").read_text(encoding="utf-8")
     assert "角900" in text and "飛1100" in text and "fitted.toml" in text  # the value file, read

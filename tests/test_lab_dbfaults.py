@@ -17,6 +17,7 @@ from pathlib import Path
 
 import pytest
 
+from cli_support import komaken_in_process
 from conftest import DEADLINE, ENV, toy_toml
 from komaken.lab import ExperimentDB, ExperimentDBError, load_experiment, run_experiment
 from komaken.lab import storage as storage_mod
@@ -31,8 +32,14 @@ def toy(tmp_path: Path, games: int) -> Path:
 
 
 def komaken(*args: str) -> subprocess.CompletedProcess[str]:
+    """``komaken experiment ARGS`` as a real process (one per test, for the exit status and the error line)."""
     return subprocess.run([sys.executable, "-m", "komaken", "experiment", *args], env=ENV, capture_output=True,
                           text=True, timeout=DEADLINE, stdin=subprocess.DEVNULL)
+
+
+def in_process(*args: str) -> subprocess.CompletedProcess[str]:
+    """``komaken experiment ARGS`` in this process (tests/cli_support.py): the same checks, no interpreter."""
+    return komaken_in_process("experiment", *args)
 
 
 def one_line_error(out: subprocess.CompletedProcess[str], *words: str) -> None:
@@ -74,8 +81,9 @@ def test_damaged_database_is_one_line_and_left_as_it_was(tmp_path: Path) -> None
     with bad.open("r+b") as fh:
         fh.write(b"\0garbage header!")  # the 16-byte "SQLite format 3\0" magic
     before = bad.read_bytes()
-    for args in (["run", str(toy(tmp_path, 6))], ["resume"], ["status"], ["export", "--format", "csv"]):
-        one_line_error(komaken(*args, "--db", str(bad)), str(bad), "damaged")
+    one_line_error(komaken("run", str(toy(tmp_path, 6)), "--db", str(bad)), str(bad), "damaged")
+    for args in (["resume"], ["status"], ["export", "--format", "csv"]):
+        one_line_error(in_process(*args, "--db", str(bad)), str(bad), "damaged")
     assert bad.read_bytes() == before
     assert len(stored(db)) == 6
 
@@ -89,8 +97,8 @@ def test_read_only_media_refuse_runs_and_still_report(tmp_path: Path) -> None:
         subprocess.run(["mount", "-o", "remount,bind,ro", str(ro)], check=True, capture_output=True, timeout=60)
         db = ro / "r.db"
         one_line_error(komaken("run", str(toy(tmp_path, 9)), "--db", str(db)), str(db), "Read-only")
-        one_line_error(komaken("resume", "--db", str(db)), "Read-only")
-        status = komaken("status", "--db", str(db))
+        one_line_error(in_process("resume", "--db", str(db)), "Read-only")
+        status = in_process("status", "--db", str(db))
         assert status.returncode == 0 and "5/5 games" in status.stdout, status.stderr
     assert stored(rw / "r.db") == before
 
@@ -108,7 +116,7 @@ def test_disk_full_mid_run_is_one_line_and_keeps_every_stored_game(tmp_path: Pat
         after = stored(db)
         assert 20 <= len(after) < 400 and after[: len(before)] == before
         (small / "filler").unlink()
-        done = komaken("resume", "--db", str(db), "-j", "1", "--quiet")
+        done = in_process("resume", "--db", str(db), "-j", "1", "--quiet")
         assert done.returncode == 0, done.stderr
         final = stored(db)
         assert len(final) == 400 and {r[:-1] for r in after} <= {r[:-1] for r in final}

@@ -9,6 +9,7 @@ import subprocess
 import sys
 from pathlib import Path
 
+from cli_support import komaken_in_process
 from komaken.lab import ExperimentDB
 from komaken.lab.export import export
 from komaken.lab.progress import LineProgress
@@ -45,6 +46,13 @@ def _run(tmp_path: Path, *extra: str) -> subprocess.CompletedProcess[str]:
     )
 
 
+def _run_in_process(tmp_path: Path, *extra: str) -> subprocess.CompletedProcess[str]:
+    """:func:`_run` in this process (tests/cli_support.py); its stderr is no terminal either."""
+    cfg = tmp_path / "t.toml"
+    cfg.write_text(TICTACTOE.format(games=6), encoding="utf-8")
+    return komaken_in_process("experiment", "run", str(cfg), "--db", str(tmp_path / "t.db"), "-j", "1", *extra)
+
+
 def test_progress_lines_when_not_a_terminal(tmp_path: Path) -> None:
     proc = _run(tmp_path, "--progress-every", "0")
     assert proc.returncode == 0, proc.stderr
@@ -59,11 +67,12 @@ def test_progress_lines_when_not_a_terminal(tmp_path: Path) -> None:
 
 
 def test_default_interval_still_prints_start_and_end_and_quiet_prints_none(tmp_path: Path) -> None:
-    proc = _run(tmp_path)
+    # in-process: the real process's standard error (a pipe) is test_progress_lines_when_not_a_terminal's
+    proc = _run_in_process(tmp_path)
     lines = [line for line in proc.stderr.splitlines() if "progress:" in line]
     assert proc.returncode == 0 and lines[0].endswith("started") and lines[-1].endswith("finished")
     (tmp_path / "t.db").unlink()
-    proc = _run(tmp_path, "--quiet")
+    proc = _run_in_process(tmp_path, "--quiet")
     assert proc.returncode == 0 and "progress:" not in proc.stderr
 
 
@@ -90,7 +99,7 @@ def test_line_progress_prints_at_intervals() -> None:
 
 
 def test_csv_finished_at_is_iso_8601(tmp_path: Path) -> None:
-    proc = _run(tmp_path, "--quiet")
+    proc = _run_in_process(tmp_path, "--quiet")
     assert proc.returncode == 0, proc.stderr
     out = io.StringIO()
     with ExperimentDB.open(tmp_path / "t.db") as db:

@@ -6,6 +6,7 @@ import base64
 import math
 import re
 from pathlib import Path
+from typing import Any
 
 import pytest
 from scipy.stats import fisher_exact, multivariate_hypergeom
@@ -28,7 +29,11 @@ def test_table6_file_matches_the_thesis() -> None:
     assert load_experiment(TABLE6, games=1000).total_games == 39_000
 
 
-def test_report_of_the_published_counts(tmp_path: Path) -> None:
+@pytest.fixture(scope="module")
+def published(tmp_path_factory: pytest.TempPathFactory) -> tuple[dict[str, Any], list[Path], Path]:
+    """Table 6 stored with the thesis's published counts: its status, and its report's files and
+    folder, made once for the tests that read them."""
+    tmp_path = tmp_path_factory.mktemp("table6")
     exp = load_experiment(TABLE6)
     with ExperimentDB.create(tmp_path / "t6.db", exp) as db:
         for p in exp.pairings:
@@ -38,12 +43,17 @@ def test_report_of_the_published_counts(tmp_path: Path) -> None:
                 db.insert(GameRow(p.name, i, p.a, p.b, r, "checkmate", "a", "", 0, 0, "", 0.0, i, 0.0))
         doc = status_json(db)
         files = build(db).write(tmp_path / "out")
+    return doc, files, tmp_path / "out"
+
+
+def test_report_of_the_published_counts(published: tuple[dict[str, Any], list[Path], Path]) -> None:
+    doc, files, out = published
     row1 = doc["pairings"][0]
     assert (row1["a_wins"], row1["b_wins"], row1["draws"], row1["a_score"]) == (48, 48, 4, 0.5)
     # 53-37-10 (row 4, the thesis's best): 58 %, and 50 % is still inside the 95 % interval.
     row4 = doc["pairings"][3]
     assert row4["a_score"] == 0.58 and row4["a_score_ci95"][0] < 0.5 < row4["a_score_ci95"][1]
-    md = (tmp_path / "out" / "report.md").read_text(encoding="utf-8")
+    md = (out / "report.md").read_text(encoding="utf-8")
     assert "| setting | games | 勝 W | 負 L | 分 D | 勝率 score | 95% CI | Elo |" in md and "published W-L-D" in md
     # rows are named by their setting (a promoted piece only when it differs), the pairing is a reference
     assert "| 角2500 飛2500 | 100 | 48 | 48 | 4 | 50.0% | 40.4–59.6% |" in md
@@ -58,17 +68,10 @@ def test_report_of_the_published_counts(tmp_path: Path) -> None:
     assert "p same as published" in md
 
 
-def test_report_reads_like_a_paper(tmp_path: Path) -> None:
-    exp = load_experiment(TABLE6)
-    with ExperimentDB.create(tmp_path / "t6.db", exp) as db:
-        for p in exp.pairings:
-            pub = p.published or {}
-            results = ["a"] * pub["wins"] + ["b"] * pub["losses"] + ["draw"] * pub["draws"]
-            for i, r in enumerate(results):
-                db.insert(GameRow(p.name, i, p.a, p.b, r, "checkmate", "a", "", 0, 0, "", 0.0, i, 0.0))
-        build(db).write(tmp_path / "out")
-    md = (tmp_path / "out" / "report.md").read_text(encoding="utf-8")
-    page = (tmp_path / "out" / "report.html").read_text(encoding="utf-8")
+def test_report_reads_like_a_paper(published: tuple[dict[str, Any], list[Path], Path]) -> None:
+    out = published[2]
+    md = (out / "report.md").read_text(encoding="utf-8")
+    page = (out / "report.html").read_text(encoding="utf-8")
     headings = re.findall(r"^## (.+)$", md, flags=re.M)
     assert headings[:3] == ["Summary", "Setup", "Results by setting"]
     assert "Figures" in headings and "How to read the numbers" in headings

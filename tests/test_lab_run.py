@@ -62,12 +62,13 @@ def test_results_do_not_depend_on_workers(tmp_path: Path) -> None:
     assert again.played == 0 and again.stored == 48
 
 
-def test_sigkill_mid_run_then_resume(tmp_path: Path) -> None:
+def test_sigkill_mid_run_then_resume(tmp_path: Path, cli: click.Group) -> None:
+    """A real run with two worker processes (games may be stored out of order) is SIGKILLed
+    mid-run; the resume (in-process, one worker) plays exactly the missing games."""
     games = 100
     path, db = toy(tmp_path, games, delay=0.004), tmp_path / "killed.db"
-    cli = [sys.executable, "-m", "komaken", "experiment"]
     proc = subprocess.Popen(
-        [*cli, "run", str(path), "--db", str(db), "--workers", "2", "--quiet"],
+        [sys.executable, "-m", "komaken", "experiment", "run", str(path), "--db", str(db), "--workers", "2", "--quiet"],
         env=ENV,
         start_new_session=True,
         stdout=subprocess.DEVNULL,
@@ -88,10 +89,8 @@ def test_sigkill_mid_run_then_resume(tmp_path: Path) -> None:
     stored = count(db)
     assert 10 <= stored < 2 * games, "the kill should land mid-run"
 
-    out = subprocess.run(
-        [*cli, "resume", "--db", str(db), "--workers", "2", "--quiet"], env=ENV, capture_output=True, text=True
-    )
-    assert out.returncode == 0, out.stderr
+    out = CliRunner().invoke(cli, ["experiment", "resume", "--db", str(db), "--workers", "1", "--quiet"])
+    assert out.exit_code == 0, out.output
     assert f"played {2 * games - stored} games" in out.stdout
     got = rows(db)
     assert len(got) == 2 * games
@@ -107,7 +106,7 @@ def test_sigkill_mid_run_then_resume(tmp_path: Path) -> None:
 def test_dask_loopback_cluster_matches_local(tmp_path: Path, dask_cluster: str) -> None:
     exp = load_experiment(toy(tmp_path, 20))
     remote = run_experiment(exp, tmp_path / "dask.db", dask=dask_cluster)
-    local = run_experiment(exp, tmp_path / "local.db", workers=2)
+    local = run_experiment(exp, tmp_path / "local.db", workers=1)  # 1 vs 2 workers: the first test
     assert remote.played == local.played == 40
     assert rows(tmp_path / "dask.db") == rows(tmp_path / "local.db")
 
@@ -149,16 +148,21 @@ def test_cli_status_report_export(tmp_path: Path, cli: click.Group) -> None:
     assert lines[0].startswith("pairing,game_index,a,b,result,reason,sente,moves") and len(lines) == 21
 
 
+#: games per pairing of the SPRT tests: their SPRTs decide after 81 (trinomial) and 50 (pentanomial)
+#: games, well short of it; the other pairing plays them all
+SPRT_GAMES = 400
+
+
 def test_sprt_stops_a_pairing_early(tmp_path: Path) -> None:
-    text = toy_toml(2000, delay=0, random_plies=1, fixed=True).replace(
+    text = toy_toml(SPRT_GAMES, delay=0, random_plies=1, fixed=True).replace(
         'colors = "fixed"', 'colors = "fixed"\nsprt = { elo0 = 0, elo1 = 40, alpha = 0.05, beta = 0.05 }'
     )
     (tmp_path / "s.toml").write_text(text, encoding="utf-8")
     summary = run_experiment(load_experiment(tmp_path / "s.toml"), tmp_path / "s.db", workers=1)
     fixed = next(c for c in summary.counts if c.name == "fixed")
-    assert fixed.sprt == "H1" and fixed.games < 2000  # sente (a) wins tic-tac-toe far more often
+    assert fixed.sprt == "H1" and fixed.games < SPRT_GAMES  # sente (a) wins tic-tac-toe far more often
     with ExperimentDB.open(tmp_path / "s.db") as db:
-        assert db.count("r1-vs-r2") == 2000
+        assert db.count("r1-vs-r2") == SPRT_GAMES
 
 
 def test_an_sprt_decision_stands_when_games_in_flight_are_stored_after_it(tmp_path: Path, cli: click.Group) -> None:
@@ -169,14 +173,14 @@ def test_an_sprt_decision_stands_when_games_in_flight_are_stored_after_it(tmp_pa
     from komaken.lab.stats import sprt_state
     from komaken.lab.storage import GameRow
 
-    text = toy_toml(2000, delay=0, random_plies=1, fixed=True).replace(
+    text = toy_toml(SPRT_GAMES, delay=0, random_plies=1, fixed=True).replace(
         'colors = "fixed"', 'colors = "fixed"\nsprt = { elo0 = 0, elo1 = 40, alpha = 0.05, beta = 0.05 }'
     )
     (tmp_path / "s.toml").write_text(text, encoding="utf-8")
     exp = load_experiment(tmp_path / "s.toml")
     summary = run_experiment(exp, tmp_path / "s.db", workers=1)
     fixed = next(c for c in summary.counts if c.name == "fixed")
-    assert fixed.sprt == "H1" and fixed.games < 2000
+    assert fixed.sprt == "H1" and fixed.games < SPRT_GAMES
     with ExperimentDB.open(tmp_path / "s.db") as db:
         decision = db.decision("fixed")
         assert decision is not None and decision["state"] == "H1" and decision["games"] == fixed.games
@@ -205,13 +209,13 @@ def test_an_sprt_decision_stands_when_games_in_flight_are_stored_after_it(tmp_pa
 
 def test_pentanomial_sprt_stops_on_pairs(tmp_path: Path, cli: click.Group) -> None:
     # r1 and r2 both play at random: a pentanomial test of 0 against +200 Elo accepts H0 early.
-    text = toy_toml(2000, delay=0, random_plies=1, fixed=True).replace(
+    text = toy_toml(SPRT_GAMES, delay=0, random_plies=1, fixed=True).replace(
         'colors = "alternate"', 'colors = "alternate"\nsprt = { elo0 = 0, elo1 = 200, model = "pentanomial" }'
     )
     (tmp_path / "p.toml").write_text(text, encoding="utf-8")
     summary = run_experiment(load_experiment(tmp_path / "p.toml"), tmp_path / "p.db", workers=1)
     alt = next(c for c in summary.counts if c.name == "r1-vs-r2")
-    assert alt.sprt == "H0" and alt.games < 2000
+    assert alt.sprt == "H0" and alt.games < SPRT_GAMES
     res = CliRunner().invoke(cli, ["experiment", "status", "--db", str(tmp_path / "p.db")])
     assert res.exit_code == 0, res.output
     assert "SPRT pentanomial H0" in res.output and "pairs [" in res.output
@@ -221,12 +225,8 @@ def test_pentanomial_sprt_stops_on_pairs(tmp_path: Path, cli: click.Group) -> No
 
 
 def test_bad_database_is_one_line_error(tmp_path: Path, cli: click.Group) -> None:
+    # in-process: the real console script's exit 2 and one-line error are test_lab_dbfaults's
     (tmp_path / "x.db").write_text("not sqlite" * 50)
-    proc = subprocess.run(
-        [sys.executable, "-m", "komaken", "experiment", "status", "--db", str(tmp_path / "x.db")],
-        env=ENV,
-        capture_output=True,
-        text=True,
-    )
-    assert proc.returncode == 2
-    assert proc.stderr.strip().count("\n") == 0 and "not a komaken experiment database" in proc.stderr
+    res = CliRunner().invoke(cli, ["experiment", "status", "--db", str(tmp_path / "x.db")])
+    assert res.exit_code == 2
+    assert res.stderr.strip().count("\n") == 0 and "not a komaken experiment database" in res.stderr

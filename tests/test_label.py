@@ -6,13 +6,13 @@ from __future__ import annotations
 
 import shlex
 import sqlite3
-import subprocess
 import sys
 from pathlib import Path
 
 import numpy as np
 import pytest
 
+from cli_support import komaken_in_process
 from komaken.lab.label import MATE_CP, LabelError, label_study, load_labels, score_of
 from komaken.lab.valuestudy.games import open_study, study_games
 from komaken.lab.valuestudy.positions import read_games
@@ -39,6 +39,24 @@ def study(tmp_path_factory: pytest.TempPathFactory) -> Path:
     run_selfplay(study_config(load_variant("minishogi"), games=3, nodes=100, seed=4, noise=10.0, random_plies=2),
                  db, workers=1)
     return db
+
+
+@pytest.fixture(scope="module")
+def labelled(study: Path, tmp_path_factory: pytest.TempPathFactory) -> tuple[Path, int]:
+    """The study labelled by one ``komaken usi`` process at 200 nodes, and how many labels that made.
+    The tests only read it; one that could write (a refusal that failed) works on a copy."""
+    labels = tmp_path_factory.mktemp("labelled") / "one.sqlite"
+    return labels, label_study(study, labels, USI, nodes=200)
+
+
+def _copy(src: Path, dst: Path) -> Path:
+    a, b = sqlite3.connect(src), sqlite3.connect(dst)
+    try:
+        a.backup(b)
+    finally:
+        a.close()
+        b.close()
+    return dst
 
 
 def _quiet_plies(db: Path) -> dict[int, set[int]]:
@@ -89,12 +107,12 @@ def test_every_quiet_position_gets_the_engines_score_in_blacks_view_and_a_rerun_
         assert conn.execute("SELECT COUNT(*) FROM labels").fetchone()[0] == made  # nothing was altered
 
 
-def test_two_labelling_engines_give_the_scores_of_one(study: Path, tmp_path: Path) -> None:
+def test_two_labelling_engines_give_the_scores_of_one(study: Path, labelled: tuple[Path, int],
+                                                      tmp_path: Path) -> None:
     """Games labelled side by side by two engine processes (komaken's search starts afresh at
-    ``usinewgame``) get exactly the scores one process gives, each game once."""
-    one, two = tmp_path / "one.sqlite", tmp_path / "two.sqlite"
+    ``usinewgame``) get exactly the scores one process gives (the ``labelled`` fixture), each game once."""
+    (one, made), two = labelled, tmp_path / "two.sqlite"
     seen: list[tuple[int, int]] = []
-    made = label_study(study, one, USI, nodes=200)
     assert label_study(study, two, USI, nodes=200, workers=2, progress=lambda n, of: seen.append((n, of))) == made
     assert load_labels(two, study) == load_labels(one, study)
     assert seen == [(1, 3), (2, 3), (3, 3)]
@@ -119,10 +137,9 @@ def test_a_killed_labelling_keeps_the_finished_games_and_continues(study: Path, 
     assert {g: set(p) for g, p in load_labels(labels, study).items()} == _quiet_plies(study)
 
 
-def test_the_targets_are_the_squashed_scores_of_the_labelled_positions(study: Path, tmp_path: Path) -> None:
-    labels = tmp_path / "l.sqlite"
-    label_study(study, labels, USI, nodes=200)
-    scores = load_labels(labels, study)
+def test_the_targets_are_the_squashed_scores_of_the_labelled_positions(study: Path,
+                                                                      labelled: tuple[Path, int]) -> None:
+    scores = load_labels(labelled[0], study)
     _, by_result = read_games(study)
     _, data = read_games(study, labels=scores, scale=500.0)
     kept = sorted(s for g in scores.values() for s in g.values() if abs(s) < LABEL_CAP)
@@ -131,35 +148,34 @@ def test_the_targets_are_the_squashed_scores_of_the_labelled_positions(study: Pa
     assert set(np.unique(by_result.y)) <= {0.0, 0.5, 1.0}
 
 
-def test_labels_of_another_study_are_refused(study: Path, tmp_path: Path) -> None:
-    labels = tmp_path / "l.sqlite"
-    label_study(study, labels, USI, nodes=100)
+def test_labels_of_another_study_are_refused(labelled: tuple[Path, int], tmp_path: Path) -> None:
+    labels = _copy(labelled[0], tmp_path / "l.sqlite")  # the study's labels, at 200 nodes
     other = tmp_path / "other.db"
     run_selfplay(study_config(load_variant("minishogi"), games=1, nodes=100, seed=5, noise=10.0, random_plies=2),
                  other, workers=1)
     with pytest.raises(LabelError, match="another study"):
         load_labels(labels, other)
     with pytest.raises(LabelError, match="another study"):
-        label_study(other, labels, USI, nodes=100)
+        label_study(other, labels, USI, nodes=200)
 
 
 def test_tune_with_a_label_engine_end_to_end(study: Path, tmp_path: Path) -> None:
     out, labels = tmp_path / "t.toml", tmp_path / "l.sqlite"
+    # the tune command in this process (tests/cli_support.py); its labelling engine is a real
+    # `komaken usi` process.  The real console script's exit status: test_eval_params's tune tests
     cmd = [sys.executable, "-m", "komaken", "tune", "linear", "-v", "minishogi", "--games", "0", "--db", str(study),
            "--label-engine", shlex.join(USI), "--label-nodes", "150", "--labels", str(labels), "--out", str(out),
            "--l2", "1e-3"]
-    r = subprocess.run(cmd, capture_output=True, text=True, timeout=600)
+    r = komaken_in_process(*cmd[3:])
     assert r.returncode == 0, r.stderr
     assert "targets: search scores in l.sqlite" in out.read_text(encoding="utf-8")
     tuned = EvalParams.load(out, "minishogi")
     assert tuned.values.board != EvalParams.default("minishogi").values.board
     # bad input: labels with records, and a label file of another node count: one line, exit 2
-    r = subprocess.run([*cmd[:7], "--records", str(tmp_path), "--labels", str(labels), "--out", str(out)],
-                       capture_output=True, text=True, timeout=120)
+    r = komaken_in_process(*cmd[3:7], "--records", str(tmp_path), "--labels", str(labels), "--out", str(out))
     assert r.returncode == 2 and "give --db, not --records" in r.stderr
-    r = subprocess.run([*cmd[:11], "--label-engine", shlex.join(USI), "--label-nodes", "151", "--labels", str(labels),
-                        "--out", str(out)],
-                       capture_output=True, text=True, timeout=120)
+    r = komaken_in_process(*cmd[3:11], "--label-engine", shlex.join(USI), "--label-nodes", "151", "--labels",
+                           str(labels), "--out", str(out))
     assert r.returncode == 2 and r.stderr.count("\n") == 1 and "labels of another nodes" in r.stderr, r.stderr
 
 

@@ -4,13 +4,12 @@ repeatable and resumes to the same weights, it learns, the integer net follows t
 
 from __future__ import annotations
 
-import subprocess
-import sys
 from pathlib import Path
 
 import numpy as np
 import pytest
 
+from cli_support import komaken_in_process, komaken_process
 from komaken.errors import EvalError
 from komaken.shogi import Position
 from komaken.shogi._kernels import ST_SIDE
@@ -146,38 +145,34 @@ def test_the_holdout_keeps_games_whole() -> None:
                       np.zeros(3, np.int64)), TrainConfig(width=8, epochs=1))
 
 
-def _komaken(*args: str) -> subprocess.CompletedProcess[str]:
-    return subprocess.run([sys.executable, "-m", "komaken", *args], capture_output=True, text=True, timeout=900)
-
-
 def test_tune_nnue_refuses_empty_and_foreign_data_in_one_line(tmp_path: Path) -> None:
-    missing = _komaken("tune", "nnue", "-v", "minishogi", "--games", "0", "--db", str(tmp_path / "none.db"),
-                       "--out", str(tmp_path / "x.nnue"))
+    missing = komaken_in_process("tune", "nnue", "-v", "minishogi", "--games", "0", "--db", str(tmp_path / "none.db"),
+                                 "--out", str(tmp_path / "x.nnue"))
     assert missing.returncode == 2 and "needs an existing --db" in missing.stderr
     empty = tmp_path / "empty.db"
     from komaken.lab.valuestudy.selfplay import run_selfplay, study_config
 
     run_selfplay(study_config("minishogi", games=0), empty)
-    r = _komaken("tune", "nnue", "-v", "minishogi", "--games", "0", "--db", str(empty), "--out",
-                 str(tmp_path / "x.nnue"), "-q")
+    r = komaken_in_process("tune", "nnue", "-v", "minishogi", "--games", "0", "--db", str(empty), "--out",
+                           str(tmp_path / "x.nnue"), "-q")
     assert r.returncode == 2 and "Traceback" not in r.stderr, r.stderr
     assert r.stderr.strip().count("\n") == 0 and "no labelled quiet positions" in r.stderr, r.stderr
-    foreign = _komaken("tune", "nnue", "-v", "judkins", "--games", "0", "--db", str(empty), "--out",
-                       str(tmp_path / "x.nnue"), "-q")
+    foreign = komaken_in_process("tune", "nnue", "-v", "judkins", "--games", "0", "--db", str(empty), "--out",
+                                 str(tmp_path / "x.nnue"), "-q")
     assert foreign.returncode == 2 and "Traceback" not in foreign.stderr
     assert "minishogi" in foreign.stderr and "judkins" in foreign.stderr, foreign.stderr
     junk = tmp_path / "junk.db"
     junk.write_text("not a database")
-    bad = _komaken("tune", "nnue", "-v", "minishogi", "--games", "0", "--db", str(junk), "--out",
-                   str(tmp_path / "x.nnue"), "-q")
+    bad = komaken_process("tune", "nnue", "-v", "minishogi", "--games", "0", "--db", str(junk), "--out",
+                          str(tmp_path / "x.nnue"), "-q")
     assert bad.returncode == 2 and "Traceback" not in bad.stderr and bad.stderr.startswith("komaken: error:")
     assert not (tmp_path / "x.nnue").exists()
 
 
 def test_tune_nnue_end_to_end_writes_a_net_with_provenance(tmp_path: Path) -> None:
     out = tmp_path / "tiny.nnue"
-    r = _komaken("tune", "nnue", "-v", "minishogi", "--games", "6", "--db", str(tmp_path / "t.db"), "--nodes", "60",
-                 "--label-nodes", "100", "--epochs", "2", "--width", "8", "--out", str(out))
+    r = komaken_in_process("tune", "nnue", "-v", "minishogi", "--games", "6", "--db", str(tmp_path / "t.db"),
+                           "--nodes", "60", "--label-nodes", "100", "--epochs", "2", "--width", "8", "--out", str(out))
     assert r.returncode == 0, r.stderr
     assert "epoch 2/2" in r.stderr and "held-out loss" in r.stderr and "linear evaluation" in r.stdout
     net = Network.load(out, "minishogi")

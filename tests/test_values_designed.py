@@ -12,6 +12,7 @@ from pathlib import Path
 import numpy as np
 import pytest
 
+from cli_support import komaken_in_process
 from komaken.lab.valuestudy.designed import ab_experiment, format_ab
 from komaken.lab.valuestudy.fit import FitError, design
 from komaken.lab.valuestudy.games import SelfPlayGame, create_study, insert, open_study, study_games
@@ -55,8 +56,9 @@ def test_an_illegal_odds_start_is_refused_before_a_game_is_played(tmp_path: Path
     assert out.returncode == 2 and out.stderr.count("\n") == 1
     assert out.stderr.startswith("komaken: error: minishogi: removing P leaves an illegal start")
     assert not db.exists()
-    out = subprocess.run([*CLI, "selfplay", "--variant", "minishogi", "--games", "4", "--odds", "B",
-                          "--imbalance", "2", "--db", str(db)], capture_output=True, text=True, timeout=120)
+    # the real console script's exit status and error line are checked above: in-process from here
+    out = komaken_in_process("values", "selfplay", "--variant", "minishogi", "--games", "4", "--odds", "B",
+                             "--imbalance", "2", "--db", str(db))
     assert out.returncode == 2 and "give --odds or --imbalance, not both" in out.stderr and not db.exists()
 
 
@@ -139,7 +141,7 @@ def test_ab_with_too_few_games_of_a_piece_is_one_line_and_reads_only(tmp_path: P
     with pytest.raises(UnidentifiedError, match=r"odds games without B in 30 of 60 games; the fit needs 50: "
                                                 r"about 100 games"):
         ab_experiment(str(db))
-    out = subprocess.run([*CLI, "ab", "--db", str(db)], capture_output=True, text=True, timeout=120)
+    out = komaken_in_process("values", "ab", "--db", str(db))
     assert out.returncode == 2 and out.stderr.count("\n") == 1 and "odds games without B" in out.stderr
     assert _sha(db) == before
     plain = tmp_path / "plain.db"
@@ -195,8 +197,7 @@ def test_strength_refuses_mixed_designs_twins_and_unpriced_pieces(tmp_path: Path
         strength_trend([a, c], ("B",))
     with pytest.raises(FitError, match=r"a\.db: S never varies in its quiet positions; no value at depth 1"):
         strength_trend([a], ("B", "S"))
-    out = subprocess.run([*CLI, "strength", "--db", str(a), "--db", str(b), "--pieces", "B"],
-                         capture_output=True, text=True, timeout=120)
+    out = komaken_in_process("values", "strength", "--db", str(a), "--db", str(b), "--pieces", "B")
     assert out.returncode == 2 and out.stderr.count("\n") == 1 and "studies of 2 designs" in out.stderr
     assert [_sha(p) for p in (a, b, c)] == before
 

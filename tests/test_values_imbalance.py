@@ -144,9 +144,10 @@ def test_imbalanced_games_start_from_their_start_and_resume(tmp_path: Path) -> N
 
 def test_cli_imbalance_runs_and_the_fit_reads_it(tmp_path: Path) -> None:
     db = tmp_path / "c.db"
-    out = subprocess.run([*CLI, "selfplay", "--variant", "ctrl5", "--games", "4", "--nodes", "100", "--imbalance", "1",
-                          "--db", str(db), "-q"], capture_output=True, text=True, timeout=300)
-    assert out.returncode == 0, out.stderr
+    # in-process: the real console script's exit status is test_cli_bad_imbalance_is_one_line_exit_2_...'s
+    out = CliRunner().invoke(main, ["values", "selfplay", "--variant", "ctrl5", "--games", "4", "--nodes", "100",
+                                    "--imbalance", "1", "--db", str(db), "-q"])
+    assert out.exit_code == 0, out.output
     assert "4/4 stored" in out.stdout
     conn = sqlite3.connect(db)
     try:
