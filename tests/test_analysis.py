@@ -1,20 +1,21 @@
 """Game analysis (:mod:`komaken.analysis`): the engine's scores per position from black's view, the
 moves marked by the mover's win-% loss, ShogiHome's engine comments in KIF and CSA read back by
-cshogi and by komaken; ``komaken analyse`` in a subprocess; the web API; ``hint`` at the prompt."""
+cshogi and by komaken; ``komaken analyse`` (in this process through click's runner, and a real
+``komaken`` process for the exit status and the printed table); the web API; ``hint`` at the prompt."""
 
 from __future__ import annotations
 
 import json
 import re
-import subprocess
-import sys
 import time
 import warnings
 from pathlib import Path
 from typing import Any
 
 import pytest
+from click.testing import CliRunner
 
+from cli_support import komaken_in_process, komaken_process
 from conftest import needs_module
 from komaken import records
 from komaken.analysis import (
@@ -26,6 +27,7 @@ from komaken.analysis import (
     hint,
     judge,
 )
+from komaken.cli import main as cli_main
 from komaken.game import Color
 from komaken.games import find_game
 from komaken.players.human import HumanPlayer
@@ -180,14 +182,9 @@ def test_hint_is_scored_for_the_side_to_move() -> None:
 
 
 # ---- the command line ---------------------------------------------------------------------------------
-def komaken(*args: str, cwd: Path) -> subprocess.CompletedProcess[str]:
-    return subprocess.run([sys.executable, "-m", "komaken", *args], capture_output=True, text=True, cwd=cwd,
-                          timeout=300)
-
-
 def test_analyse_prints_the_table_and_writes_an_annotated_kif(tmp_path: Path) -> None:
     (tmp_path / "g.usi").write_text("startpos moves 7g7f 3c3d 8h2b+ 3a2b B*4e\n", encoding="utf-8")
-    r = komaken("analyse", "g.usi", "--time", "0.05", "--multipv", "2", "-o", "out.kif", cwd=tmp_path)
+    r = komaken_process("analyse", "g.usi", "--time", "0.05", "--multipv", "2", "-o", "out.kif", cwd=tmp_path)
     assert r.returncode == 0, r.stderr
     lines = r.stdout.splitlines()
     assert lines[0].split() == ["ply", "move", "score", "win%", "best", "mark"]
@@ -195,8 +192,8 @@ def test_analyse_prints_the_table_and_writes_an_annotated_kif(tmp_path: Path) ->
     assert any(ln.startswith("sente (▲): ") for ln in lines) and lines[-1] == "wrote out.kif"
     rec = records.read(tmp_path / "out.kif")
     assert len(rec.moves) == 5 and all(c and "#評価値=" in c for c in rec.comments)
-    r = komaken("analyse", "g.usi", "-t", "0.05", "-o", "out.csa", cwd=tmp_path)
-    assert r.returncode == 0 and "'** " in (tmp_path / "out.csa").read_text(encoding="utf-8")
+    here = komaken_in_process("analyse", "g.usi", "-t", "0.05", "-o", "out.csa", cwd=tmp_path)
+    assert here.returncode == 0 and "'** " in (tmp_path / "out.csa").read_text(encoding="utf-8")
 
 
 @pytest.mark.parametrize(("args", "says"), [
@@ -210,11 +207,16 @@ def test_analyse_prints_the_table_and_writes_an_annotated_kif(tmp_path: Path) ->
     (["g.usi", "--game", "reversi", "-o", "out.kif"], "reversi writes an annotated record in no format"),
 ])
 def test_analyse_refuses_bad_input_in_one_line(tmp_path: Path, args: list[str], says: str) -> None:
+    """The first case through a real ``komaken`` process (its exit status), the rest in this process."""
     (tmp_path / "g.usi").write_text("startpos moves 7g7f\n", encoding="utf-8")
     (tmp_path / "junk.kif").write_text("not a record at all\n", encoding="utf-8")
-    r = komaken("analyse", *args, cwd=tmp_path)
-    assert r.returncode == 2, r
-    assert r.stderr.count("\n") == 1 and r.stderr.startswith("komaken: error: ") and says in r.stderr, r.stderr
+    if args == ["missing.kif"]:
+        r = komaken_process("analyse", *args, cwd=tmp_path)
+    else:
+        r = komaken_in_process("analyse", *args, cwd=tmp_path)
+    code, stderr = r.returncode, r.stderr
+    assert code == 2, (code, stderr)
+    assert stderr.count("\n") == 1 and stderr.startswith("komaken: error: ") and says in stderr, stderr
 
 
 # ---- the web API -------------------------------------------------------------------------------------
@@ -295,9 +297,12 @@ def test_web_analysis_runs_at_most_two_at_once_and_can_be_stopped(client) -> Non
     assert client.post("/api/analysis", json={"record": "startpos", "seconds": 0.05}).status_code == 201
 
 
-def test_hint_at_the_play_prompt_names_a_legal_move_and_the_board_is_untouched(tmp_path: Path) -> None:
-    r = subprocess.run([sys.executable, "-m", "komaken", "play", "--variant", "minishogi", "--compact"],
-                       input="hint 0.1\nhint soon\nquit\n", capture_output=True, text=True, cwd=tmp_path, timeout=300)
+def test_hint_at_the_play_prompt_names_a_legal_move_and_the_board_is_untouched(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.chdir(tmp_path)
+    r = CliRunner().invoke(cli_main, ["play", "--variant", "minishogi", "--compact"],
+                           input="hint 0.1\nhint soon\nquit\n")
+    assert r.exit_code == 0, (r.stderr, r.exception)
     hints = [ln.split("> ", 1)[1] for ln in r.stdout.splitlines() if "> hint" in ln]
     assert len(hints) == 2, r.stdout
     usi = hints[0].split("(")[1].split(")")[0]
@@ -341,7 +346,8 @@ def test_the_annotated_pgn_is_read_back_by_python_chess_with_lichess_evals(tmp_p
 
     (tmp_path / "g.pgn").write_text('[Event "club"]\n[White "Ann"]\n[Black "Bo"]\n\n'
                                     "1. e4 e5 2. Bc4 Nc6 3. Qh5 Nf6 4. Qxf7# 1-0\n", encoding="utf-8")
-    r = komaken("analyse", "g.pgn", "--game", "chess", "-t", "0.5", "-m", "2", "-o", "out.pgn", cwd=tmp_path)
+    r = komaken_in_process("analyse", "g.pgn", "--game", "chess", "-t", "0.2", "-m", "2", "-o", "out.pgn",
+                           cwd=tmp_path)
     assert r.returncode == 0, r.stderr
     assert "Nf6" in r.stdout and "?? blunder" in r.stdout
     with open(tmp_path / "out.pgn", encoding="utf-8") as f:
@@ -411,7 +417,7 @@ def test_the_annotated_record_keeps_what_the_original_holds(tmp_path: Path) -> N
     floodgate = Path("/work/shared/corpus/records/sugyan/floodgate.csa")  # engine comments, times, 投了
     if not floodgate.exists():
         pytest.skip(f"no corpus game at {floodgate}")
-    r = komaken("analyse", str(floodgate), "-t", "0.01", "-o", "fg.kifu", cwd=tmp_path)
+    r = komaken_in_process("analyse", str(floodgate), "-t", "0.01", "-o", "fg.kifu", cwd=tmp_path)
     assert r.returncode == 0, r.stderr
     before, after = records.read(floodgate), records.read(tmp_path / "fg.kifu")
     assert after.moves == before.moves and after.times == before.times and after.result == before.result

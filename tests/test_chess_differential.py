@@ -17,7 +17,12 @@ from komaken.game import Color, Termination
 from test_chess_perft import KIWIPETE, POSITION_3, POSITION_4, POSITION_5, START
 
 STARTS = [START, KIWIPETE, POSITION_3, POSITION_4, POSITION_5]
-GAMES = 48
+#: seeds 22..39: 18 games, ~3200 positions and ~59000 legal moves (SAN written and read back), from
+#: every start, with en passant and promotions, among them games that end in checkmate (seed 38),
+#: stalemate (23), the fifty-move rule (22), repetition (39) and insufficient material: every verdict
+#: of ``expected_outcome`` is compared where it happens, and no verdict anywhere else
+FIRST_SEED = 22
+GAMES = 18
 
 
 def expected_outcome(ref: chess.Board) -> tuple[Termination, Color | None] | None:
@@ -74,14 +79,15 @@ def play(seed: int, keys: dict[object, int]) -> int:
 @pytest.mark.parametrize("block", range(4))
 def test_random_games_match_python_chess(block: int) -> None:
     keys: dict[object, int] = {}
-    positions = sum(play(seed, keys) for seed in range(block * GAMES // 4, (block + 1) * GAMES // 4))
+    seeds = range(FIRST_SEED + block * GAMES // 4, FIRST_SEED + (block + 1) * GAMES // 4)
+    positions = sum(play(seed, keys) for seed in seeds)
     assert positions > 500
     assert len(set(keys.values())) == len(keys)  # different positions, different keys
 
 
 def test_random_games_reach_every_ending() -> None:
     seen = set()
-    for seed in range(300):
+    for seed in range(120):  # the last of the five endings comes at seed 54 (stalemate); 120 doubles that
         rng = random.Random(seed)
         board = Board()
         while (outcome := board.outcome()) is None:

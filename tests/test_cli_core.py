@@ -39,17 +39,24 @@ def test_show_prints_the_japanese_board() -> None:
 
 
 def test_bad_input_is_one_line_and_exit_2() -> None:
-    for args in (
+    """The first through a real ``komaken`` process (its exit status), the rest in this process."""
+    for i, args in enumerate((
         ["perft", "--variant", "minishogi", "--sfen", "rbsgk/4p/5/P4/KGSBX b - 1", "-d", "1"],
         ["perft", "--variant", "nope", "-d", "1"],
         ["perft", "--variant", "minishogi"],
         ["show", "--variant", "missing.toml"],
         ["perft", "--sfen-file", "/no/such/file", "-d", "1"],
-    ):
-        proc = run(*args)
-        assert proc.returncode == 2, (args, proc.stderr)
-        assert proc.stderr.count("\n") == 1 and proc.stderr.startswith("komaken: error:"), proc.stderr
-        assert "Traceback" not in proc.stderr
+    )):
+        if i == 0:
+            proc = run(*args)
+            code, stderr = proc.returncode, proc.stderr
+        else:
+            result = CliRunner().invoke(main, args)
+            assert result.exception is None or isinstance(result.exception, SystemExit), (args, result.exception)
+            code, stderr = result.exit_code, result.stderr
+        assert code == 2, (args, stderr)
+        assert stderr.count("\n") == 1 and stderr.startswith("komaken: error:"), stderr
+        assert "Traceback" not in stderr
 
 
 _LOADED = ("import sys, click; from komaken.cli import main; main.get_command(click.Context(main), {command!r}); "

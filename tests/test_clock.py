@@ -1,5 +1,6 @@
 """Game clocks: the model (:mod:`komaken.clock`) on a fake time source, the game loop under a clock,
-the engine told the real clock, and ``komaken play --time`` in a subprocess whose human never answers."""
+the engine told the real clock, and ``komaken play --time``: in a subprocess whose human never answers
+(and one refused clock through the real console script), the other command lines in this process."""
 
 from __future__ import annotations
 
@@ -12,6 +13,7 @@ from typing import Any
 
 import pytest
 
+from cli_support import komaken_in_process, komaken_process
 from komaken import records
 from komaken.clock import MAX_SECONDS, Clock, ClockError, TimeControl, TimeLeft
 from komaken.game import Color, Termination
@@ -223,12 +225,6 @@ def test_a_budget_never_passes_what_the_clock_holds(left: TimeLeft, color: Color
 
 
 # ---- komaken play in a subprocess ----------------------------------------------------------------
-def komaken(args: list[str], cwd: Path, stdin: str | None = None,
-            timeout: float = 180) -> subprocess.CompletedProcess[str]:
-    return subprocess.run([sys.executable, "-m", "komaken", *args], cwd=cwd, input=stdin, capture_output=True,
-                          text=True, timeout=timeout)
-
-
 def test_komaken_play_human_who_never_answers_loses_on_time(tmp_path: Path) -> None:
     # stdin stays open and silent (a person gone away): the clock, not end-of-input, ends the game
     proc = subprocess.Popen([sys.executable, "-m", "komaken", "play", "-v", "minishogi", "--gote", "random:seed=1",
@@ -257,24 +253,26 @@ def test_komaken_play_human_who_never_answers_loses_on_time(tmp_path: Path) -> N
 
 
 def test_komaken_play_records_the_time_control_in_kif(tmp_path: Path) -> None:
-    out = komaken(["play", "-v", "minishogi", "--sente", "random:seed=2", "--gote", "random:seed=3",
-                   "--time", "60", "--increment", "2", "-q", "-o", "g.kifu"], tmp_path)
+    # random seeds 1 and 2 play a 16-move game (2 and 3 played 164 moves for the same checks)
+    out = komaken_in_process("play", "-v", "minishogi", "--sente", "random:seed=1", "--gote", "random:seed=2",
+                             "--time", "60", "--increment", "2", "-q", "-o", "g.kifu", cwd=tmp_path)
     assert out.returncode == 0, out.stderr
     text = (tmp_path / "g.kifu").read_text(encoding="utf-8")
     assert "持ち時間：各1分、1手ごとに2秒加算" in text
 
 
 def test_komaken_play_sets_each_sides_clock_apart(tmp_path: Path) -> None:
-    out = komaken(["play", "-v", "minishogi", "--sente", "random:seed=2", "--gote", "random:seed=3",
-                   "--time", "60", "--byoyomi", "5", "--white-time", "20", "-q", "-o", "g.kifu"], tmp_path)
+    out = komaken_in_process("play", "-v", "minishogi", "--sente", "random:seed=1", "--gote", "random:seed=2",
+                             "--time", "60", "--byoyomi", "5", "--white-time", "20", "-q", "-o", "g.kifu",
+                             cwd=tmp_path)
     assert out.returncode == 0, out.stderr
     assert "clock: sente (▲) 60 s + 5 s byoyomi · gote (△) 20 s + 5 s byoyomi" in out.stdout
     text = (tmp_path / "g.kifu").read_text(encoding="utf-8")
     assert "持ち時間：先手：1分、秒読み5秒　後手：20秒、秒読み5秒" in text
     rec = records.parse(text, "kif")
     assert len(rec.times) == len(rec.moves) and all(t is not None for t in rec.times)
-    out = komaken(["play", "-v", "minishogi", "--sente", "random:seed=2", "--gote", "random:seed=3",
-                   "--sente-byoyomi", "3", "-q"], tmp_path)
+    out = komaken_in_process("play", "-v", "minishogi", "--sente", "random:seed=1", "--gote", "random:seed=2",
+                             "--sente-byoyomi", "3", "-q", cwd=tmp_path)
     assert out.returncode == 0 and "clock: sente (▲) 0 s + 3 s byoyomi · gote (△) no clock" in out.stdout
 
 
@@ -286,7 +284,11 @@ def test_komaken_play_sets_each_sides_clock_apart(tmp_path: Path) -> None:
     (["--time", "0"], "no time at all"),
 ])
 def test_komaken_play_bad_clocks_are_one_line_and_exit_2(tmp_path: Path, args: list[str], words: str) -> None:
-    out = komaken(["play", "-v", "minishogi", *args], tmp_path, stdin="", timeout=60)
+    """The first case through a real ``komaken`` process (its exit status), the rest in this process."""
+    if args == ["--gote-time", "-3"]:
+        out = komaken_process("play", "-v", "minishogi", *args, cwd=tmp_path, input="", timeout=60)
+    else:
+        out = komaken_in_process("play", "-v", "minishogi", *args, cwd=tmp_path, input="")
     assert out.returncode == 2
     assert out.stderr.count("\n") == 1 and out.stderr.startswith("komaken: error: ") and words in out.stderr
     assert "Traceback" not in out.stderr

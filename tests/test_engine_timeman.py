@@ -2,9 +2,13 @@
 then ``komaken usi`` driven through a pipe as a GUI drives it (``position`` and ``go`` sent at once,
 the clock kept by the GUI from its own wall time).  Those checks are about the game — the clock
 never runs out, most of it is used, the byoyomi is not overrun — with room for a busy machine; the
-tight figure (every reply within byoyomi + 50 ms) is measured by ``benchmarks/strength.py``."""
+tight figure (every reply within byoyomi + 50 ms) is measured by ``benchmarks/strength.py``.  One
+``komaken usi`` serves the module's games in turn, each from ``usinewgame`` (and ``isready``), so the
+clocks measure searches, not process starts."""
 
 from __future__ import annotations
+
+from collections.abc import Iterator
 
 import pytest
 from hypothesis import given
@@ -13,7 +17,7 @@ from hypothesis import strategies as st
 from komaken.shogi.engine import Limits
 from komaken.shogi.engine.timeman import MIN_SECONDS, clock_budget, next_iteration_fits
 from komaken.usi.client import UsiProcess
-from usi_support import DEADLINE, is_legal_answer, position_after, start_engine
+from usi_support import DEADLINE, SharedEngine, is_legal_answer, position_after, shared_game
 
 times = st.floats(0.0, 3600.0, allow_nan=False)
 
@@ -92,6 +96,19 @@ def test_no_iteration_starts_past_soft_nor_one_bound_to_end_past_hard(elapsed: f
         assert go_on  # byoyomi alone: unused time is lost, so think until the alarm
 
 
+@pytest.fixture(scope="module")
+def shared() -> Iterator[SharedEngine]:
+    engine = SharedEngine()
+    yield engine
+    assert engine.close() in (0, None)
+
+
+@pytest.fixture()
+def minishogi(shared: SharedEngine, request: pytest.FixtureRequest) -> Iterator[UsiProcess]:
+    with shared_game(shared, lambda: request.session.testsfailed, "minishogi") as eng:
+        yield eng
+
+
 def _bestmove(eng: UsiProcess, moves: list[str], go: str) -> tuple[str, float, int, bool]:
     """Send ``position``+``go`` at once; ``(move, seconds from go to bestmove, deepest info depth,
     whether a mate score was reported)`` — a found mate ends the search early, by design."""
@@ -104,36 +121,33 @@ def _bestmove(eng: UsiProcess, moves: list[str], go: str) -> tuple[str, float, i
     return lines[-1][1].split()[1], lines[-1][0] - t0, max(depths, default=0), mate
 
 
-def test_usi_sudden_death_3s_game_spends_the_clock_and_never_runs_out() -> None:
+def test_usi_sudden_death_3s_game_spends_the_clock_and_never_runs_out(minishogi: UsiProcess) -> None:
     # The failure this guards against: a budget so careful that most of the clock is left unused and
     # the last moves are searched to depth 1.
-    eng = start_engine("minishogi")
+    eng = minishogi
     clock, used, moves = [3.0, 3.0], [0.0, 0.0], []
     thought, budget = [0.0, 0.0], [0.0, 0.0]  # moves the engine thought on: seconds taken, soft budgets
     mated = False
-    try:
-        for ply in range(40):
-            side = ply % 2
-            pos = position_after("minishogi", None, moves)
-            go = f"go btime {int(clock[0] * 1000)} wtime {int(clock[1] * 1000)}"
-            soft = clock_budget(clock[side], 0.0, 0.0, 0.03)[0]
-            mv, took, depth, mate = _bestmove(eng, moves, go)
-            assert is_legal_answer(pos, mv)
-            clock[side] -= took
-            used[side] += took
-            assert clock[side] > 0, f"side {side} ran out of time at ply {ply}"
-            if mv in ("resign", "win"):
-                break
-            moves.append(mv)
-            # one legal move is played at once, and a found mate ends the search: neither is a shallow guess
-            mated |= mate
-            if len(pos.legal_moves()) > 1 and not mate:
-                thought[side] += took
-                budget[side] += soft
-                if clock[side] < 1.2 and ply < 36:
-                    assert depth >= 3, f"a depth-{depth} move with {clock[side]:.2f} s left"
-    finally:
-        assert eng.close(timeout=DEADLINE) == 0
+    for ply in range(40):
+        side = ply % 2
+        pos = position_after("minishogi", None, moves)
+        go = f"go btime {int(clock[0] * 1000)} wtime {int(clock[1] * 1000)}"
+        soft = clock_budget(clock[side], 0.0, 0.0, 0.03)[0]
+        mv, took, depth, mate = _bestmove(eng, moves, go)
+        assert is_legal_answer(pos, mv)
+        clock[side] -= took
+        used[side] += took
+        assert clock[side] > 0, f"side {side} ran out of time at ply {ply}"
+        if mv in ("resign", "win"):
+            break
+        moves.append(mv)
+        # one legal move is played at once, and a found mate ends the search: neither is a shallow guess
+        mated |= mate
+        if len(pos.legal_moves()) > 1 and not mate:
+            thought[side] += took
+            budget[side] += soft
+            if clock[side] < 1.2 and ply < 36:
+                assert depth >= 3, f"a depth-{depth} move with {clock[side]:.2f} s left"
     # The moves it thought on took most of what the budget offered them (an iteration that would end
     # past the hard limit is not started, so a move may stop short of its soft budget: measured
     # 0.91-1.45 of it per side) ...
@@ -146,31 +160,25 @@ def test_usi_sudden_death_3s_game_spends_the_clock_and_never_runs_out() -> None:
 
 
 @pytest.mark.parametrize("variant, byoyomi", [("minishogi", 200), ("shogi", 1000)])
-def test_usi_byoyomi_is_used_but_not_overrun(variant: str, byoyomi: int) -> None:
-    eng = start_engine(variant)
+def test_usi_byoyomi_is_used_but_not_overrun(shared: SharedEngine, request: pytest.FixtureRequest, variant: str,
+                                             byoyomi: int) -> None:
     moves: list[str] = []
-    try:
-        for _ in range(6):
+    with shared_game(shared, lambda: request.session.testsfailed, variant) as eng:
+        for _ in range(6 if byoyomi < 1000 else 4):  # 9x9's moves of a whole second: four of them
             mv, took, _depth, _mate = _bestmove(eng, moves, f"go btime 0 wtime 0 byoyomi {byoyomi}")
             assert is_legal_answer(position_after(variant, None, moves), mv)
             assert byoyomi / 2000 < took < byoyomi / 1000 + 0.5  # thinks, and answers in time (with room)
             moves.append(mv)
-    finally:
-        assert eng.close(timeout=DEADLINE) == 0
 
 
-def test_usi_main_time_before_byoyomi_is_spread_not_spent_at_once() -> None:
+def test_usi_main_time_before_byoyomi_is_spread_not_spent_at_once(minishogi: UsiProcess) -> None:
     # Main time followed by byoyomi must be spread over the game, not spent on one move (600 s + 10 s
     # byoyomi must not take 58 s on a move).  The same clock scaled down 100-fold: 6 s main time and
     # 100 ms byoyomi may take at most 6/10 + 0.1 s on a move.
-    eng = start_engine("minishogi")
     moves: list[str] = []
     clock = 6.0
-    try:
-        for _ in range(4):
-            mv, took, _depth, _mate = _bestmove(eng, moves, f"go btime {int(clock * 1000)} wtime 6000 byoyomi 100")
-            assert took < clock / 10 + 0.1 + 0.5
-            clock -= took
-            moves += [mv, *(m.usi() for m in position_after("minishogi", None, moves + [mv]).legal_moves()[:1])]
-    finally:
-        assert eng.close(timeout=DEADLINE) == 0
+    for _ in range(4):
+        mv, took, _depth, _mate = _bestmove(minishogi, moves, f"go btime {int(clock * 1000)} wtime 6000 byoyomi 100")
+        assert took < clock / 10 + 0.1 + 0.5
+        clock -= took
+        moves += [mv, *(m.usi() for m in position_after("minishogi", None, moves + [mv]).legal_moves()[:1])]

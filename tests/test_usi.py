@@ -1,4 +1,6 @@
-"""USI sessions through a real subprocess (``komaken usi``); every read has a deadline."""
+"""USI sessions through a real subprocess (``komaken usi``); every read has a deadline.  One engine
+process (the module's fixture) serves the tests in turn, each leaving the options as it found them;
+the tests of how a process ends (``quit``, end of input) start their own."""
 
 from __future__ import annotations
 
@@ -9,7 +11,7 @@ import pytest
 
 from komaken.shogi import Position
 from komaken.usi.client import UsiProcess
-from usi_support import CMD, DEADLINE, is_legal_answer, position_after, start_engine
+from usi_support import DEADLINE, is_legal_answer, position_after, start_engine
 
 
 @pytest.fixture(scope="module")
@@ -29,12 +31,8 @@ def alive(eng: UsiProcess) -> None:
     assert ask(eng, "isready", until="readyok")[-1] == "readyok"
 
 
-def test_usi_lists_options_with_ranges() -> None:
-    eng = UsiProcess(CMD)
-    try:
-        lines = ask(eng, "usi", until="usiok")
-    finally:
-        eng.close()
+def test_usi_lists_options_with_ranges(usi: UsiProcess) -> None:
+    lines = ask(usi, "usi", until="usiok")
     assert "id name komaken" in lines
     assert "option name USI_Hash type spin default 16 min 1 max 1024" in lines
     assert any(x.startswith("option name UCI_Variant type combo default shogi var shogi") for x in lines)
@@ -197,16 +195,12 @@ def test_thesis_mode_obeys_the_clock_and_stop(usi: UsiProcess) -> None:
         until="readyok")
 
 
-def test_invalid_utf8_is_junk_not_death() -> None:
-    eng = start_engine()
-    try:
-        assert eng.proc.stdin is not None
-        eng.proc.stdin.buffer.write(b"go \xff\xfe depth\n")  # type: ignore[attr-defined]
-        eng.proc.stdin.flush()
-        assert eng.until("info string error", DEADLINE)[-1].startswith("info string error: go")
-        alive(eng)
-    finally:
-        eng.close()
+def test_invalid_utf8_is_junk_not_death(usi: UsiProcess) -> None:
+    assert usi.proc.stdin is not None
+    usi.proc.stdin.buffer.write(b"go \xff\xfe depth\n")  # type: ignore[attr-defined]
+    usi.proc.stdin.flush()
+    assert usi.until("info string error", DEADLINE)[-1].startswith("info string error: go")
+    alive(usi)
 
 
 def test_quit_during_an_infinite_search_ends_the_process() -> None:
@@ -229,11 +223,12 @@ def _last_score(lines: list[str]) -> int:
     return int([x for x in lines if " score cp " in x][-1].split(" score cp ")[1].split()[0])
 
 
-def test_max_moves_to_draw_makes_the_line_that_reaches_it_a_draw() -> None:
+def test_max_moves_to_draw_makes_the_line_that_reaches_it_a_draw(usi: UsiProcess) -> None:
     """``MaxMovesToDraw`` (YaneuraOu's option, which shogiarena sets before a game): a rook up,
     black scores high; with a draw after one ply every move ends the game drawn, so the score is
     0; back to 0 (the variant's own rule) the rook counts again."""
-    eng = start_engine("minishogi")
+    eng = usi
+    ask(eng, "setoption name UCI_Variant value minishogi", "usinewgame", "isready", until="readyok")
     try:
         sfen = "position sfen 1bsgk/4p/5/P4/KGSBR b - 1"
         free = _last_score(ask(eng, sfen, "go depth 3"))
@@ -244,7 +239,8 @@ def test_max_moves_to_draw_makes_the_line_that_reaches_it_a_draw() -> None:
         eng.send("setoption name MaxMovesToDraw value -1")
         refused = eng.until("info string error", DEADLINE)[-1]
     finally:
-        eng.close()
+        ask(eng, "setoption name MaxMovesToDraw value 0", "setoption name UCI_Variant value shogi", "isready",
+            until="readyok")
     assert free > 300 and again == free
     assert _last_score(drawn) == 0 and is_legal_answer(position_after("minishogi", "1bsgk/4p/5/P4/KGSBR b - 1", []),
                                                         drawn[-1].split()[1])

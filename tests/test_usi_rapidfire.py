@@ -58,15 +58,19 @@ def _fire(eng: UsiProcess, variant: str, searches: int, rng: random.Random) -> t
 
 def test_back_to_back_searches_with_busy_cores_are_all_answered() -> None:
     rng = random.Random(9)
-    engines = {v: start_engine(v) for v in ("minishogi", "shogi")}
+    eng = start_engine()  # one engine, one board after the other (a GUI switching variants between games)
     try:
         with busy_cores(2):
-            for variant, searches in (("minishogi", 250), ("shogi", 150)):
-                answered, asked = _fire(engines[variant], variant, searches, rng)
+            # 200 searches: every kind of go (i % 10) ten times on each board
+            for variant, searches in (("minishogi", 100), ("shogi", 100)):
+                eng.send(f"setoption name UCI_Variant value {variant}")
+                eng.send("usinewgame")
+                eng.send("isready")
+                eng.until("readyok", STARTUP)
+                answered, asked = _fire(eng, variant, searches, rng)
                 assert answered == asked
     finally:
-        for eng in engines.values():
-            eng.close()
+        eng.close()
 
 
 def test_quit_right_after_go_ends_the_process() -> None:
@@ -75,9 +79,10 @@ def test_quit_right_after_go_ends_the_process() -> None:
     try:
         for eng in engines:
             eng.send("isready")
+        for eng in engines:  # started and ready before the load: the quit under load is the point
+            eng.until("readyok", STARTUP)
         with busy_cores(2):
             for eng, line in zip(engines, lines, strict=True):
-                eng.until("readyok", STARTUP)
                 eng.send("position startpos")
                 eng.send(line)
                 eng.send("quit")

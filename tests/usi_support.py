@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import subprocess
 import sys
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 
 from komaken.shogi import Position
@@ -27,6 +27,46 @@ def start_engine(variant: str | None = None) -> UsiProcess:
     eng.send("isready")
     eng.until("readyok", STARTUP)
     return eng
+
+
+class SharedEngine:
+    """One ``komaken usi`` process that serves a module's tests in turn (a module-scoped fixture
+    holds it): :meth:`game` hands it over at the start of a new game of ``variant`` — the variant
+    set, ``usinewgame``, ``isready`` answered — and a test that failed (an answer missing, a search
+    maybe still under way) gets the process killed, so the next test starts a new one."""
+
+    def __init__(self) -> None:
+        self.eng: UsiProcess | None = None
+
+    def game(self, variant: str = "shogi") -> UsiProcess:
+        if self.eng is None or not self.eng.alive():
+            self.eng = start_engine()
+        self.eng.send(f"setoption name UCI_Variant value {variant}")
+        self.eng.send("usinewgame")
+        self.eng.send("isready")
+        self.eng.until("readyok", STARTUP)
+        return self.eng
+
+    def failed(self) -> None:
+        if self.eng is not None:
+            self.eng.kill()
+            self.eng = None
+
+    def close(self) -> int | None:
+        """The exit status after ``quit`` (0), or ``None`` when no engine is left."""
+        eng, self.eng = self.eng, None
+        return None if eng is None else eng.close(timeout=DEADLINE)
+
+
+@contextmanager
+def shared_game(shared: SharedEngine, failures: Callable[[], int], variant: str = "shogi") -> Iterator[UsiProcess]:
+    """``shared`` for one test (in a function-scoped fixture); ``failures`` counts the session's
+    failed tests (``lambda: request.session.testsfailed``): one more after the test kills the engine."""
+    before = failures()
+    eng = shared.game(variant)
+    yield eng
+    if failures() != before:
+        shared.failed()
 
 
 @contextmanager
