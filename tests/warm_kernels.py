@@ -16,30 +16,35 @@ from pathlib import Path
 
 
 def search() -> None:
-    """The shogi search (linear and network evaluation), the thesis player, the mate solver."""
+    """The shogi search with the linear evaluation (about 115 s to compile), the thesis player,
+    the mate solver."""
     from komaken.shogi import Position
     from komaken.shogi.engine import Engine, Limits
-    from komaken.shogi.engine._evalfile import random_network
     from komaken.shogi.engine.mate import solve
     from komaken.shogi.engine.thesis import ThesisSearch
 
     start = Position.start("minishogi")
     Engine("minishogi").search(start, Limits(depth=3), multipv=2)
-    Engine("minishogi", net=random_network(start.variant, 16, seed=0)).search(start, Limits(depth=2))
     ThesisSearch("minishogi", depth=2).best(start)
     solve(Position.from_sfen("8k/9/9/9/9/9/9/9/K8 b RGG 1", "shogi"), max_plies=3, nodes=10_000)
 
 
 def other() -> None:
-    """Self-play and its features, network training, the other games' engines, perft."""
+    """The shogi search with a network (about 40 s once the move generator is compiled, which
+    both groups compile at once), self-play and its features, network training, the other
+    games' engines, perft: together about as long as the linear search alone."""
     from komaken.analysis import GameAnalysis
     from komaken.games import find_game
     from komaken.lab.nnue_data import read_study
     from komaken.lab.valuestudy.selfplay import run_selfplay, study_config
     from komaken.shogi import Position
+    from komaken.shogi.engine import Engine, Limits
+    from komaken.shogi.engine._evalfile import random_network
     from komaken.shogi.engine.nnue_train import TrainConfig, train
 
-    Position.start("minishogi").perft(2)
+    start = Position.start("minishogi")
+    Engine("minishogi", net=random_network(start.variant, 16, seed=0)).search(start, Limits(depth=2))
+    start.perft(2)
     with tempfile.TemporaryDirectory() as tmp:
         db = Path(tmp) / "warm.sqlite"
         run_selfplay(study_config("minishogi", games=2, nodes=200, seed=0), db, workers=1)
