@@ -4,6 +4,7 @@
     python benchmarks/strength.py --size 9 --skill 0 5 --games 10        # 9x9, byoyomi 300 ms
     python benchmarks/strength.py --skill 10 --option EvalFile=my.toml   # komaken with other parameters
     python benchmarks/strength.py --skill 10 --games 100 --seed 1        # another set of openings
+    python benchmarks/strength.py --skill 20 --quiet --seed 4141         # quiet 4-ply openings
 
 Both engines run as USI subprocesses at the same time on the same machine.  Each game starts
 from a fixed opening (a seeded set of two-ply openings, each played with both colours; colours
@@ -241,7 +242,8 @@ def _elo(s: float) -> str:
 
 
 def match(fsf: str, size: int, skill: int, games: int, margin: float, byoyomi: int,
-          options: dict[str, str] | None = None, show_moves: bool = False, seed: int = 0) -> Tally:
+          options: dict[str, str] | None = None, show_moves: bool = False, seed: int = 0,
+          quiet: bool = False) -> Tally:
     variant = VARIANT[size]
 
     def new_komaken() -> UsiProcess:
@@ -252,7 +254,7 @@ def match(fsf: str, size: int, skill: int, games: int, margin: float, byoyomi: i
 
     restart = {"komaken": new_komaken, "fsf": new_fsf}
     engines = {"komaken": new_komaken(), "fsf": new_fsf()}
-    book = openings(size, max(1, (games + 1) // 2), seed)
+    book = (quiet_openings if quiet else openings)(size, max(1, (games + 1) // 2), seed)
     t = Tally()
     try:
         for g in range(games):
@@ -300,6 +302,9 @@ def main() -> None:
     ap.add_argument("--option", action="append", default=[], metavar="NAME=VALUE",
                     help="a USI option for komaken, e.g. EvalFile=my.toml (repeatable)")
     ap.add_argument("--moves", action="store_true", help="print each game's moves")
+    ap.add_argument("--quiet", action="store_true",
+                    help="quiet random 4-ply openings (no capture in the line, none available at its end, "
+                         "no check) instead of random 2-ply ones")
     ap.add_argument("--seed", type=int, default=0,
                     help="seed of the opening set (0: the default set; docs/strength.md names the sets it reports)")
     args = ap.parse_args()
@@ -322,7 +327,7 @@ def main() -> None:
         print(f"{args.size}x{args.size}, byoyomi {byoyomi} ms (+{margin:.0f} ms margin), "
               f"Fairy-Stockfish Skill Level {skill}, {args.games} games", flush=True)
         t0 = time.perf_counter()
-        t = match(fsf, args.size, skill, args.games, margin, byoyomi, options, args.moves, args.seed)
+        t = match(fsf, args.size, skill, args.games, margin, byoyomi, options, args.moves, args.seed, args.quiet)
         if t.wins + t.losses + t.draws == 0:
             continue
         print(f"komaken vs Skill {skill}: W/L/D {t.wins}/{t.losses}/{t.draws}  {score_line(t)}")

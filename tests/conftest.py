@@ -22,6 +22,8 @@ from types import ModuleType
 
 import pytest
 
+from warm_kernels import GROUPS
+
 TESTS = Path(__file__).parent
 #: The environment of a subprocess that must import the helpers in tests/ (the toy game, fake engines).
 ENV = {**os.environ, "PYTHONPATH": os.pathsep.join([str(TESTS), os.environ.get("PYTHONPATH", "")])}
@@ -81,7 +83,7 @@ def pytest_configure(config: pytest.Config) -> None:
     if hasattr(config, "workerinput") or not getattr(config.option, "numprocesses", None):
         return
     warm = [subprocess.Popen([sys.executable, str(TESTS / "warm_kernels.py"), group], stdout=subprocess.DEVNULL,
-                             stderr=subprocess.PIPE, text=True) for group in ("search", "other")]
+                             stderr=subprocess.PIPE, text=True) for group in GROUPS]
     for proc in warm:
         _, err = proc.communicate()
         if proc.returncode != 0:

@@ -2,10 +2,12 @@
 
 Without this, on a fresh clone every xdist worker, and every ``komaken`` subprocess a test
 starts before the cache is written, compiles the same search kernels at the same time: minutes of
-duplicated work on two cores.  ``conftest.pytest_configure`` runs the two groups below in two
-processes (one per core) on the xdist controller; with a warm cache each takes a few seconds.
+duplicated work on two cores.  ``conftest.pytest_configure`` runs the groups below in one
+process each on the xdist controller; with a warm cache each takes a few seconds.  ``.ci/run``
+compiles the groups of :data:`EARLY`, which need only numpy and numba, while pip installs
+everything else.
 
-Run by hand: ``python tests/warm_kernels.py search`` (or ``other``).
+Run by hand: ``python tests/warm_kernels.py search`` (or ``net``, ``data``).
 """
 
 from __future__ import annotations
@@ -29,34 +31,44 @@ def search() -> None:
     solve(Position.from_sfen("8k/9/9/9/9/9/9/9/K8 b RGG 1", "shogi"), max_plies=3, nodes=10_000)
 
 
-def other() -> None:
+def net() -> None:
     """The shogi search with a network (about 40 s once the move generator is compiled, which
-    both groups compile at once), self-play and its features, network training, the other
-    games' engines, perft: together about as long as the linear search alone."""
+    this group and ``search`` compile at once), perft, self-play, the other games' engines:
+    together about as long as the linear search alone."""
     from komaken.analysis import GameAnalysis
     from komaken.games import find_game
-    from komaken.lab.nnue_data import read_study
     from komaken.lab.valuestudy.selfplay import run_selfplay, study_config
     from komaken.shogi import Position
     from komaken.shogi.engine import Engine, Limits
     from komaken.shogi.engine._evalfile import random_network
-    from komaken.shogi.engine.nnue_train import TrainConfig, train
 
     start = Position.start("minishogi")
     Engine("minishogi", net=random_network(start.variant, 16, seed=0)).search(start, Limits(depth=2))
     start.perft(2)
     with tempfile.TemporaryDirectory() as tmp:
-        db = Path(tmp) / "warm.sqlite"
-        run_selfplay(study_config("minishogi", games=2, nodes=200, seed=0), db, workers=1)
-        every_ply = {game: dict.fromkeys(range(400), 0) for game in range(2)}  # a score of 0 for every position
-        data = read_study(db, every_ply, "minishogi", blend=0.5, scale=600.0)
-        train(data.samples, TrainConfig(width=8, epochs=1, batch=16, seed=0))
+        run_selfplay(study_config("minishogi", games=2, nodes=200, seed=0), Path(tmp) / "warm.sqlite", workers=1)
     for name, moves in (("chess", ["e4", "e5"]), ("reversi", ["f5", "d6"])):
         game = find_game(name)
         GameAnalysis(game, game.start(None), moves, seconds=0.05, multipv=2).run()
 
 
-GROUPS = {"search": search, "other": other}
+def data() -> None:
+    """The features of self-play positions and network training (these need scipy besides numba)."""
+    from komaken.lab.nnue_data import read_study
+    from komaken.lab.valuestudy.selfplay import run_selfplay, study_config
+    from komaken.shogi.engine.nnue_train import TrainConfig, train
+
+    with tempfile.TemporaryDirectory() as tmp:
+        db = Path(tmp) / "warm.sqlite"
+        run_selfplay(study_config("minishogi", games=2, nodes=200, seed=0), db, workers=1)
+        every_ply = {game: dict.fromkeys(range(400), 0) for game in range(2)}  # a score of 0 for every position
+        samples = read_study(db, every_ply, "minishogi", blend=0.5, scale=600.0).samples
+        train(samples, TrainConfig(width=8, epochs=1, batch=16, seed=0))
+
+
+#: the groups that import only numpy and numba (``.ci/run`` compiles them while pip installs the rest)
+EARLY = ("search", "net")
+GROUPS = {"search": search, "net": net, "data": data}
 
 if __name__ == "__main__":
     GROUPS[sys.argv[1]]()
