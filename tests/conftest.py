@@ -22,8 +22,6 @@ from types import ModuleType
 
 import pytest
 
-from warm_kernels import GROUPS
-
 TESTS = Path(__file__).parent
 #: The environment of a subprocess that must import the helpers in tests/ (the toy game, fake engines).
 ENV = {**os.environ, "PYTHONPATH": os.pathsep.join([str(TESTS), os.environ.get("PYTHONPATH", "")])}
@@ -82,6 +80,8 @@ def pytest_configure(config: pytest.Config) -> None:
     is reported and the tests run anyway: they will show what is wrong."""
     if hasattr(config, "workerinput") or not getattr(config.option, "numprocesses", None):
         return
+    from warm_kernels import GROUPS  # here: a copy of this file elsewhere (test_suite_policy) runs without it
+
     warm = [subprocess.Popen([sys.executable, str(TESTS / "warm_kernels.py"), group], stdout=subprocess.DEVNULL,
                              stderr=subprocess.PIPE, text=True) for group in GROUPS]
     for proc in warm:

@@ -3,9 +3,7 @@
 Without this, on a fresh clone every xdist worker, and every ``komaken`` subprocess a test
 starts before the cache is written, compiles the same search kernels at the same time: minutes of
 duplicated work on two cores.  ``conftest.pytest_configure`` runs the groups below in one
-process each on the xdist controller; with a warm cache each takes a few seconds.  ``.ci/run``
-compiles the groups of :data:`EARLY`, which need only numpy and numba, while pip installs
-everything else.
+process each on the xdist controller; with a warm cache each takes a few seconds.
 
 Run by hand: ``python tests/warm_kernels.py search`` (or ``net``, ``data``).
 """
@@ -65,9 +63,6 @@ def data() -> None:
         samples = read_study(db, every_ply, "minishogi", blend=0.5, scale=600.0).samples
         train(samples, TrainConfig(width=8, epochs=1, batch=16, seed=0))
 
-
-#: the groups that import only numpy and numba (``.ci/run`` compiles them while pip installs the rest)
-EARLY = ("search", "net")
 GROUPS = {"search": search, "net": net, "data": data}
 
 if __name__ == "__main__":
