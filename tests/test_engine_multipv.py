@@ -85,3 +85,18 @@ def test_multipv_more_than_legal_moves_and_info_lines() -> None:
     assert any(" multipv 1 " in line for line in infos) and any(f" multipv {n} " in line for line in infos)
     with pytest.raises(KomakenError, match="multipv"):
         Engine(pos.variant).search(pos, Limits(depth=1), multipv=0)
+
+
+def test_lines_stay_best_first_when_the_search_stops_inside_a_depth() -> None:
+    """A search stopped part-way through a depth mixes lines of two depths: still best first."""
+    pos = Position.start("minishogi")
+    engine = Engine(pos.variant)
+    stopped_inside = 0
+    for nodes in range(300, 6000, 211):
+        engine.clear()
+        r = engine.search(pos, Limits(nodes=nodes), multipv=4)
+        scores = [line.score for line in r.lines]
+        assert scores == sorted(scores, reverse=True), (nodes, scores)
+        assert [line.rank for line in r.lines] == [1, 2, 3, 4] and r.move == r.lines[0].move
+        stopped_inside += len({line.depth for line in r.lines}) > 1
+    assert stopped_inside > 0  # the case under test happened

@@ -1,6 +1,7 @@
 """The α-β search evaluating with a network: its scores are the network's, its accumulators kept
-move by move equal a refresh at every node it evaluates, it repeats itself, and EvalFile /
-``engine:eval=FILE`` load a network (a bad file is one error naming it)."""
+move by move equal a refresh at every node it evaluates, it repeats itself, EvalFile /
+``engine:eval=FILE`` load a network (a bad file is one error naming it), and which evaluation is
+the default (minishogi's shipped net, unless something only the linear evaluation has is asked)."""
 
 from __future__ import annotations
 
@@ -15,8 +16,9 @@ from komaken.errors import EvalError
 from komaken.shogi import Position, load_variant
 from komaken.shogi.engine import Engine, Limits
 from komaken.shogi.engine._context import NetArrays
-from komaken.shogi.engine._evalfile import load_network, random_network, save_network
+from komaken.shogi.engine._evalfile import default_network, load_network, random_network, save_network
 from komaken.shogi.engine._nnue import forward, refresh, square_index
+from komaken.shogi.engine.nnue import shipped_path
 
 
 def _reference(pos: Position, net: NetArrays) -> int:
@@ -93,7 +95,7 @@ def test_the_network_search_is_deterministic_and_not_the_linear_one() -> None:
     net = random_network(pos.variant, 16, seed=5)
     a = Engine("minishogi", net=net).search(pos, Limits(depth=5))
     b = Engine("minishogi", net=net).search(pos, Limits(depth=5))
-    linear = Engine("minishogi").search(pos, Limits(depth=5))
+    linear = Engine("minishogi", net=None).search(pos, Limits(depth=5))
     assert (a.move, a.score, a.nodes, a.pv) == (b.move, b.score, b.nodes, b.pv)
     assert (a.score, a.nodes) != (linear.score, linear.nodes)
 
@@ -102,12 +104,12 @@ def test_set_net_switches_the_evaluation_both_ways() -> None:
     """An engine given a network and then none again searches exactly as a linear engine does
     (the hash table's static evaluations of the network are forgotten)."""
     pos = Position.start("minishogi")
-    engine = Engine("minishogi")
+    engine = Engine("minishogi", net=None)
     engine.set_net(random_network(pos.variant, 16, seed=2))
     with_net = engine.search(pos, Limits(movetime=0.05))
     engine.set_net(None)
     again = engine.search(pos, Limits(depth=5))
-    linear = Engine("minishogi").search(pos, Limits(depth=5))
+    linear = Engine("minishogi", net=None).search(pos, Limits(depth=5))
     assert with_net.move is not None
     assert (again.move, again.score, again.nodes) == (linear.move, linear.score, linear.nodes)
 
@@ -164,7 +166,7 @@ def test_usi_evalfile_loads_a_network_and_a_bad_one_keeps_the_evaluation(tmp_pat
     r = usi.engine.search(pos, Limits(depth=3))
     assert r.score == Engine("minishogi", net=net).search(pos, Limits(depth=3)).score
     usi.handle("setoption name EvalFile value <empty>")
-    assert usi.engine.net is None
+    assert usi.engine.net is default_network(v)  # back to the variant's default: its shipped net
 
 
 def test_player_spec_eval_file_plays_with_the_network(tmp_path: Path) -> None:
@@ -183,3 +185,82 @@ def test_player_spec_eval_file_plays_with_the_network(tmp_path: Path) -> None:
         PlayerSpec.parse(f"engine:eval={tmp_path / 'net.nnue'},king_safety=0", game)
     terms = PlayerSpec.parse("engine:king_safety=0,depth=2", game).build(game, v)
     assert terms.engine.net is None  # type: ignore[attr-defined]
+
+
+def test_minishogi_evaluates_with_its_shipped_net_unless_linear_is_asked(tmp_path: Path) -> None:
+    v = load_variant("minishogi")
+    shipped = load_network(shipped_path("minishogi"), v)  # type: ignore[arg-type]
+    pos = Position.start("minishogi")
+    pos.push_usi("1e1d")
+    default = Engine("minishogi")
+    assert default.net is default_network(v) is not None
+    for name in ("w", "l1w", "ow"):  # the same weights as the file
+        assert np.array_equal(getattr(default.net, name), getattr(shipped, name))
+    deep = Limits(depth=4)
+    assert default.search(pos, deep).score == Engine("minishogi", net=shipped).search(pos, deep).score
+    assert default.search(pos, deep).score != Engine("minishogi", net=None).search(pos, deep).score
+    assert Engine("minishogi", terms={"noise": 10}).net is not None  # noise applies to a net too
+    # what only the linear evaluation has keeps it: piece values, term weights, a parameter file
+    assert Engine("minishogi", values={"R": 1500}).net is None
+    assert Engine("minishogi", terms={"mobility": 1}).net is None
+    params = tmp_path / "p.toml"
+    params.write_text('variant = "minishogi"\n')
+    assert Engine("minishogi", params=params).net is None
+    # the other shipped variants' nets are not (yet) better than linear: linear by default
+    assert Engine("judkins").net is None and Engine("shogi").net is None
+    with pytest.raises(ValueError, match="'nnue'"):
+        Engine("minishogi", net="nnue")  # type: ignore[arg-type]
+
+
+def test_a_renamed_minishogi_plays_the_net_and_another_game_says_it_plays_linear(tmp_path: Path) -> None:
+    renamed = tmp_path / "mini2.toml"
+    renamed.write_text('inherits = "minishogi"\nname = "mini2"\n')
+    assert Engine(load_variant(str(renamed))).net is default_network(load_variant("minishogi"))
+    other = tmp_path / "mini3.toml"
+    other.write_text('inherits = "minishogi"\nname = "mini3"\nstart = "rbgsk/4p/5/P4/KSGBR b - 1"\n')
+    from komaken.usi.server import UsiServer
+
+    lines: list[str] = []
+    usi = UsiServer("minishogi", out=lines.append)
+    usi.handle(f"setoption name UCI_Variant value {other}")
+    assert usi.engine.net is None
+    notes = [line for line in lines if "linear evaluation" in line]
+    assert len(notes) == 1 and "no shipped net or evaluation parameters" in notes[0], lines
+
+
+def test_usi_usennue_and_value_options_choose_the_linear_evaluation() -> None:
+    from komaken.usi.server import UsiServer
+
+    v = load_variant("minishogi")
+    lines: list[str] = []
+    usi = UsiServer("minishogi", out=lines.append)
+    assert usi.engine.net is default_network(v) is not None
+    assert any(line == "option name UseNNUE type check default true" for line in _usi_lines(usi, lines))
+    usi.handle("setoption name UseNNUE value false")
+    assert usi.engine.net is None
+    usi.handle("setoption name UseNNUE value true")
+    assert usi.engine.net is default_network(v)
+    usi.handle("setoption name Value_R value 1500")  # a piece value: the linear evaluation plays it
+    assert usi.engine.net is None and usi.engine.values.board["R"] == 1500
+
+
+def _usi_lines(usi: object, lines: list[str]) -> list[str]:
+    usi.handle("usi")  # type: ignore[attr-defined]
+    return lines
+
+
+def test_player_spec_eval_linear_and_values_play_linear_on_minishogi() -> None:
+    from komaken.games import find_game
+    from komaken.players.registry import PlayerSpec, make_player
+
+    v = load_variant("minishogi")
+    game = find_game("shogi")
+
+    def net(spec: str | dict[str, object]) -> object:
+        return make_player(spec, game, v).engine.net  # type: ignore[attr-defined]
+
+    assert net("engine:depth=2") is default_network(v) is not None
+    assert net("engine:eval=linear,depth=2") is None
+    assert net({"kind": "engine", "depth": 2, "values": {"R": 1500}}) is None
+    assert net({"kind": "engine", "depth": 2, "eval": "linear"}) is None
+    assert isinstance(PlayerSpec.parse("engine:eval=linear", game), PlayerSpec)

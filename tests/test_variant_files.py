@@ -219,7 +219,7 @@ def test_parameter_files_follow_the_game_not_the_name(tmp_path: Path, caplog: py
         Engine(v, hash_mb=1)
     notes = [r.getMessage() for r in caplog.records if r.name == "komaken.engine"]
     assert len(notes) == 1  # the three are one game: said once
-    assert "has no shipped evaluation parameters" in notes[0] and "7x7" in notes[0]
+    assert "has no shipped net or evaluation parameters" in notes[0] and "7x7" in notes[0]
 
 
 def test_a_parameter_file_written_for_an_odd_name_reads_back(tmp_path: Path) -> None:
@@ -255,5 +255,5 @@ def test_usi_offers_every_shipped_variant_and_says_when_a_file_plays_the_default
     finally:
         eng.close(timeout=DEADLINE)
     notes = [x for x in lines if x.startswith("info string")]
-    assert len(notes) == 1 and "'minishogi' (7x7) has no shipped evaluation parameters" in notes[0]
+    assert len(notes) == 1 and "'minishogi' (7x7) has no shipped net or evaluation parameters" in notes[0]
     assert not any(x.startswith("info string") for x in quiet)

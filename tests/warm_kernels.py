@@ -24,24 +24,23 @@ def search() -> None:
     from komaken.shogi.engine.thesis import ThesisSearch
 
     start = Position.start("minishogi")
-    Engine("minishogi").search(start, Limits(depth=3), multipv=2)
+    Engine("minishogi", net=None).search(start, Limits(depth=3), multipv=2)
     ThesisSearch("minishogi", depth=2).best(start)
     solve(Position.from_sfen("8k/9/9/9/9/9/9/9/K8 b RGG 1", "shogi"), max_plies=3, nodes=10_000)
 
 
 def net() -> None:
-    """The shogi search with a network (about 40 s once the move generator is compiled, which
-    this group and ``search`` compile at once), perft, self-play, the other games' engines:
-    together about as long as the linear search alone."""
+    """The shogi search with a network (minishogi's default evaluation; about 40 s once the move
+    generator is compiled, which this group and ``search`` compile at once), perft, self-play,
+    the other games' engines: together about as long as the linear search alone."""
     from komaken.analysis import GameAnalysis
     from komaken.games import find_game
     from komaken.lab.valuestudy.selfplay import run_selfplay, study_config
     from komaken.shogi import Position
     from komaken.shogi.engine import Engine, Limits
-    from komaken.shogi.engine._evalfile import random_network
 
     start = Position.start("minishogi")
-    Engine("minishogi", net=random_network(start.variant, 16, seed=0)).search(start, Limits(depth=2))
+    Engine("minishogi").search(start, Limits(depth=2))  # the shipped net: a random one has its dtypes
     start.perft(2)
     with tempfile.TemporaryDirectory() as tmp:
         run_selfplay(study_config("minishogi", games=2, nodes=200, seed=0), Path(tmp) / "warm.sqlite", workers=1)

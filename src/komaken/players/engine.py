@@ -18,7 +18,7 @@ from komaken.clock import TimeLeft
 from komaken.errors import KomakenError
 from komaken.game import Game
 from komaken.players.base import DECLARE, RESIGN, PlayerAction
-from komaken.shogi.engine._context import NetArrays
+from komaken.shogi.engine._evalfile import NetChoice
 from komaken.shogi.engine.evalparams import EvalParams
 from komaken.shogi.engine.search import Engine, Limits, SearchResult, load_kernels
 from komaken.shogi.engine.skill import Skill
@@ -36,7 +36,9 @@ class EnginePlayer:
     the same games.  ``skill`` (0..20) or ``elo`` (500..2500) plays weaker
     (:mod:`komaken.shogi.engine.skill`); give one of them, not both.  ``params`` is an evaluation
     parameter file (default: the variant's, :mod:`komaken.shogi.engine.evalparams`); ``net`` a
-    network to evaluate with instead (:func:`~komaken.shogi.engine._evalfile.load_network`).
+    network to evaluate with instead (:func:`~komaken.shogi.engine._evalfile.load_network`),
+    ``None`` the linear evaluation; by default the variant's default net where it has one and no
+    ``values``, ``params`` or term weights ask for the linear evaluation (:class:`Engine`).
 
     Under a game clock (the game loop sets :attr:`time_left` before each move) the engine plans
     its time from the clock (:mod:`komaken.shogi.engine.timeman`) instead of the 1 s default;
@@ -46,7 +48,7 @@ class EnginePlayer:
     def __init__(self, variant: Variant | str, depth: int | None = None, nodes: int | None = None,
                  movetime: float | None = None, values: Mapping[str, int] | None = None, seed: int = 0,
                  hash_mb: int = 16, skill: int | None = None, elo: int | None = None,
-                 params: EvalParams | str | Path | None = None, net: NetArrays | None = None,
+                 params: EvalParams | str | Path | None = None, net: NetChoice = "default",
                  **eval_terms: float) -> None:
         for key, v in (("depth", depth), ("nodes", nodes), ("movetime", movetime)):
             if v is not None and v <= 0:
@@ -71,7 +73,7 @@ class EnginePlayer:
         #: thinking box); the game loop sets it
         self.on_progress: Callable[[SearchResult], None] | None = None
         self._stop_asked = False
-        load_kernels(self.engine.variant, net)  # now, so no game clock pays for it
+        load_kernels(self.engine.variant, self.engine.net)  # now, so no game clock pays for it
 
     def new_game(self, seed: int | None = None) -> None:
         """Forget the previous game's tables; a ``seed`` replaces the noise seed."""
@@ -127,7 +129,7 @@ class EngineAnalyser:
     def __init__(self, variant: Variant | str, hash_mb: int = 64) -> None:
         # no time set aside for pipes and process switches: nothing stands between us and the engine
         self.engine = Engine(variant, hash_mb=hash_mb, overhead=0.002)
-        load_kernels(self.engine.variant)  # now, so no position's time goes to it
+        load_kernels(self.engine.variant, self.engine.net)  # now, so no position's time goes to it
 
     def analyse(self, position: Any, seconds: float, multipv: int = 1, forced: int = 0) -> SearchResult:
         if not isinstance(position, Position):

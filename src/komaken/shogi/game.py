@@ -23,7 +23,7 @@ from komaken.players.registry import SEED, BuildContext, Option, OptionError, Pl
 from komaken.players.thesis import ThesisPlayer
 from komaken.players.usi import UsiPlayer
 from komaken.shogi.display import svg
-from komaken.shogi.engine._evalfile import load_network
+from komaken.shogi.engine._evalfile import NetChoice, load_network
 from komaken.shogi.engine._evaluate import TERMS
 from komaken.shogi.engine.evalparams import EvalParams
 from komaken.shogi.engine.values import PieceValues
@@ -111,7 +111,13 @@ def _values(value: Any, variant: Variant | None) -> dict[str, Any]:
     return out
 
 
+#: ``eval = "linear"``: the linear evaluation where the variant's default is a net
+LINEAR = "linear"
+
+
 def _terms(value: Any, variant: Any) -> dict[str, float] | str:
+    if isinstance(value, str) and value.strip() == LINEAR:
+        return LINEAR
     if isinstance(value, str):  # a network file: read and checked whole now, so a bad one stops the run early
         load_network(value, variant)
         return str(Path(value).resolve())
@@ -137,12 +143,15 @@ def _usi_options(value: Any, variant: Any) -> dict[str, str]:
 
 def _build_engine(ctx: BuildContext, o: dict[str, Any]) -> Player:
     ev = o.get("eval", {})
-    net = load_network(ev, ctx.variant if ctx.variant is not None else load_variant("shogi")) \
-        if isinstance(ev, str) else None
+    net: NetChoice = "default"  # the variant's default net, unless values, terms or params ask for linear
+    if ev == LINEAR:
+        net = None
+    elif isinstance(ev, str):
+        net = load_network(ev, ctx.variant if ctx.variant is not None else load_variant("shogi"))
     return EnginePlayer(ctx.variant, depth=o.get("depth"), nodes=o.get("nodes"), movetime=o.get("movetime"),
                         values=o.get("values"), seed=o.get("seed", 0), hash_mb=o.get("hash", 16),
                         skill=o.get("skill"), elo=o.get("elo"), params=o.get("params"), net=net,
-                        **({} if net is not None else ev))
+                        **({} if isinstance(ev, str) else ev))
 
 
 def _build_thesis(ctx: BuildContext, o: dict[str, Any]) -> Player:
@@ -170,7 +179,8 @@ PLAYERS = {
         "engine", "komaken's α-β engine (1 s a move unless depth, nodes or movetime is given)", _build_engine,
         (DEPTH, Option("nodes", "int", "nodes", 1, 10**12), Option("movetime", "seconds", "seconds a move", 0.001,
                                                                      86400.0),
-         SEED, VALUES, Option("eval", "table", "evaluation term weights", check=_terms, file_ok=True),  # or a net file
+         # eval: also a .nnue file, or "linear"
+         SEED, VALUES, Option("eval", "table", "evaluation term weights", check=_terms, file_ok=True),
          Option("hash", "int", "hash table MiB", 1, 4096),
          Option("params", "str", "evaluation parameter TOML (piece values, tables; see docs/engine.md)",
                 check=_params, path=True),

@@ -107,6 +107,7 @@ def _build() -> dict[str, Option]:
         Option("EvalKingSafety", "spin", "100", 0, 1000),
         Option("EvalPsq", "spin", "100", 0, 1000),
         Option("EvalFile", "string", "<empty>"),
+        Option("UseNNUE", "check", "true"),
         Option("MultiPV", "spin", "1", 1, MAX_MULTIPV),
         Option("MaxMovesToDraw", "spin", "0", 0, MAX_MOVES_TO_DRAW),
         Option("Skill Level", "spin", str(MAX_LEVEL), 0, MAX_LEVEL),

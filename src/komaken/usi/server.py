@@ -33,7 +33,7 @@ from komaken.clock import StopLag, settle_garbage
 from komaken.errors import KomakenError
 from komaken.players.thesis import ThesisPlayer
 from komaken.shogi.engine._context import NetArrays
-from komaken.shogi.engine._evalfile import is_network_file, load_network
+from komaken.shogi.engine._evalfile import NetChoice, is_network_file, load_network
 from komaken.shogi.engine.evalparams import defaults_notice
 from komaken.shogi.engine.search import Engine, Limits, load_kernels
 from komaken.shogi.position import Position
@@ -263,10 +263,14 @@ class UsiServer:
         terms["noise"] = float(o["Noise"])
         values = piece_values(o, explicit)
         file = o["EvalFile"]
-        net = _network(file, variant) if file and is_network_file(file) else None
+        # a network file; else the variant's default net unless UseNNUE is off or a parameter
+        # file, piece values or term weights ask for the linear evaluation (Engine decides)
+        net: NetChoice = "default" if o["UseNNUE"] == "true" else None
+        if file and is_network_file(file):
+            net = _network(file, variant)
         engine = Engine(variant, values, terms, hash_mb=int(o["USI_Hash"]), seed=int(o["Seed"]),
                         overhead=float(o["MoveOverhead"]) / 1000.0, skill=skill(o),
-                        params=file if file and net is None else None, net=net)
+                        params=file if file and not is_network_file(file) else None, net=net)
         thesis = None
         if o["Thesis"] == "true":
             thesis = ThesisPlayer(variant, values, depth=int(o["Depth"]) or 4, seed=int(o["Seed"]),

@@ -1,5 +1,6 @@
 """Network files as the search reads them: :func:`load_network` (``EvalFile`` on USI,
-``engine:eval=FILE`` for a player, ``Engine(net=...)``), :func:`save_network`, :func:`random_network`.
+``engine:eval=FILE`` for a player, ``Engine(net=...)``), :func:`save_network`, :func:`random_network`,
+and :func:`default_network`, the net the engine evaluates with when nothing else is asked.
 
 A network here is a :class:`~komaken.shogi.engine._context.NetArrays`: the integer arrays
 :func:`~komaken.shogi.engine._nnue.refresh`, :func:`~komaken.shogi.engine._nnue.update` and
@@ -11,15 +12,27 @@ A network here is a :class:`~komaken.shogi.engine._context.NetArrays`: the integ
 
 from __future__ import annotations
 
+import functools
 from pathlib import Path
+from typing import Literal
 
 import numpy as np
 
 from komaken.shogi._kernels import R_NSQ
 from komaken.shogi.engine._context import NetArrays
 from komaken.shogi.engine._nnue import n_features
-from komaken.shogi.engine.nnue import Network
+from komaken.shogi.engine.evalparams import params_id
+from komaken.shogi.engine.nnue import Network, shipped_path
 from komaken.shogi.variant import Variant, shipped_id
+
+#: What an engine evaluates with: a network's arrays, ``None`` for the linear evaluation, or
+#: ``"default"``: :func:`default_network` of the variant.
+NetChoice = NetArrays | Literal["default"] | None
+
+#: The shipped variants whose shipped net is the engine's default evaluation.  A net is listed
+#: here once it beat the linear evaluation in an SPRT at equal time (docs/engine.md, "Shipped
+#: nets"); the other shipped nets stay an ``EvalFile`` away until theirs do.
+DEFAULT_NETS = frozenset({"minishogi"})
 
 
 def is_network_file(path: str | Path) -> bool:
@@ -38,6 +51,32 @@ def load_network(path: str | Path, variant: Variant | None) -> NetArrays:
     return arrays(Network.load(path, variant))
 
 
+def default_network(variant: Variant) -> NetArrays | None:
+    """The net ``variant`` is evaluated with by default: its shipped net when the variant is in
+    :data:`DEFAULT_NETS`, else ``None`` (the linear evaluation, with the variant's parameter file;
+    a custom variant says so once, :func:`~komaken.shogi.engine.evalparams.defaults_notice`)."""
+    vid = params_id(variant)  # a shipped game under another name plays its net too
+    return _shipped_arrays(vid) if vid in DEFAULT_NETS else None
+
+
+@functools.cache
+def _shipped_arrays(vid: str) -> NetArrays | None:
+    """Read once per process: every engine of a variant shares the same read-only arrays."""
+    path = shipped_path(vid)
+    return None if path is None else load_network(path, None)
+
+
+def resolve_net(net: NetChoice, variant: Variant, linear_asked: bool) -> NetArrays | None:
+    """What ``net`` means for an engine of ``variant``: ``"default"`` is :func:`default_network`,
+    unless the caller asked for something only the linear evaluation has (``linear_asked``: piece
+    values, positional term weights or a parameter file), which keeps the linear evaluation."""
+    if isinstance(net, str):
+        if net != "default":
+            raise ValueError(f"net must be a network, None or 'default', not {net!r}")
+        return None if linear_asked else default_network(variant)
+    return net
+
+
 def save_network(path: str | Path, net: NetArrays, variant: Variant) -> None:
     """Write ``net`` for ``variant`` as a ``.nnue`` file :func:`load_network` reads."""
     Network(shipped_id(variant) or variant.name, (variant.width, variant.height), net.w.astype(np.int16),
@@ -51,10 +90,11 @@ def random_network(variant: Variant, hidden: int = 64, n1: int = 16, n2: int = 1
     measurements: it plays nonsense, but every path of the search runs as with a trained one)."""
     rng = np.random.default_rng(seed)
     nf = n_features(int(variant.rules[R_NSQ]))
+    # the dtypes of a loaded net (:func:`arrays`), so both run one compiled search
     return NetArrays(rng.integers(-40, 40, size=(nf, hidden)).astype(np.int16),
                      rng.integers(0, 60, size=hidden).astype(np.int32),
-                     rng.integers(-64, 64, size=(n1, 2 * hidden)).astype(np.int64),
-                     rng.integers(-4000, 4000, size=n1).astype(np.int64),
-                     rng.integers(-64, 64, size=(n2, n1)).astype(np.int64),
-                     rng.integers(-4000, 4000, size=n2).astype(np.int64),
-                     rng.integers(-64, 64, size=n2).astype(np.int64), np.array([100], dtype=np.int64))
+                     rng.integers(-64, 64, size=(n1, 2 * hidden)).astype(np.int16),
+                     rng.integers(-4000, 4000, size=n1).astype(np.int32),
+                     rng.integers(-64, 64, size=(n2, n1)).astype(np.int16),
+                     rng.integers(-4000, 4000, size=n2).astype(np.int32),
+                     rng.integers(-64, 64, size=n2).astype(np.int16), np.array([100], dtype=np.int64))

@@ -223,8 +223,9 @@ def defaults_notice(variant: Variant | str) -> str | None:
     v = load_variant(variant)
     if params_id(v) is not None or shipped_id(v) is not None:
         return None
-    return (f"variant {v.name[:80]!r} ({v.width}x{v.height}) has no shipped evaluation parameters: "
-            "the engine plays the defaults (seed piece values, untuned tables); EvalFile sets a parameter file")
+    return (f"variant {v.name[:80]!r} ({v.width}x{v.height}) has no shipped net or evaluation parameters: "
+            "the engine plays the linear evaluation with the defaults (seed piece values, untuned tables); "
+            "EvalFile sets a net or a parameter file")
 
 
 def _parse(text: str, source: str) -> dict[str, Any]:

@@ -43,6 +43,7 @@ from komaken.shogi.engine._context import (
     nnue_state,
     with_network,
 )
+from komaken.shogi.engine._evalfile import NetChoice, resolve_net
 from komaken.shogi.engine._evaluate import TERMS
 from komaken.shogi.engine._searchparams import SP_ASPIRATION, lmr_table
 from komaken.shogi.engine._tt import KEY_HIGH
@@ -164,14 +165,19 @@ class Engine:
     tables; ``values`` and ``terms`` override it.  ``net`` (a network for this variant's board,
     :func:`~komaken.shogi.engine._evalfile.load_network`) evaluates with that network instead of
     the linear evaluation, its accumulators updated move by move inside the search (only the
-    ``noise`` term still applies).
+    ``noise`` term still applies); ``None`` evaluates linearly.  The default, ``"default"``, is
+    the variant's shipped net where it is the default (minishogi:
+    :data:`~komaken.shogi.engine._evalfile.DEFAULT_NETS`) and nothing only the linear evaluation
+    has was asked for (``values``, ``params``, a term other than ``noise``); else linear.
     """
 
     def __init__(self, variant: Variant | str = "shogi", values: PieceValues | Mapping[str, Any] | None = None,
                  terms: Mapping[str, float] | None = None, hash_mb: int = 16, seed: int = 0,
                  overhead: float = 0.03, skill: Skill | None = None,
-                 params: EvalParams | str | Path | None = None, net: NetArrays | None = None) -> None:
+                 params: EvalParams | str | Path | None = None, net: NetChoice = "default") -> None:
         self.variant = load_variant(variant)
+        net = resolve_net(net, self.variant, linear_asked=bool(values) or params is not None
+                          or any(k != "noise" for k in terms or {}))
         self.skill = skill  # None or level 20: full strength
         self.params = resolve(params, self.variant)  # checked whole before anything is stored
         unknown = set(terms or {}) - set(TERMS)
@@ -372,7 +378,10 @@ class Engine:
                     found.append(_result(Move(root), int(ctl["root_score"][0]), [Move(root)], depth,
                                          int(ctl["seldepth"][0]), int(ctl["nodes"][0]), _since(t0)))
                 codes = {line.move.code for line in found}  # type: ignore[union-attr]
-                return (found + [p for p in previous if p.move.code not in codes])[:k], False  # type: ignore[union-attr]
+                merged = found + [p for p in previous if p.move.code not in codes]  # type: ignore[union-attr]
+                if k > 1:  # lines best first, whichever depth each score comes from (ties: this depth's)
+                    merged.sort(key=lambda r: -r.score)
+                return merged[:k], False
             n = int(c.pvlen[0])
             pv = [Move(int(m)) for m in c.pv[0, :n]] or [Move(int(ctl["root_move"][0]))]
             found.append(_result(pv[0], int(v), pv, depth, int(ctl["seldepth"][0]), int(ctl["nodes"][0]),
@@ -438,7 +447,7 @@ def load_kernels(variant: Variant | str, net: NetArrays | None = None) -> None:
 def search(position: Position, limits: Limits | None = None, values: PieceValues | Mapping[str, Any] | None = None,
            *, terms: Mapping[str, float] | None = None, seed: int = 0, hash_mb: int = 16,
            info: InfoCallback | None = None, multipv: int = 1, skill: Skill | None = None,
-           params: EvalParams | str | Path | None = None, net: NetArrays | None = None) -> SearchResult[Move]:
+           params: EvalParams | str | Path | None = None, net: NetChoice = "default") -> SearchResult[Move]:
     """Search ``position`` once with a fresh :class:`Engine` (see there for the arguments)."""
     engine = Engine(position.variant, values, terms, hash_mb=hash_mb, seed=seed, skill=skill, params=params,
                     net=net)
