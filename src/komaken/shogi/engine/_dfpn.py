@@ -20,7 +20,7 @@ DINF = 1 << 40
 _ONE = np.int64(1)
 
 
-@njit(cache=True, inline="always")
+@njit(cache=True)
 def _key(h: np.uint64, ply: int) -> np.uint64:
     """Entries are kept per ply: with a depth limit, the same position nearer the limit may
     have a different answer, and sharing it between plies makes the search go round in circles."""

@@ -139,7 +139,7 @@ def piece_moves(bd: np.ndarray, rules: np.ndarray, s: int, p: int) -> int:
     return n
 
 
-@njit(cache=True, inline="always")
+@njit(cache=True)
 def capture_gain(bd: np.ndarray, mv: int, us: int, bval: np.ndarray, hval: np.ndarray) -> int:
     """What the board move ``mv`` of ``us`` wins in material at once: the captured piece off the
     board and into the hand, and the promotion."""
@@ -234,7 +234,7 @@ def _king_safety(bd: np.ndarray, hd: np.ndarray, st: np.ndarray, rules: np.ndarr
     return v
 
 
-@njit(cache=True, inline="always")
+@njit(cache=True)
 def _psq_entry(p: int, s: int, height: int, width: int, w: np.ndarray) -> float:
     """The ``psq`` table entry (unweighted, black's view) of piece ``p`` on square ``s``."""
     k = p & KIND_MASK
@@ -266,7 +266,7 @@ def material_psq(bd: np.ndarray, hd: np.ndarray, rules: np.ndarray, bval: np.nda
     return m, v
 
 
-@njit(cache=True, inline="always")
+@njit(cache=True)
 def move_delta(bd: np.ndarray, mv: int, us: int, rules: np.ndarray, bval: np.ndarray, hval: np.ndarray,
                w: np.ndarray) -> tuple[int, float]:
     """How :func:`material_psq`'s two sums change when ``us`` plays ``mv`` (before it is played).

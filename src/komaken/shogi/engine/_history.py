@@ -17,20 +17,20 @@ from komaken.shogi._kernels import move_drop_kind, move_from, move_promotes, mov
 from komaken.shogi.engine._searchparams import HISTORY_MAX
 
 
-@njit(cache=True, inline="always")
+@njit(cache=True)
 def is_quiet(bd: np.ndarray, mv: int) -> bool:
     """Whether ``mv`` neither captures nor promotes (drops included): the moves history orders."""
     return bd[move_to(mv)] == 0 and not move_promotes(mv)
 
 
-@njit(cache=True, inline="always")
+@njit(cache=True)
 def history_piece(bd: np.ndarray, mv: int) -> int:
     """The history row of ``mv``: the moving piece, or for a drop the kind dropped."""
     frm = move_from(mv)
     return bd[frm] if frm != 0 else move_drop_kind(mv)
 
 
-@njit(cache=True, inline="always")
+@njit(cache=True)
 def _nudge(history: np.ndarray, piece: int, to: int, bonus: int) -> None:
     h = history[piece, to]
     history[piece, to] = h + bonus - h * abs(bonus) // HISTORY_MAX

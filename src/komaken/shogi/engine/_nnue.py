@@ -52,12 +52,12 @@ def square_index(rules: np.ndarray) -> np.ndarray:
     return inv
 
 
-@njit(cache=True, inline="always")
+@njit(cache=True)
 def _colour(p: int) -> int:
     return 0 if p & BLACK_BIT else 1
 
 
-@njit(cache=True, inline="always")
+@njit(cache=True)
 def _bucket(st: np.ndarray, inv: np.ndarray, nsq: int, c: int) -> int:
     k = st[ST_KING + c]
     if k == 0:
@@ -66,7 +66,7 @@ def _bucket(st: np.ndarray, inv: np.ndarray, nsq: int, c: int) -> int:
     return s if c == 0 else nsq - 1 - s
 
 
-@njit(cache=True, inline="always")
+@njit(cache=True)
 def board_feature(bucket: int, nsq: int, c: int, p: int, sq: int, inv: np.ndarray) -> int:
     """The feature of piece code ``p`` on board index ``sq`` from colour ``c``'s side."""
     s = inv[sq]
@@ -76,7 +76,7 @@ def board_feature(bucket: int, nsq: int, c: int, p: int, sq: int, inv: np.ndarra
     return (bucket * PLANES + plane) * nsq + s
 
 
-@njit(cache=True, inline="always")
+@njit(cache=True)
 def hand_feature(nsq: int, c: int, owner: int, kind: int, level: int) -> int:
     """The feature "``owner`` holds more than ``level`` pieces of ``kind``" from ``c``'s side
     (-1 beyond :data:`HAND_CAP`)."""
@@ -86,7 +86,7 @@ def hand_feature(nsq: int, c: int, owner: int, kind: int, level: int) -> int:
     return (nsq + 1) * PLANES * nsq + (rel * HAND_KINDS + kind) * HAND_CAP + level
 
 
-@njit(cache=True, inline="always")
+@njit(cache=True)
 def _add(acc: np.ndarray, w: np.ndarray, f: int) -> None:
     # an explicit loop: ``acc += w[f]`` (int16 into int32) made a temporary array every time
     for i in range(acc.shape[0]):
@@ -183,7 +183,7 @@ def update(bd: np.ndarray, hd: np.ndarray, st: np.ndarray, rules: np.ndarray, in
             _apply(child, w, b, nsq, c, pieces[j], squares[j], signs[j], inv)
 
 
-@njit(cache=True, inline="always")
+@njit(cache=True)
 def _apply(acc: np.ndarray, w: np.ndarray, b: int, nsq: int, c: int, piece: int, where: int, sign: int,
            inv: np.ndarray) -> None:
     """``acc[c] ±= w[f]`` for one change of :func:`changes`."""
@@ -208,7 +208,7 @@ QB = 64  # a dense weight of 1.0 is 64
 OUT_SCALE = 600  # a network output of 1.0 is this many evaluation units
 
 
-@njit(cache=True, inline="always")
+@njit(cache=True)
 def _crelu(x: int) -> int:
     return 0 if x < 0 else (QA if x > QA else x)
 

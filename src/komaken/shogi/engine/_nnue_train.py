@@ -62,7 +62,7 @@ def game_features(bd: np.ndarray, hd: np.ndarray, st: np.ndarray, hh: np.ndarray
     return k
 
 
-@njit(cache=True, inline="always")
+@njit(cache=True)
 def _factor(f: int, nboard: int, cells: int) -> int:
     return f % cells if f < nboard else -1
 

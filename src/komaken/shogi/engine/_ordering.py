@@ -47,7 +47,7 @@ def score_moves(bd: np.ndarray, rules: np.ndarray, moves: np.ndarray, scores: np
             scores[i] = history[history_piece(bd, mv), to]
 
 
-@njit(cache=True, inline="always")
+@njit(cache=True)
 def pick(moves: np.ndarray, scores: np.ndarray, i: int, n: int) -> int:
     """Swap the best-scored of ``moves[i:n]`` (the first of equals) to ``i`` and return it."""
     best = i

@@ -266,7 +266,7 @@ def qsearch(pos: KernelState, c: Context, alpha, beta, ply) -> int:
     return best
 
 
-@njit(cache=True, inline="always")
+@njit(cache=True)
 def _excluded(c: Context, mv: int) -> bool:
     for k in range(c.ctl[0].excluded):
         if c.excl[k] == mv:

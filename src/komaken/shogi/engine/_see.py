@@ -19,14 +19,14 @@ SCRATCH = 160
 KING_VALUE = 1_000_000  # a king "captured" ends the exchange: it may only take last
 
 
-@njit(cache=True, inline="always")
+@njit(cache=True)
 def _value(bval: np.ndarray, p: int) -> int:
     if (p & KIND_MASK) == KING:
         return KING_VALUE
     return abs(bval[p])
 
 
-@njit(cache=True, inline="always")
+@njit(cache=True)
 def _cheapest_attacker(bd: np.ndarray, rules: np.ndarray, bval: np.ndarray, to: int, side: int,
                        buf: np.ndarray) -> tuple[int, int]:
     """``side``'s least valuable piece attacking ``to``: (its square, its value); (-1, 0) if none."""

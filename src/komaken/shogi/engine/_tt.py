@@ -20,7 +20,7 @@ KEY_HIGH = np.uint64(0xFFFFFFFF00000000)
 EVAL_BIAS = 1 << 31
 
 
-@njit(cache=True, inline="always")
+@njit(cache=True)
 def to_tt(score: int, ply: int) -> int:
     """A score as stored: a mate counted from this node instead of from the root."""
     if score > MATE_BOUND:
@@ -30,7 +30,7 @@ def to_tt(score: int, ply: int) -> int:
     return score
 
 
-@njit(cache=True, inline="always")
+@njit(cache=True)
 def from_tt(score: int, ply: int) -> int:
     """A stored score back at ``ply``: a mate counted from the root again."""
     if score > MATE_BOUND:
@@ -40,20 +40,20 @@ def from_tt(score: int, ply: int) -> int:
     return score
 
 
-@njit(cache=True, inline="always")
+@njit(cache=True)
 def tt_hit(tt_key: np.ndarray, idx: int, h: np.uint64) -> bool:
     """Whether slot ``idx`` holds the position with key ``h``."""
     return (tt_key[idx] ^ h) & KEY_HIGH == np.uint64(0)
 
 
-@njit(cache=True, inline="always")
+@njit(cache=True)
 def tt_static(tt_key: np.ndarray, idx: int) -> int:
     """The static evaluation kept in slot ``idx`` (whose key matched), or ``-INF`` if none."""
     low = int(tt_key[idx] & np.uint64(0xFFFFFFFF))
     return low - EVAL_BIAS if low != 0 else -INF
 
 
-@njit(cache=True, inline="always")
+@njit(cache=True)
 def tt_key_word(h: np.uint64, static: int) -> np.uint64:
     """The key word of an entry for ``h`` keeping ``static`` (``-INF``, or out of range: none)."""
     low = static + EVAL_BIAS if -EVAL_BIAS < static < EVAL_BIAS else 0
