@@ -31,26 +31,23 @@ def search() -> None:
 
 def net() -> None:
     """The shogi search with a network (minishogi's default evaluation; about 40 s once the move
-    generator is compiled, which this group and ``search`` compile at once), perft, self-play,
-    the other games' engines: together about as long as the linear search alone."""
+    generator is compiled, which every group compiles at once), perft, the other games' engines:
+    together about as long as the linear search alone."""
     from komaken.analysis import GameAnalysis
     from komaken.games import find_game
-    from komaken.lab.valuestudy.selfplay import run_selfplay, study_config
     from komaken.shogi import Position
     from komaken.shogi.engine import Engine, Limits
 
     start = Position.start("minishogi")
     Engine("minishogi").search(start, Limits(depth=2))  # the shipped net: a random one has its dtypes
     start.perft(2)
-    with tempfile.TemporaryDirectory() as tmp:
-        run_selfplay(study_config("minishogi", games=2, nodes=200, seed=0), Path(tmp) / "warm.sqlite", workers=1)
     for name, moves in (("chess", ["e4", "e5"]), ("reversi", ["f5", "d6"])):
         game = find_game(name)
         GameAnalysis(game, game.start(None), moves, seconds=0.05, multipv=2).run()
 
 
 def data() -> None:
-    """The features of self-play positions and network training (these need scipy besides numba)."""
+    """Self-play (the value study's kernel), the features of its positions and network training."""
     from komaken.lab.nnue_data import read_study
     from komaken.lab.valuestudy.selfplay import run_selfplay, study_config
     from komaken.shogi.engine.nnue_train import TrainConfig, train
