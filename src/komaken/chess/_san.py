@@ -91,9 +91,11 @@ def parse_san(board: Board, text: str) -> Move:
     kind = PIECE_SYMBOLS.index(letter.lower()) if letter else PAWN
     candidates, unpromoted = [], []
     for move in board.legal_moves():
+        if move.to_square != to:
+            continue
         piece = board.piece_at(move.from_square)
         assert piece is not None
-        if move.to_square != to or not (long_form or piece.piece_type == kind):
+        if not (long_form or piece.piece_type == kind):
             continue
         if file and FILE_NAMES[move.from_square % 8] != file or rank and RANK_NAMES[move.from_square // 8] != rank:
             continue

@@ -248,7 +248,8 @@ def parse_japanese(position: Position, text: str) -> Move:
     if promote and kind.startswith("+"):
         raise IllegalMoveError(f"move {raw}: a {english[kind]} cannot promote")
 
-    legal = [mv for mv in position.legal_moves() if mv.to_square == to]
+    target = to.index  # compared with each code's destination: no Square made per legal move
+    legal = [mv for mv in position.legal_moves() if mv.code & 0xFF == target]
     board = [mv for mv in legal if not mv.drop and position.piece_at(mv.from_square).kind == kind]  # type: ignore[arg-type, union-attr]
     drops = [mv for mv in legal if mv.drop == kind]
     if m["origin"]:
