@@ -22,7 +22,7 @@ from komaken.shogi._kernels import R_NSQ
 from komaken.shogi.engine._context import NetArrays
 from komaken.shogi.engine._nnue import n_features
 from komaken.shogi.engine.evalparams import params_id
-from komaken.shogi.engine.nnue import Network, shipped_path
+from komaken.shogi.engine.nnue import Network, find_network
 from komaken.shogi.variant import Variant, shipped_id
 
 #: What an engine evaluates with: a network's arrays, ``None`` for the linear evaluation, or
@@ -62,8 +62,8 @@ def default_network(variant: Variant) -> NetArrays | None:
 @functools.cache
 def _shipped_arrays(vid: str) -> NetArrays | None:
     """Read once per process: every engine of a variant shares the same read-only arrays."""
-    path = shipped_path(vid)
-    return None if path is None else load_network(path, None)
+    net = find_network(vid)
+    return None if net is None else arrays(net)
 
 
 def resolve_net(net: NetChoice, variant: Variant, linear_asked: bool) -> NetArrays | None:
