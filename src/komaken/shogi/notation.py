@@ -248,8 +248,8 @@ def parse_japanese(position: Position, text: str) -> Move:
     if promote and kind.startswith("+"):
         raise IllegalMoveError(f"move {raw}: a {english[kind]} cannot promote")
 
-    target = to.index  # compared with each code's destination: no Square made per legal move
-    legal = [mv for mv in position.legal_moves() if mv.code & 0xFF == target]
+    target = to.index  # only the legal moves landing there are built as Move objects
+    legal = position._legal_list(target)
     board = [mv for mv in legal if not mv.drop and position.piece_at(mv.from_square).kind == kind]  # type: ignore[arg-type, union-attr]
     drops = [mv for mv in legal if mv.drop == kind]
     if m["origin"]:

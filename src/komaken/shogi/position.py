@@ -18,6 +18,7 @@ from __future__ import annotations
 
 from collections.abc import Iterator
 from dataclasses import replace
+from functools import cache
 from typing import Self
 
 import numpy as np
@@ -51,6 +52,12 @@ _INITIAL_CAPACITY = 512
 
 #: built-in variant by number of ranks, as the record readers infer it
 _VARIANT_BY_RANKS = {5: "minishogi", 6: "judkins", 9: "shogi"}
+
+
+@cache
+def _composed(variant: Variant) -> Variant:
+    """``variant`` with the rules a composed setup may break (二歩, dead pieces) switched off for reading it."""
+    return replace(variant, nifu=False, dead_pieces=False)
 
 
 def _variant_for_sfen(text: str) -> str:
@@ -98,15 +105,18 @@ class Position:
     __slots__ = ("variant", "_bd", "_hd", "_st", "_hh", "_hist", "_move0")
 
     def __init__(self, variant: Variant | str | None = None) -> None:
+        self._blank(variant)
+        self._set(parse_sfen(self.variant.start_sfen, self.variant))
+
+    def _blank(self, variant: Variant | str | None) -> None:
+        """The buffers of an empty board of ``variant``, to be filled by :meth:`_set`."""
         self.variant = load_variant(SHOGI if variant is None else variant)
         self._bd = np.full(BOARD_SIZE, WALL, dtype=np.int8)
-        self._bd[self.variant.geo[K.G_BOARD] == 1] = 0
         self._hd = np.zeros((2, 8), dtype=np.int8)
         self._st = np.zeros(K.ST_SIZE, dtype=np.int64)
         self._hh = np.zeros(_INITIAL_CAPACITY + 1, dtype=np.uint64)
         self._hist = np.zeros((_INITIAL_CAPACITY, 3), dtype=np.int64)
         self._move0 = 1
-        self._set(parse_sfen(self.variant.start_sfen, self.variant))
 
     # ---- construction ------------------------------------------------------------------------
     @classmethod
@@ -130,11 +140,11 @@ class Position:
         if not isinstance(sfen, str):
             raise TypeError(f"from_sfen takes SFEN text, not {type(sfen).__name__}")
         text = sfen.strip()
-        pos = cls(_variant_for_sfen(text) if variant is None else variant)
         if text in ("startpos", "sfen startpos"):
-            return pos
-        rules = replace(pos.variant, nifu=False, dead_pieces=False) if composed else pos.variant
-        pos._set(parse_sfen(text, rules))
+            return cls(_variant_for_sfen(text) if variant is None else variant)
+        pos = cls.__new__(cls)
+        pos._blank(_variant_for_sfen(text) if variant is None else variant)
+        pos._set(parse_sfen(text, _composed(pos.variant) if composed else pos.variant))
         return pos
 
     def _set(self, parsed: tuple[dict[int, int], tuple[dict[int, int], dict[int, int]], int, int]) -> None:
@@ -273,8 +283,12 @@ class Position:
         ``pos.legal_moves()`` returns a new ``list``.  See :mod:`komaken.legal`."""
         return LegalMoves(self._legal_list, Move.from_usi)
 
-    def _legal_list(self) -> list[Move]:
+    def _legal_list(self, to: int | None = None) -> list[Move]:
+        """The legal moves as :class:`Move` objects; with ``to``, only those landing on the square
+        of that board index (a reader looking for one move need not build the others)."""
         codes = self._legal_codes()
+        if to is not None:
+            codes = codes[(codes & 0xFF) == to]
         frm = (codes >> 8) & 0xFF
         drop = (codes >> 17) & 0xF
         side_bit = BLACK_BIT if self._st[K.ST_SIDE] == 0 else BLACK_BIT << 1
