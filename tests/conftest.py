@@ -75,20 +75,23 @@ def _fail_under_ci(report: pytest.TestReport | pytest.CollectReport) -> None:
 
 def pytest_configure(config: pytest.Config) -> None:
     """On the xdist controller, before any worker starts: compile the big kernels once
-    (tests/warm_kernels.py, one process per group), so the workers and their subprocesses load
-    them from numba's cache instead of each compiling them at the same time.  A warm-up that fails
-    is reported and the tests run anyway: they will show what is wrong."""
+    (tests/warm_kernels.py: its waves one after the other, a process per group of a wave), so the
+    workers and their subprocesses load them from numba's cache instead of each compiling them at
+    the same time.  A warm-up that fails is reported and the tests run anyway: they will show what
+    is wrong."""
     if hasattr(config, "workerinput") or not getattr(config.option, "numprocesses", None):
         return
-    from warm_kernels import GROUPS  # here: a copy of this file elsewhere (test_suite_policy) runs without it
+    from warm_kernels import WAVES  # here: a copy of this file elsewhere (test_suite_policy) runs without it
 
-    warm = [subprocess.Popen([sys.executable, str(TESTS / "warm_kernels.py"), group], stdout=subprocess.DEVNULL,
-                             stderr=subprocess.PIPE, text=True) for group in GROUPS]
-    for proc in warm:
-        _, err = proc.communicate()
-        if proc.returncode != 0:
-            tail = err.strip().splitlines()[-1:] or ["no message"]
-            config.issue_config_time_warning(pytest.PytestWarning(f"kernel warm-up failed: {tail[0]}"), stacklevel=2)
+    for wave in WAVES:
+        warm = [subprocess.Popen([sys.executable, str(TESTS / "warm_kernels.py"), group], stdout=subprocess.DEVNULL,
+                                 stderr=subprocess.PIPE, text=True) for group in wave]
+        for proc in warm:
+            _, err = proc.communicate()
+            if proc.returncode != 0:
+                tail = err.strip().splitlines()[-1:] or ["no message"]
+                config.issue_config_time_warning(pytest.PytestWarning(f"kernel warm-up failed: {tail[0]}"),
+                                                 stacklevel=2)
 
 
 @pytest.hookimpl(wrapper=True)
