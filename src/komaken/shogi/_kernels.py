@@ -247,6 +247,10 @@ SC_TARGET = BOARD_SIZE  # [square]: 1 where a non-king evasion may land
 SC_PINNED = 2 * BOARD_SIZE  # number of pinned pieces, then their squares (at most 8)
 SC_ATTACKERS = SC_PINNED + 9  # room for the attackers of a square (打ち歩詰め test)
 SCRATCH_SIZE = SC_ATTACKERS + 16
+# Where every compiled caller starts appending moves.  A typed zero, not a literal: a literal 0
+# would make numba compile the generators once more for it (ten seconds each), apart from the
+# int64 start Python callers and the searches pass, so one cached compile serves them all.
+FROM_START = np.int64(0)
 
 
 @njit(cache=True, inline="always")
@@ -552,7 +556,7 @@ def gen_legal(bd: np.ndarray, hd: np.ndarray, st: np.ndarray, geo: np.ndarray, r
     slides, a promotion before the same move unpromoted), then drops by square and kind.  Hot
     loops should call :func:`gen_legal_into` with a scratch array made once."""
     sc = np.zeros(SCRATCH_SIZE, dtype=np.int16)
-    return gen_legal_into(bd, hd, st, geo, rules, out, 0, sc)
+    return gen_legal_into(bd, hd, st, geo, rules, out, FROM_START, sc)
 
 
 @njit(cache=True)
@@ -712,7 +716,7 @@ def perft(bd: np.ndarray, hd: np.ndarray, st: np.ndarray, hh: np.ndarray, hist: 
     buf = np.empty((depth + 1) * MAX_MOVES, dtype=np.int64)
     sc = np.zeros(SCRATCH_SIZE, dtype=np.int16)
     if depth == 1:
-        return gen_legal_into(bd, hd, st, geo, rules, buf, 0, sc)
+        return gen_legal_into(bd, hd, st, geo, rules, buf, FROM_START, sc)
     cur = np.zeros(depth + 1, dtype=np.int64)
     end = np.zeros(depth + 1, dtype=np.int64)
     return _perft(bd, hd, st, hh, hist, geo, rules, depth, buf, sc, cur, end)

@@ -27,13 +27,13 @@ from typing import NamedTuple
 import numpy as np
 from numba import njit
 
-from komaken.shogi._kernels import MAX_MOVES, R_NSQ
+from komaken.shogi._kernels import MAX_MOVES, R_NSQ, SCRATCH_SIZE
 from komaken.shogi.engine._evaluate import W_SIZE
 from komaken.shogi.engine._nnue import MAX_CHANGES, n_features, square_index
 from komaken.shogi.engine._searchparams import LMR_N, SP_SIZE
 
 MAX_PLY = 128
-ROWS = MAX_PLY + 2  # one row per ply, and the move-score buffer's scratch rows (MAX_PLY, MAX_PLY + 1)
+ROWS = MAX_PLY + 2  # one row per ply, and the move-score buffer's SEE scratch row (MAX_PLY + 1)
 HISTORY_SHAPE = (64, 256)  # [piece code, destination square]
 
 #: the search's counters and flags, one record
@@ -60,8 +60,9 @@ class SearchContext(NamedTuple):
     the search settings (:mod:`komaken.shogi.engine._searchparams`), ``lmr`` the late-move
     reduction table; ``tt_key``/``tt_data`` the transposition table, ``killers`` and ``history``
     the move-ordering tables, ``pv``/``pvlen`` the triangular principal-variation table, ``mbuf``/
-    ``sbuf`` moves and their scores per ply, ``acc`` the material and PSQ sums per ply, ``excl``
-    the root moves MultiPV leaves out.  (:class:`NnueContext` adds the network.)
+    ``sbuf`` moves and their scores per ply, ``gen`` the move generator's scratch (int16, as every
+    other caller passes it: one compiled generator, cached once, serves them all), ``acc`` the
+    material and PSQ sums per ply, ``excl`` the root moves MultiPV leaves out.  (:class:`NnueContext` adds the network.)
     """
 
     ctl: np.ndarray
@@ -79,6 +80,7 @@ class SearchContext(NamedTuple):
     pvlen: np.ndarray
     mbuf: np.ndarray
     sbuf: np.ndarray
+    gen: np.ndarray
     acc: np.ndarray
 
 
@@ -161,6 +163,7 @@ class NnueContext(NamedTuple):
     pvlen: np.ndarray
     mbuf: np.ndarray
     sbuf: np.ndarray
+    gen: np.ndarray
     acc: np.ndarray
     nn: NnueState
 
@@ -201,6 +204,7 @@ def new_context(bval: np.ndarray, hval: np.ndarray, w: np.ndarray, sp: np.ndarra
         pvlen=np.zeros(ROWS, dtype=np.int64),
         mbuf=zeros((ROWS, MAX_MOVES), np.int64),
         sbuf=zeros((ROWS, MAX_MOVES), np.int64),
+        gen=np.zeros(SCRATCH_SIZE, dtype=np.int16),
         acc=np.zeros((ROWS, 2), dtype=np.float64),
     )
 

@@ -38,6 +38,7 @@ from numba import njit
 
 from komaken.shogi._board import BASE, ZSIDE
 from komaken.shogi._kernels import (
+    FROM_START,
     G_ZONE,
     H_CAPTURED,
     H_CHECK,
@@ -117,7 +118,6 @@ from komaken.shogi.kernel import KernelState
 
 KNOWN_WIN = 50_000_000  # decided without mate: won repetition, impasse count, declaration
 SCRATCH_ROW = MAX_PLY + 1  # a row of the move-score buffer no ply reaches: SEE's scratch space
-GEN_ROW = MAX_PLY  # another: the move generator's scratch (its tables stay zero between calls)
 
 # typed (not literal) constants for recursive calls: a literal argument would make numba compile
 # one more specialisation of the recursive function, and cached recursive specialisations crash
@@ -229,11 +229,11 @@ def qsearch(pos: KernelState, c: Context, alpha, beta, ply) -> int:
     moves = c.mbuf[ply]
     scores = c.sbuf[ply]
     if checked:
-        n_all = gen_legal_into(bd, hd, st, geo, rules, moves, 0, c.sbuf[GEN_ROW])
+        n_all = gen_legal_into(bd, hd, st, geo, rules, moves, FROM_START, c.gen)
         if n_all == 0:
             return -MATE + ply
     else:
-        n_all = gen_captures_into(bd, hd, st, geo, rules, moves, 0, c.sbuf[GEN_ROW])
+        n_all = gen_captures_into(bd, hd, st, geo, rules, moves, FROM_START, c.gen)
     n = 0
     us = st[ST_SIDE]
     delta = c.sp[SP_QS_DELTA]
@@ -358,7 +358,7 @@ def negamax(pos: KernelState, c: Context, depth: int, alpha: int, beta: int, ply
         depth -= 1
     moves = c.mbuf[ply]
     scores = c.sbuf[ply]
-    n = gen_legal_into(bd, hd, st, geo, rules, moves, 0, c.sbuf[GEN_ROW])
+    n = gen_legal_into(bd, hd, st, geo, rules, moves, FROM_START, c.gen)
     if n == 0:
         return -MATE + ply  # checkmated, or no move at all: both lose in shogi
     score_moves(bd, rules, moves, scores, n, ttm, c.bval, c.killers, c.history, ply, us, c.sbuf[SCRATCH_ROW])

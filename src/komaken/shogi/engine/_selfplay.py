@@ -39,6 +39,7 @@ from numba import njit
 
 from komaken.shogi._board import KIND_MASK
 from komaken.shogi._kernels import (
+    FROM_START,
     MAX_MOVES,
     R_NSQ,
     R_SQUARES,
@@ -114,7 +115,7 @@ def quiet_flags(pos: KernelState, q: SearchContext, moves: np.ndarray) -> int:
     flags = 0
     if in_check(bd, st, rules):
         flags |= FLAG_CHECK
-    capture = gen_captures_into(bd, hd, st, geo, rules, moves, 0, np.zeros(SCRATCH_SIZE, dtype=np.int16)) > 0
+    capture = gen_captures_into(bd, hd, st, geo, rules, moves, FROM_START, np.zeros(SCRATCH_SIZE, dtype=np.int16)) > 0
     if capture:
         flags |= FLAG_CAPTURE
     if capture and not (flags & FLAG_CHECK):
