@@ -16,9 +16,12 @@ import shutil
 import socket
 import subprocess
 import sys
+import tempfile
+import time
 from collections.abc import Generator, Iterator
 from pathlib import Path
 from types import ModuleType
+from typing import Any
 
 import pytest
 
@@ -75,21 +78,33 @@ def _fail_under_ci(report: pytest.TestReport | pytest.CollectReport) -> None:
 
 def pytest_configure(config: pytest.Config) -> None:
     """On the xdist controller, before any worker starts: compile the big kernels once
-    (tests/warm_kernels.py: its waves one after the other, a process per group of a wave), so the
-    workers and their subprocesses load them from numba's cache instead of each compiling them at
-    the same time.  A warm-up that fails is reported and the tests run anyway: they will show what
-    is wrong."""
+    (tests/warm_kernels.py: a process per group, two at a time, each started once what it needs
+    is cached), so the workers and their subprocesses load them from numba's cache instead of each
+    compiling them at the same time.  A warm-up that fails is reported and the tests run anyway:
+    they will show what is wrong."""
     if hasattr(config, "workerinput") or not getattr(config.option, "numprocesses", None):
         return
-    from warm_kernels import WAVES  # here: a copy of this file elsewhere (test_suite_policy) runs without it
+    from warm_kernels import schedule  # here: a copy of this file elsewhere (test_suite_policy) runs without it
 
-    for wave in WAVES:
-        warm = [subprocess.Popen([sys.executable, str(TESTS / "warm_kernels.py"), group], stdout=subprocess.DEVNULL,
-                                 stderr=subprocess.PIPE, text=True) for group in wave]
-        for proc in warm:
-            _, err = proc.communicate()
+    finished: set[str] = set()
+    running: dict[str, tuple[subprocess.Popen[bytes], Any]] = {}
+    while True:
+        for group in schedule(finished, set(running)):
+            err = tempfile.TemporaryFile()
+            running[group] = (subprocess.Popen([sys.executable, str(TESTS / "warm_kernels.py"), group],
+                                               stdout=subprocess.DEVNULL, stderr=err), err)
+        if not running:
+            break
+        time.sleep(0.1)
+        for group, (proc, err) in list(running.items()):
+            if proc.poll() is None:
+                continue
+            del running[group]
+            finished.add(group)
+            err.seek(0)
+            tail = err.read().decode(errors="replace").strip().splitlines()[-1:] or ["no message"]
+            err.close()
             if proc.returncode != 0:
-                tail = err.strip().splitlines()[-1:] or ["no message"]
                 config.issue_config_time_warning(pytest.PytestWarning(f"kernel warm-up failed: {tail[0]}"),
                                                  stacklevel=2)
 
