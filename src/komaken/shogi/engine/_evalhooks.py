@@ -17,6 +17,11 @@ So numba compiles the kernels twice, one machine-code search per evaluation, and
 is the code it was before the network existed: no network array in its context, no test of a
 flag at any node.  Both specialisations are cached (``cache=True`` on the kernels).
 
+The hooks are compiled calls, not inlined at numba's IR level (only the one-line
+:func:`eval_state` is): each IR-level inlining types the whole calling kernel again, and the six
+hooks made each search specialisation take some 20 s longer to compile, for no speed (nodes per
+second measured the same; LLVM inlines what pays).
+
 Called from Python (not compiled), these functions raise: they exist only to be compiled.
 """
 
@@ -116,7 +121,7 @@ def _eval_state(c):
     return lambda c: c.acc
 
 
-@overload(eval_root, inline="always")
+@overload(eval_root)
 def _eval_root(bd, hd, st, rules, c):
     if _with_net(c):
         def nnue(bd, hd, st, rules, c):
@@ -130,7 +135,7 @@ def _eval_root(bd, hd, st, rules, c):
     return linear
 
 
-@overload(eval_before, inline="always")
+@overload(eval_before)
 def _eval_before(bd, hd, st, rules, bval, hval, w, ev, mv, us, ply):
     if _net_state(ev):
         def nnue(bd, hd, st, rules, bval, hval, w, ev, mv, us, ply):
@@ -144,7 +149,7 @@ def _eval_before(bd, hd, st, rules, bval, hval, w, ev, mv, us, ply):
     return linear
 
 
-@overload(eval_after, inline="always")
+@overload(eval_after)
 def _eval_after(bd, hd, st, rules, ev, ply):
     if _net_state(ev):
         def nnue(bd, hd, st, rules, ev, ply):
@@ -156,7 +161,7 @@ def _eval_after(bd, hd, st, rules, ev, ply):
     return linear
 
 
-@overload(eval_pass, inline="always")
+@overload(eval_pass)
 def _eval_pass(ev, ply):
     if _net_state(ev):
         def nnue(ev, ply):
@@ -195,7 +200,7 @@ def _network_score(bd, hd, st, rules, w, nn, key, seed, ply):
     return v
 
 
-@overload(eval_node, inline="always")
+@overload(eval_node)
 def _eval_node(bd, hd, st, rules, w, ev, key, seed, ply):
     if _net_state(ev):
         def nnue(bd, hd, st, rules, w, ev, key, seed, ply):
@@ -207,7 +212,7 @@ def _eval_node(bd, hd, st, rules, w, ev, key, seed, ply):
     return linear
 
 
-@overload(eval_deep, inline="always")
+@overload(eval_deep)
 def _eval_deep(bd, hd, st, rules, bval, hval, w, ev, key, seed, ply):
     if _net_state(ev):
         def nnue(bd, hd, st, rules, bval, hval, w, ev, key, seed, ply):
