@@ -101,12 +101,12 @@ def _kind(position: Position, move: Move) -> str:
 def _candidates(position: Position, move: Move, kind: str) -> list[Move]:
     """Board moves (one per origin) of pieces of ``kind`` to ``move``'s square."""
     seen: dict[tuple[int, int], Move] = {}
-    for m in position.legal_moves():
-        if m.drop or m.to_square != move.to_square:
+    for m in position._legal_list(move.to_square.index):  # only the moves landing there are built
+        if m.drop:
             continue
         frm = m.from_square
-        assert frm is not None
-        if frm not in seen and position.piece_at(frm).kind == kind:  # type: ignore[union-attr]
+        assert frm is not None and m.piece is not None  # a legal move knows its piece
+        if frm not in seen and m.piece.kind == kind:
             seen[frm] = m
     return list(seen.values())
 
@@ -250,7 +250,7 @@ def parse_japanese(position: Position, text: str) -> Move:
 
     target = to.index  # only the legal moves landing there are built as Move objects
     legal = position._legal_list(target)
-    board = [mv for mv in legal if not mv.drop and position.piece_at(mv.from_square).kind == kind]  # type: ignore[arg-type, union-attr]
+    board = [mv for mv in legal if not mv.drop and mv.piece.kind == kind]  # type: ignore[union-attr]
     drops = [mv for mv in legal if mv.drop == kind]
     if m["origin"]:
         f, r = _digit(m["origin"][0]), _digit(m["origin"][1])

@@ -63,6 +63,8 @@ def _digit(ch: str) -> int:
 
 def _to_square(sq: object) -> Square:
     """A :class:`Square` from a Square, a ``(file, rank)`` tuple or square text (``"7g"``)."""
+    if type(sq) is Square:  # the common case first: readers and writers ask per move
+        return sq
     if isinstance(sq, str):
         return Square.parse(sq)
     if isinstance(sq, tuple) and len(sq) == 2 and all(isinstance(v, int) and not isinstance(v, bool) for v in sq):
