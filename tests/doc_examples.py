@@ -158,9 +158,9 @@ def split_comment(line: str) -> tuple[str, str]:
 
 
 def shorten(command: str) -> str:
-    """Long runs made short: ``komaken experiment run`` plays 2 games per pairing."""
+    """Long runs made short: ``komaken experiment run`` plays 1 game per pairing."""
     if re.match(r"^(\S*/)?komaken experiment run\b", command) and "--games" not in command:
-        return command + " --games 2"
+        return command + " --games 1"
     return command
 
 
