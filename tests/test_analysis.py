@@ -367,6 +367,19 @@ def test_the_annotated_pgn_is_read_back_by_python_chess_with_lichess_evals(tmp_p
     assert nodes[-1].comment == ""  # the game is over there
 
 
+def test_a_chess_analysis_sees_mate_in_one_however_short_its_time() -> None:
+    """Depth 2 whatever the time: with none at all, the move that mates is still found and scored
+    as mate, so a blunder into mate in one is never missed on a busy machine."""
+    from komaken.chess.game import ChessAnalyser
+
+    chess = find_game("chess")
+    board = chess.start(None)
+    for san in ["e4", "e5", "Bc4", "Nc6", "Qh5", "Nf6"]:
+        board.push(board.parse_move(san))
+    result = ChessAnalyser().analyse(board, 0.0, 1)
+    assert result.depth >= 2 and result.mate == 1 and board.move_text(result.move) == "Qxf7#"
+
+
 def test_reversi_is_analysed_with_multipv_and_solved_near_the_end() -> None:
     from komaken.reversi import Reversi
     from komaken.reversi.engine import solve
