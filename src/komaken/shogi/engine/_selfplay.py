@@ -43,7 +43,6 @@ from komaken.shogi._kernels import (
     MAX_MOVES,
     R_NSQ,
     R_SQUARES,
-    SCRATCH_SIZE,
     ST_PLY,
     ST_SIDE,
     can_declare,
@@ -115,7 +114,7 @@ def quiet_flags(pos: KernelState, q: SearchContext, moves: np.ndarray) -> int:
     flags = 0
     if in_check(bd, st, rules):
         flags |= FLAG_CHECK
-    capture = gen_captures_into(bd, hd, st, geo, rules, moves, FROM_START, np.zeros(SCRATCH_SIZE, dtype=np.int16)) > 0
+    capture = gen_captures_into(bd, hd, st, geo, rules, moves, FROM_START, q.gen) > 0  # the context's scratch
     if capture:
         flags |= FLAG_CAPTURE
     if capture and not (flags & FLAG_CHECK):
