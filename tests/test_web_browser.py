@@ -416,6 +416,8 @@ def test_every_game_engine_against_engine_to_the_end(page, game) -> None:  # typ
     page.wait_for_function(f"!!(play.state && play.state.id && play.state.game.id === '{game}')")
     page.wait_for_function("!!play.state.outcome", timeout=30_000)
     st = page.evaluate("play.state")
+    # choosing white's player keeps black's settings (it once drew both sides' settings again, empty)
+    assert all("depth=1" in s["name"] for s in st["sides"]), st["sides"]
     assert st["ply"] >= 5 and len(moves(page)) == st["ply"] and st["legal"] == []
     assert st["outcome"]["reason"] in page.inner_text("#status")
     server = page.evaluate("fetch(`/api/play/${play.state.id}`).then(r => r.json())")

@@ -51,7 +51,9 @@ async function initPlay() {
   const sel = $("#game-select");
   sel.replaceChildren(...play.games.map(g => el("option", {value: g.id}, g.title)));
   sel.addEventListener("change", setupSides);
-  for (const k of document.querySelectorAll(".side-kind")) k.addEventListener("change", showOptions);
+  for (const k of document.querySelectorAll(".side-kind")) {
+    k.addEventListener("change", () => showOptions([k.id.split("-")[0]]));
+  }
   setupSides();
   $("#setup").addEventListener("submit", (ev) => { ev.preventDefault(); newGame(); });
   $("#setup-toggle").addEventListener("click", () => collapseSetup(!$("#setup").classList.contains("collapsed")));
@@ -83,10 +85,11 @@ function setupSides() {
   showOptions();
 }
 
-// the settings of the chosen player type, as the server lists them (numbers in their range, switches)
-function showOptions() {
+// the settings of the chosen player type, as the server lists them (numbers in their range, switches);
+// only the sides named are drawn again, so choosing one side's player keeps what the other side has
+function showOptions(sides = ["black", "white"]) {
   const g = gameInfo();
-  for (const side of ["black", "white"]) {
+  for (const side of sides) {
     const kind = $(`#${side}-kind`).value;
     const p = g.players.find(x => x.kind === kind) || {settings: []};
     $(`#${side}-settings`).replaceChildren(...p.settings.map(o => settingInput(side, o)));
