@@ -81,7 +81,6 @@ DEFERRED_IMPORTS = {
     "lab/stats.py:p_value_even": "scipy",
     "lab/valuestudy/laws.py:saturation_law": "scipy",
     "lab/valuestudy/laws.py:hill_law": "scipy",
-    "lab/stats.py:wilson_interval": "statsmodels",
     "lab/valuestudy/fit.py:_glm": "statsmodels",
     "lab/runner.py:_Dask.__init__": "distributed",
     "lab/runner.py:_Dask.wait_first": "distributed",

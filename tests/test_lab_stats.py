@@ -8,6 +8,8 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 from scipy import optimize
+from scipy.stats import binomtest
+from statsmodels.stats.proportion import proportion_confint
 
 from komaken.lab.stats import (
     MIN_DECISIVE,
@@ -42,6 +44,19 @@ def test_wilson_interval_contains_the_estimate(n: int, data: st.DataObject) -> N
     k = data.draw(st.sampled_from([0, n, data.draw(st.integers(0, 2 * n)) / 2]))
     lo, hi = wilson_interval(k, n)
     assert 0.0 <= lo <= k / n <= hi <= 1.0
+
+
+@given(st.integers(1, 10**6), st.data(), st.sampled_from([0.8, 0.95, 0.99]))
+def test_wilson_interval_is_statsmodels_wilson(n: int, data: st.DataObject, confidence: float) -> None:
+    k = data.draw(st.integers(0, 2 * n)) / 2
+    lo, hi = proportion_confint(k, n, alpha=1 - confidence, method="wilson")
+    assert wilson_interval(k, n, confidence) == pytest.approx((lo, hi), rel=1e-12, abs=1e-15)
+
+
+@given(st.integers(0, 5000), st.integers(0, 5000))
+def test_p_value_is_scipys_binomial_test(w: int, l: int) -> None:
+    expected = binomtest(w, w + l, 0.5).pvalue if w + l else 1.0
+    assert p_value_even(w, l) == pytest.approx(expected, rel=1e-9, abs=1e-300)
 
 
 def test_wilson_at_the_ends_is_exact() -> None:
