@@ -69,7 +69,7 @@ IMPORT_CIRCLES = [
 HEAVY = {
     "matplotlib": "0.14 s, pyplot 0.39 s: only a report's figures draw",
     "scipy": "0.63 s for scipy.stats, 0.33 s for scipy.optimize: only a report's tests and curve fits",
-    "statsmodels": "0.86 s (statsmodels.api 1.25 s): only a report's intervals and a value fit's regression",
+    "statsmodels": "0.86 s (statsmodels.api 1.25 s): only a value fit's regression",
     "distributed": "0.32 s, and an optional extra (cluster): only a run on a Dask cluster",
 }
 #: Imports inside functions that defer a HEAVY package, ``file:function`` -> the package.  Any
