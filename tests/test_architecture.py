@@ -77,7 +77,7 @@ HEAVY = {
 DEFERRED_IMPORTS = {
     "lab/document.py:pyplot": "matplotlib",
     "lab/results.py:_freeman_halton": "scipy",
-    "lab/results.py:same_distribution": "scipy",
+    "lab/results.py:_chi2_p": "scipy",
     "lab/stats.py:p_value_even": "scipy",
     "lab/valuestudy/laws.py:saturation_law": "scipy",
     "lab/valuestudy/laws.py:hill_law": "scipy",

@@ -145,18 +145,25 @@ def same_distribution(ours: tuple[int, int, int], theirs: tuple[int, int, int]) 
     cols = [(a, b) for a, b in zip(ours, theirs, strict=True) if a + b > 0]
     if len(cols) < 2 or sum(a for a, _ in cols) == 0 or sum(b for _, b in cols) == 0:
         return 1.0
-    table = [[a for a, _ in cols], [b for _, b in cols]]
-    small = min(table, key=sum)
+    table = np.array([[a for a, _ in cols], [b for _, b in cols]], dtype=np.float64)
+    small = min(table.tolist(), key=sum)
     if sum(small) > EXACT_MAX_GAMES:
-        from scipy.stats import chi2_contingency
+        return _chi2_p(table)
+    return _freeman_halton([int(x) for x in small], [a + b for a, b in cols])
 
-        return float(chi2_contingency(table, correction=False).pvalue)
-    return _freeman_halton(small, [a + b for a, b in cols])
+
+def _chi2_p(table: np.ndarray) -> float:
+    """Pearson's χ² test of independence of a 2×k table (no continuity correction)."""
+    from scipy.special import chdtrc
+
+    expected = np.outer(table.sum(axis=1), table.sum(axis=0)) / table.sum()
+    return float(chdtrc(table.shape[1] - 1, ((table - expected) ** 2 / expected).sum()))
 
 
 def _freeman_halton(row: list[int], totals: list[int]) -> float:
-    """Two-sided exact p of ``row`` as one row of a 2×k table with column ``totals``."""
-    from scipy.stats import multivariate_hypergeom
+    """Two-sided exact p of ``row`` as one row of a 2×k table with column ``totals``: each table's
+    probability is the multivariate hypergeometric ``prod C(total_i, x_i) / C(sum totals, n)``."""
+    from scipy.special import gammaln
 
     n = sum(row)
     grids = np.meshgrid(*[np.arange(min(c, n) + 1) for c in totals[:-1]], indexing="ij")
@@ -164,8 +171,14 @@ def _freeman_halton(row: list[int], totals: list[int]) -> float:
     last = n - heads.sum(axis=1)
     keep = (last >= 0) & (last <= totals[-1])
     tables = np.column_stack([heads[keep], last[keep]])
-    probs = multivariate_hypergeom.pmf(tables, m=totals, n=n)
-    observed = multivariate_hypergeom.pmf(row, m=totals, n=n)
+    m = np.array(totals, dtype=np.float64)
+
+    def log_pmf(x: np.ndarray) -> np.ndarray:
+        ways = (gammaln(m + 1) - gammaln(x + 1) - gammaln(m - x + 1)).sum(axis=-1)
+        return ways - (gammaln(m.sum() + 1) - gammaln(n + 1) - gammaln(m.sum() - n + 1))
+
+    probs = np.exp(log_pmf(tables.astype(np.float64)))
+    observed = float(np.exp(log_pmf(np.array(row, dtype=np.float64))))
     return float(min(1.0, probs[probs <= observed * (1 + 1e-7)].sum()))
 
 
