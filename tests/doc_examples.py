@@ -158,9 +158,13 @@ def split_comment(line: str) -> tuple[str, str]:
 
 
 def shorten(command: str) -> str:
-    """Long runs made short: ``komaken experiment run`` plays 1 game per pairing."""
-    if re.match(r"^(\S*/)?komaken experiment run\b", command) and "--games" not in command:
-        return command + " --games 1"
+    """Long runs made short: ``komaken experiment run`` plays 1 game per pairing, in one worker (two
+    would each start Python and load the kernels for a few games)."""
+    if re.match(r"^(\S*/)?komaken experiment run\b", command):
+        if "--games" not in command:
+            command += " --games 1"
+        if not re.search(r"(^| )(-j|--workers)\b", command):
+            command += " -j 1"
     return command
 
 
