@@ -24,15 +24,23 @@ from pathlib import Path
 def movegen() -> None:
     """The shogi move generator and perft.  Every caller (the searches, self-play,
     :class:`~komaken.shogi.Position`, the tests) passes the same types, so these two compiles are
-    the only ones."""
+    the only ones.  Then the rules every game loop asks from Python (a move read from USI, its
+    legality, the game's end, repetition, the impasse count): small kernels, but each process
+    that needs one before it is cached compiles it."""
     import numpy as np
 
-    from komaken.shogi import Position
+    from komaken.game import Color
+    from komaken.shogi import Move, Position
     from komaken.shogi import _kernels as K
 
     start = Position.start("minishogi")
     start.perft(2)
     start.legal_moves()
+    start.is_legal(Move.from_usi("5e4d"))
+    start.is_legal(Move.from_usi("P*3c"))
+    start.outcome()
+    start.repetition_count()
+    start.impasse_points(Color.BLACK)
     s = start.kernel_state()
     K.gen_captures_into(s.bd, s.hd, s.st, s.geo, s.rules, np.zeros(K.MAX_MOVES, dtype=np.int64), 0,
                         np.zeros(K.SCRATCH_SIZE, dtype=np.int16))
@@ -51,6 +59,7 @@ def other_games() -> None:
     for name, moves in (("chess", ["e4", "e5"]), ("reversi", ["f5", "d6"])):
         game = find_game(name)
         GameAnalysis(game, game.start(None), moves, seconds=0.05, multipv=2).run()
+        game.start(None).perft(1)
     # the start position as 40 one-position games: no legal moves asked for, so this group does not
     # compile the move generator beside the movegen group
     feats = np.stack([position_features(Position.start("minishogi"))] * 40)
@@ -63,7 +72,9 @@ def search() -> None:
     from komaken.shogi import Position
     from komaken.shogi.engine import Engine, Limits
 
-    Engine("minishogi", net=None).search(Position.start("minishogi"), Limits(depth=3), multipv=2)
+    engine = Engine("minishogi", net=None)
+    engine.search(Position.start("minishogi"), Limits(depth=3), multipv=2)
+    engine.search(Position.start("minishogi"), Limits(movetime=0.05))  # by time: keeps and ages the history
 
 
 def net() -> None:
