@@ -24,23 +24,15 @@ from pathlib import Path
 def movegen() -> None:
     """The shogi move generator and perft.  Every caller (the searches, self-play,
     :class:`~komaken.shogi.Position`, the tests) passes the same types, so these two compiles are
-    the only ones.  Then the rules every game loop asks from Python (a move read from USI, its
-    legality, the game's end, repetition, the impasse count): small kernels, but each process
-    that needs one before it is cached compiles it."""
+    the only ones."""
     import numpy as np
 
-    from komaken.game import Color
-    from komaken.shogi import Move, Position
+    from komaken.shogi import Position
     from komaken.shogi import _kernels as K
 
     start = Position.start("minishogi")
     start.perft(2)
     start.legal_moves()
-    start.is_legal(Move.from_usi("5e4d"))
-    start.is_legal(Move.from_usi("P*3c"))
-    start.outcome()
-    start.repetition_count()
-    start.impasse_points(Color.BLACK)
     s = start.kernel_state()
     K.gen_captures_into(s.bd, s.hd, s.st, s.geo, s.rules, np.zeros(K.MAX_MOVES, dtype=np.int64), 0,
                         np.zeros(K.SCRATCH_SIZE, dtype=np.int16))
@@ -100,11 +92,22 @@ def data() -> None:
 
 
 def solvers() -> None:
-    """The thesis player and the mate solver: searches of their own on the move generator."""
-    from komaken.shogi import Position
+    """The thesis player and the mate solver: searches of their own on the move generator.  And
+    the rules every game loop asks from Python (a move read from USI, its legality, the game's
+    end, repetition, the impasse count): small kernels on the move generator too, but each
+    process that needs one before it is cached compiles it.  Here, not in ``movegen``, because
+    the searches wait for that group."""
+    from komaken.game import Color
+    from komaken.shogi import Move, Position
     from komaken.shogi.engine.mate import solve
     from komaken.shogi.engine.thesis import ThesisSearch
 
+    start = Position.start("minishogi")
+    start.is_legal(Move.from_usi("5e4d"))
+    start.is_legal(Move.from_usi("P*3c"))
+    start.outcome()
+    start.repetition_count()
+    start.impasse_points(Color.BLACK)
     ThesisSearch("minishogi", depth=2).best(Position.start("minishogi"))
     solve(Position.from_sfen("8k/9/9/9/9/9/9/9/K8 b RGG 1", "shogi"), max_plies=3, nodes=10_000)
 
