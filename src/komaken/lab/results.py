@@ -145,11 +145,11 @@ def same_distribution(ours: tuple[int, int, int], theirs: tuple[int, int, int]) 
     cols = [(a, b) for a, b in zip(ours, theirs, strict=True) if a + b > 0]
     if len(cols) < 2 or sum(a for a, _ in cols) == 0 or sum(b for _, b in cols) == 0:
         return 1.0
-    table = np.array([[a for a, _ in cols], [b for _, b in cols]], dtype=np.float64)
-    small = min(table.tolist(), key=sum)
+    table = [[a for a, _ in cols], [b for _, b in cols]]
+    small = min(table, key=sum)
     if sum(small) > EXACT_MAX_GAMES:
-        return _chi2_p(table)
-    return _freeman_halton([int(x) for x in small], [a + b for a, b in cols])
+        return _chi2_p(np.array(table, dtype=np.float64))
+    return _freeman_halton(small, [a + b for a, b in cols])
 
 
 def _chi2_p(table: np.ndarray) -> float:
