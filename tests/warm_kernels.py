@@ -108,7 +108,7 @@ def solvers() -> None:
     start.outcome()
     start.repetition_count()
     start.impasse_points(Color.BLACK)
-    ThesisSearch("minishogi", depth=2).best(Position.start("minishogi"))
+    ThesisSearch("minishogi", depth=2).best(start)
     solve(Position.from_sfen("8k/9/9/9/9/9/9/9/K8 b RGG 1", "shogi"), max_plies=3, nodes=10_000)
 
 
