@@ -17,7 +17,9 @@ databases (``komaken values odds``).  Writes into ``--out``:
 * ``ab-<variant>.md`` and ``values_ab_<variant>.png`` (§3.5, Figure 5) — ``komaken values ab`` over
   the variant's odds studies (``komaken values selfplay --odds``): method B beside method A;
 * ``strength.md`` and ``values_strength.png`` (§3.7, Figure 6) — ``komaken values strength`` over
-  the fixed-depth studies of each (variant, start design).
+  the fixed-depth studies of each (variant, start design);
+* ``labels.md`` (§3.7) — every study with label files (``komaken values label``; any ``*.sqlite``
+  there that labels it) fitted to the results and to each file's scores on the same games.
 
 Nothing is written to the databases.  Figure 4 comes from docs/thesis-replication.md's study.
 """
@@ -36,9 +38,11 @@ import matplotlib.pyplot as plt
 import numpy as np
 
 from komaken.errors import KomakenError
+from komaken.lab.label import LabelError, load_labels
 from komaken.lab.valuestudy.designed import ABResult, ab_experiment, format_ab
 from komaken.lab.valuestudy.fit import fit_study, start_design, variant_letters
 from komaken.lab.valuestudy.games import StudyError, open_study
+from komaken.lab.valuestudy.labelled import format_labels, label_comparison
 from komaken.lab.valuestudy.laws import extrapolate, hill_law, law_value, saturation_law
 from komaken.lab.valuestudy.odds import analyse_odds
 from komaken.lab.valuestudy.promoted import MINORS, format_controls, format_reference, promoted_controls
@@ -167,6 +171,15 @@ def kind(db: Path) -> str:
             return "other"
 
 
+def labels_study(path: Path, db: Path) -> bool:
+    """Whether ``path`` is a label file of the study ``db``."""
+    try:
+        load_labels(path, db)
+    except LabelError:
+        return False
+    return True
+
+
 def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("folder", type=Path, help="the directory holding the databases")
@@ -235,6 +248,14 @@ def main() -> None:
         (args.out / "strength.md").write_text(format_strength(trend) + "\n", encoding="utf-8")
         strength_figure(trend, args.out)
         done(f"strength over {sum(len(g) for g in depth_studies.values())} fixed-depth studies")
+    comparisons = []
+    for db in studies:
+        files = [f for f in sorted(args.folder.glob("*.sqlite")) if labels_study(f, db)]
+        if files:
+            comparisons.append(label_comparison(db, files, bootstrap=200))
+            done(f"labels {db.name} ({len(files)} label files)")
+    if comparisons:
+        (args.out / "labels.md").write_text(format_labels(comparisons) + "\n", encoding="utf-8")
     total = sum(t for _, t in steps)
     print(f"total {total:.0f} s; wrote {args.out}")
 

@@ -4,7 +4,6 @@ NNUE network (:mod:`komaken.cli.tune_nnue`)."""
 
 from __future__ import annotations
 
-import shlex
 from collections.abc import Callable
 from pathlib import Path
 
@@ -13,7 +12,7 @@ import click
 from komaken.cli._common import VARIANT_HELP, within
 from komaken.cli.tune_nnue import nnue
 from komaken.lab import limits
-from komaken.lab.label import label_study, load_labels
+from komaken.lab.label import engine_command, label_study, load_labels
 from komaken.lab.valuestudy.positions import read_games
 from komaken.lab.valuestudy.selfplay import run_selfplay, study_config
 from komaken.shogi.engine.evalparams import EvalParams
@@ -123,7 +122,7 @@ def _engine_scores(db: Path, labels: Path, engine: str | None, nodes: int, worke
     """The scores of ``labels`` for the games of ``db``, first labelling what is missing with
     ``workers`` processes of ``engine`` (a command line) if given."""
     if engine:
-        made = label_study(db, labels, shlex.split(engine), nodes=nodes, workers=workers,
+        made = label_study(db, labels, engine_command(engine), nodes=nodes, workers=workers,
                            progress=lambda n, of: say(f"labelled {n}/{of} games") if n % 50 == 0 or n == of else None)
         say(f"{labels}: {made} positions labelled now")
     return load_labels(labels, db)

@@ -5,7 +5,6 @@ from __future__ import annotations
 import datetime
 import shlex
 import subprocess
-import sys
 from collections.abc import Callable
 from pathlib import Path
 
@@ -16,7 +15,7 @@ from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, T
 
 from komaken.cli._common import VARIANT_HELP, within
 from komaken.lab import limits
-from komaken.lab.label import label_study, load_labels
+from komaken.lab.label import engine_command, label_study, load_labels
 from komaken.lab.nnue_data import NnueData, read_study
 from komaken.lab.valuestudy.selfplay import run_selfplay, study_config
 from komaken.shogi.engine.evalparams import EvalParams
@@ -92,7 +91,7 @@ def nnue(variant: str, games: int, db: Path, out: Path, nodes: int, random_plies
     elif not db.exists():
         raise click.UsageError(f"--games 0 needs an existing --db; {db} does not exist")
     labels = labels or db.with_suffix(".labels.sqlite")
-    command = [sys.executable, "-m", "komaken", "usi"] if label_engine == OWN_ENGINE else shlex.split(label_engine)
+    command = engine_command(label_engine)
     made = label_study(db, labels, command, nodes=label_nodes, workers=workers,
                        progress=lambda n, of: say(f"labelled {n}/{of} games") if n % 100 == 0 or n == of else None)
     say(f"{labels}: {made} positions labelled now ({label_engine}, {label_nodes} nodes)")

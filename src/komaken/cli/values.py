@@ -12,6 +12,7 @@ import click
 
 from komaken.cli._common import VARIANT_HELP, within
 from komaken.lab import limits
+from komaken.lab.label import describe_labels, engine_command, label_study
 from komaken.lab.valuestudy.designed import ab_experiment, format_ab
 from komaken.lab.valuestudy.fit import fit_study, format_fit, write_values_toml
 from komaken.lab.valuestudy.odds import analyse_odds, format_odds, run_odds
@@ -92,14 +93,51 @@ def selfplay(variant: str, games: int, db: Path, nodes: int | None, depth: int |
 @click.option("--min-games", type=within(limits.GAMES), default=200, show_default=True)
 @click.option("--seed", type=within(limits.SEED), default=0, show_default=True)
 @click.option("--json", "as_json", is_flag=True, help="Print the fit as JSON.")
+@click.option("--labels", type=DB, default=None,
+              help="Fit to the scores of this label file (`komaken values label`) instead of the games' results.")
+@click.option("--label-scale", type=within(limits.LABEL_SCALE), default=600.0, show_default=True,
+              help="A score s (centipawns, black's view) becomes the target sigma(s / scale).")
 def fit(db: Path, out: Path | None, bootstrap: int, min_games: int, seed: int,
-        as_json: bool) -> None:
-    """Method A: logistic regression of the result on material (quiet positions), bootstrap CIs."""
-    result = fit_study(db, bootstrap=bootstrap, min_games=min_games, seed=seed)
+        as_json: bool, labels: Path | None, label_scale: float) -> None:
+    """Method A: logistic regression of the result (or of a stronger engine's score: --labels) on
+    material (quiet positions), bootstrap CIs."""
+    result = fit_study(db, bootstrap=bootstrap, min_games=min_games, seed=seed, labels=labels, scale=label_scale)
     click.echo(json.dumps(result.as_dict(), indent=1) if as_json else format_fit(result))
     if out is not None:
         write_values_toml(result, out)
         click.echo(f"wrote {out}", err=True)
+
+@values.command("label")
+@click.option("--db", type=DB, required=True, help="Study database (read only).")
+@click.option("--engine", "command", required=True, metavar="COMMAND",
+              help="USI engine whose search scores label the quiet positions, e.g. /usr/games/fairy-stockfish, "
+                   "or 'komaken usi' (this interpreter's komaken).")
+@click.option("--labels", type=DB, default=None,
+              help="Label file (SQLite): continued if it exists (default: the --db path with .labels.sqlite).")
+@click.option("--nodes", type=within(limits.NODES), default=5000, show_default=True,
+              help="Nodes of the engine's search per position.")
+@click.option("--games", type=within(limits.GAMES), default=None,
+              help="Label only the study's first N games (by index; default all).")
+@click.option("--option", "options", metavar="NAME=VALUE", multiple=True, help="A USI option to set (repeat).")
+@click.option("--workers", "-j", type=within(limits.WORKERS), default=1, show_default=True,
+              help="Engine processes labelling games side by side.")
+@click.option("--quiet", "-q", is_flag=True, help="No progress lines.")
+def label(db: Path, command: str, labels: Path | None, nodes: int, games: int | None, options: tuple[str, ...],
+          workers: int, quiet: bool) -> None:
+    """Label a study's quiet positions with a stronger engine's search scores (for fit --labels)."""
+    settings = {}
+    for item in options:
+        name, sep, value = item.partition("=")
+        if not sep or not name.strip():
+            raise click.BadParameter(f"{item!r}: give NAME=VALUE", param_hint="--option")
+        settings[name.strip()] = value.strip()
+    labels = labels or db.with_suffix(".labels.sqlite")
+    argv = engine_command(command)
+    say = (lambda _msg: None) if quiet else (lambda msg: click.echo(msg, err=True))
+    made = label_study(db, labels, argv, nodes=nodes, options=settings, workers=workers, games=games,
+                       progress=lambda n, of: say(f"labelled {n}/{of} games") if n % 50 == 0 or n == of else None)
+    click.echo(f"{labels}: {made} positions labelled now ({describe_labels(labels)})")
+
 
 @values.command("robust")
 @click.option("--db", "dbs", type=DB, required=True, multiple=True,

@@ -19,6 +19,7 @@ from __future__ import annotations
 
 import json
 import re
+import shlex
 import sqlite3
 import sys
 import tomllib
@@ -31,9 +32,10 @@ import numpy as np
 
 from komaken.errors import KomakenError
 from komaken.lab.valuestudy.games import identity, open_study, study_games
+from komaken.lab.valuestudy.selfplay import game_start
 from komaken.shogi import Move
 from komaken.shogi.engine.selfplay import COL_FLAGS, NF, NOT_QUIET
-from komaken.shogi.variant import variant_from_dict
+from komaken.shogi.variant import Variant, variant_from_dict
 from komaken.usi.client import UsiProcess
 
 if TYPE_CHECKING:
@@ -64,6 +66,25 @@ def score_of(lines: Sequence[str]) -> int | None:
             v = int(m.group(2))
             found = v if m.group(1) == "cp" else (MATE_CP if v > 0 else -MATE_CP)
     return found
+
+
+def engine_command(text: str) -> list[str]:
+    """The command line of a labelling engine given as text (shell quoting): ``komaken ...`` is
+    the komaken of this interpreter, whatever is on ``PATH`` — the inverse of :func:`engine_name`.
+
+    >>> import sys
+    >>> engine_command("komaken usi") == [sys.executable, "-m", "komaken", "usi"]
+    True
+    >>> engine_command("/usr/games/fairy-stockfish")
+    ['/usr/games/fairy-stockfish']
+    """
+    try:
+        argv = shlex.split(text)
+    except ValueError as exc:
+        raise LabelError(f"engine command {text!r}: {exc}") from None
+    if not argv:
+        raise LabelError("engine command is empty: give the engine's program, e.g. /usr/games/fairy-stockfish")
+    return [sys.executable, "-m", "komaken", *argv[1:]] if argv[0] == "komaken" else argv
 
 
 def engine_name(command: Sequence[str]) -> list[str]:
@@ -108,11 +129,15 @@ def _open(path: Path, meta: Mapping[str, str] | None) -> sqlite3.Connection:
 
 def label_study(study_db: str | Path, labels: str | Path, command: Sequence[str], *, nodes: int = 5000,
                 options: Mapping[str, str] | None = None, variant: str | None = None,
-                progress: Callable[[int, int], None] | None = None, workers: int = 1) -> int:
+                progress: Callable[[int, int], None] | None = None, workers: int = 1,
+                games: int | None = None) -> int:
     """Label the quiet positions of every game of ``study_db`` not yet in ``labels`` with the
     search score of the USI engine ``command`` at ``nodes`` nodes (``options``: its USI options;
     ``variant``: sent as ``UCI_Variant``, default the study's).  Returns the positions labelled now;
-    ``progress(games done, games in all)`` after each game.
+    ``progress(games done, games in all)`` after each game.  ``games`` labels only the study's
+    first that many games (by game index): a sample that a later call with more extends.
+    A game that starts from a changed army (``--imbalance``, ``--odds``) is sent as
+    ``position sfen`` of its start (:func:`~komaken.lab.valuestudy.selfplay.game_start`).
 
     ``workers`` engine processes label games side by side (one game each at a time; this thread
     writes every finished game).  Each game starts with ``usinewgame``: an engine whose search
@@ -122,17 +147,16 @@ def label_study(study_db: str | Path, labels: str | Path, command: Sequence[str]
 
     if isinstance(workers, bool) or not isinstance(workers, int) or workers < 1:
         raise LabelError(f"workers must be a positive integer, not {workers!r}")
+    if games is not None and (isinstance(games, bool) or not isinstance(games, int) or games < 1):
+        raise LabelError(f"games must be a positive integer, not {games!r}")
     study_db, labels, options = Path(study_db), Path(labels), dict(options or {})
     with open_study(study_db) as study:
-
         config = study.config()
-        if config.get("imbalance"):
-            raise LabelError(f"{study_db}: its games start from odds positions; label a study of level starts")
         v = variant_from_dict(tomllib.loads(config["variant_toml"]), source=str(study_db))
-        games = list(study_games(study))
+        stored = sorted(study_games(study), key=lambda g: g.game_index)[:games]
     conn = _open(labels, _meta(study_db, command, nodes, options))
     done = {r[0] for r in conn.execute("SELECT game_index FROM labelled")}
-    pending = [g for g in games if g.game_index not in done]
+    pending = [(g, _position_head(config, v, g.game_index)) for g in stored if g.game_index not in done]
     engines: list[UsiProcess] = []
     try:
         for _ in range(min(workers, len(pending))):
@@ -144,14 +168,21 @@ def label_study(study_db: str | Path, labels: str | Path, command: Sequence[str]
         conn.close()
 
 
-def _label_games(conn: sqlite3.Connection, engines: Sequence[UsiProcess], games: Sequence[SelfPlayGame],
+def _position_head(config: dict, variant: Variant, game_index: int) -> str:
+    """The start of every ``position`` command of one game: ``startpos``, or ``sfen`` of the
+    changed army it started from."""
+    sfen = game_start(config, variant, game_index)
+    return "startpos" if sfen is None else f"sfen {sfen}"
+
+
+def _label_games(conn: sqlite3.Connection, engines: Sequence[UsiProcess], games: Sequence[tuple[SelfPlayGame, str]],
                  nodes: int, progress: Callable[[int, int], None] | None) -> int:
     """Label ``games`` with ``engines`` side by side, one game each at a time, writing each
     finished game here; returns the positions labelled."""
     todo = iter(games)
     made = 0
     pool = ThreadPoolExecutor(max_workers=max(1, len(engines)))
-    running: dict[Future[list[tuple[int, int, int]]], tuple[UsiProcess, SelfPlayGame]] = {}
+    running: dict[Future[list[tuple[int, int, int]]], tuple[UsiProcess, tuple[SelfPlayGame, str]]] = {}
     try:
         for eng in engines:
             _next_game(pool, running, eng, todo, nodes)
@@ -159,7 +190,7 @@ def _label_games(conn: sqlite3.Connection, engines: Sequence[UsiProcess], games:
         while running:
             finished, _ = wait(running, return_when=FIRST_COMPLETED)
             for future in finished:
-                eng, game = running.pop(future)
+                eng, (game, _) = running.pop(future)
                 rows = future.result()
                 with conn:  # one game at a time: a kill loses at most the games being labelled
                     conn.executemany("INSERT OR REPLACE INTO labels VALUES (?, ?, ?)", rows)
@@ -192,16 +223,17 @@ def _start(command: Sequence[str], options: Mapping[str, str]) -> UsiProcess:
 
 
 def _next_game(pool: ThreadPoolExecutor,
-               running: dict[Future[list[tuple[int, int, int]]], tuple[UsiProcess, SelfPlayGame]],
-               eng: UsiProcess, todo: Iterator[SelfPlayGame], nodes: int) -> None:
+               running: dict[Future[list[tuple[int, int, int]]], tuple[UsiProcess, tuple[SelfPlayGame, str]]],
+               eng: UsiProcess, todo: Iterator[tuple[SelfPlayGame, str]], nodes: int) -> None:
     """Give ``eng`` the next game of ``todo``, if any is left."""
     game = next(todo, None)
     if game is not None:
-        running[pool.submit(_label_game, eng, game, nodes)] = (eng, game)
+        running[pool.submit(_label_game, eng, *game, nodes)] = (eng, game)
 
 
-def _label_game(eng: UsiProcess, game: SelfPlayGame, nodes: int) -> list[tuple[int, int, int]]:
-    """``(game, ply, score in black's view)`` of each quiet position of ``game``, asked of ``eng``."""
+def _label_game(eng: UsiProcess, game: SelfPlayGame, head: str, nodes: int) -> list[tuple[int, int, int]]:
+    """``(game, ply, score in black's view)`` of each quiet position of ``game`` (its ``position``
+    commands begin ``position {head}``), asked of ``eng``."""
 
     quiet = (game.feature_array(NF)[:, COL_FLAGS] & NOT_QUIET) == 0
     usi = [Move(code).usi() for code in game.move_codes().tolist()]  # a move code alone spells its USI
@@ -210,7 +242,7 @@ def _label_game(eng: UsiProcess, game: SelfPlayGame, nodes: int) -> list[tuple[i
     missed = 0
     for i in np.flatnonzero(quiet).tolist():
         ply = game.opening_plies + i
-        eng.send("position startpos" + (" moves " + " ".join(usi[:ply]) if ply else ""))
+        eng.send(f"position {head}" + (" moves " + " ".join(usi[:ply]) if ply else ""))
         eng.send(f"go nodes {nodes}")
         lines = eng.until("bestmove", 60)
         score = score_of(lines)
@@ -227,13 +259,42 @@ def _label_game(eng: UsiProcess, game: SelfPlayGame, nodes: int) -> list[tuple[i
     return rows
 
 
+def _read_only(labels: Path) -> sqlite3.Connection:
+    """A label file opened for reading only, its ``meta`` checked to be there: reading never
+    creates or alters a file (another SQLite database given by mistake stays as it was)."""
+    if not labels.is_file():
+        raise LabelError(f"label file not found: {labels}")
+    conn = sqlite3.connect(f"{labels.resolve().as_uri()}?mode=ro", uri=True)
+    try:
+        conn.execute("SELECT key, value FROM meta LIMIT 1").fetchall()
+        conn.execute("SELECT game_index, ply, score FROM labels LIMIT 1").fetchall()
+    except sqlite3.DatabaseError as exc:
+        conn.close()
+        raise LabelError(f"{labels}: not a label file ({exc})") from None
+    return conn
+
+
+def describe_labels(labels: str | Path) -> str:
+    """Who labelled a label file, as a fit names it: ``fairy-stockfish at 5000 nodes``."""
+    labels = Path(labels)
+    conn = _read_only(labels)
+    try:
+        stored = dict(conn.execute("SELECT key, value FROM meta").fetchall())
+    finally:
+        conn.close()
+    if "command" not in stored:
+        raise LabelError(f"{labels}: no labelling engine recorded (an empty label file)")
+    command = json.loads(stored["command"])
+    options = json.loads(stored.get("options", "{}"))
+    extra = "".join(f", {k}={v}" for k, v in options.items())
+    return f"{' '.join([Path(command[0]).name, *command[1:]])} at {stored.get('nodes')} nodes{extra}"
+
+
 def load_labels(labels: str | Path, study_db: str | Path) -> dict[int, dict[int, int]]:
     """``{game_index: {ply: score}}`` (black's view) of a label file made for ``study_db``."""
 
     labels = Path(labels)
-    if not labels.is_file():
-        raise LabelError(f"label file not found: {labels}")
-    conn = _open(labels, None)
+    conn = _read_only(labels)
     try:
         stored = dict(conn.execute("SELECT key, value FROM meta").fetchall())
         with open_study(study_db) as study:
@@ -247,4 +308,5 @@ def load_labels(labels: str | Path, study_db: str | Path) -> dict[int, dict[int,
         conn.close()
 
 
-__all__ = ["MATE_CP", "LabelError", "engine_name", "label_study", "load_labels", "score_of"]
+__all__ = ["MATE_CP", "LabelError", "describe_labels", "engine_command", "engine_name", "label_study", "load_labels",
+           "score_of"]

@@ -24,6 +24,7 @@ from scipy.special import expit
 from komaken.errors import KomakenError
 from komaken.lab.label import MATE_CP
 from komaken.lab.valuestudy.games import open_study, study_games
+from komaken.lab.valuestudy.selfplay import start_position
 from komaken.shogi.engine.evalparams import EvalParams
 from komaken.shogi.engine.nnue_train import MAX_ACTIVE, Samples, game_features, variant_id
 from komaken.shogi.engine.selfplay import COL_FLAGS, NF, NOT_QUIET
@@ -55,11 +56,12 @@ def read_study(db: str | Path, labels: Mapping[int, Mapping[int, int]], variant:
     theta = theta_of(EvalParams.default(want))
     feats, score_of, result_of, game, linear = [], [], [], [], []
     with open_study(db) as study:
-        v = variant_from_dict(tomllib.loads(study.config()["variant_toml"]), source=str(db))
+        config = study.config()
+        v = variant_from_dict(tomllib.loads(config["variant_toml"]), source=str(db))
         if (v.name, v.width, v.height) != (want.name, want.width, want.height):
             raise KomakenError(f"{db}: the games are of {v.name} ({v.width}x{v.height}), not {want.name}; "
                                f"train on a self-play study of {want.name}")
-        start = Position.start(v)
+        level = Position.start(v)
         games = list(study_games(study))
     for n, g in enumerate(games):
         keep = (g.feature_array(NF)[:, COL_FLAGS] & NOT_QUIET) == 0
@@ -69,6 +71,8 @@ def read_study(db: str | Path, labels: Mapping[int, Mapping[int, int]], variant:
         keep &= np.abs(score) < MATE_CP  # unlabelled positions read MATE_CP: left out too
         if keep.any():
             moves = g.move_codes().astype(np.int64)
+            start = start_position(config, v, g.game_index)  # a changed army (--imbalance, --odds)
+            start = level if start is None else start
             s = start.kernel_state(len(moves) + 8)
             k = int(keep.sum())
             f = np.full((k, 2, MAX_ACTIVE), -1, dtype=np.int32)

@@ -14,22 +14,32 @@ Positions of one game share its result and are strongly dependent, so the 95 % i
 from a bootstrap that resamples **whole games**: each resample draws games with replacement,
 refits, and the intervals are percentiles of the refitted ratios v_k / v_G (gold units) and
 v_k / v_P (pawn units).
+
+**Strong labels.**  Given a label file (:mod:`komaken.lab.label`: a stronger engine's search score
+of each quiet position), the response of a position is ``σ(score / scale)`` instead of its game's
+result, and only the labelled positions of the labelled games enter.  The same regression then
+reads the values off the stronger engine's judgement of the very positions the study's players
+reached; the ratios hardly depend on ``scale`` (it divides every coefficient alike).
 """
 
 from __future__ import annotations
 
 import tomllib
 import warnings
+from collections.abc import Collection
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
 import numpy as np
+from scipy.special import expit
 
 from komaken.errors import KomakenError
+from komaken.lab.label import describe_labels, load_labels
 from komaken.lab.storage import ExperimentDB
 from komaken.lab.valuestudy.games import open_study, study_games
 from komaken.shogi.engine.selfplay import COL_FLAGS, COL_SIDE, NF, NOT_QUIET
+from komaken.shogi.engine.tune import LABEL_CAP, LABEL_SCALE
 from komaken.shogi.variant import variant_from_dict
 
 UNPROMOTED = ("P", "L", "N", "S", "G", "B", "R")
@@ -59,7 +69,8 @@ def design(feat: np.ndarray, letters: tuple[str, ...]) -> np.ndarray:
 
 @dataclass
 class Positions:
-    """The quiet positions of a study, ready to fit: rows ``x``, response ``y``, game of each row."""
+    """The quiet positions of a study, ready to fit: rows ``x``, response ``y``, game of each row;
+    ``scored``: ``y`` is a labelling engine's squashed score, not the game's result."""
 
     letters: tuple[str, ...]
     x: np.ndarray
@@ -67,10 +78,16 @@ class Positions:
     game: np.ndarray
     games: int
     positions: int
+    scored: bool = False
 
 
-def load_positions(db: ExperimentDB, letters: tuple[str, ...] | None = None) -> Positions:
-    """Read every game's quiet positions (the rows the regression uses)."""
+def load_positions(db: ExperimentDB, letters: tuple[str, ...] | None = None,
+                   labels: dict[int, dict[int, int]] | None = None, scale: float = LABEL_SCALE,
+                   games: Collection[int] | None = None) -> Positions:
+    """Read every game's quiet positions (the rows the regression uses); ``games``: only the games
+    of these indexes.  Given ``labels`` (:func:`komaken.lab.label.load_labels`), only the labelled
+    games and, of them, the positions labelled short of a decided score (|score| < ``LABEL_CAP``),
+    each with ``σ(score / scale)``."""
     config = db.config()
     if letters is None:
         letters = variant_letters(config)
@@ -78,19 +95,32 @@ def load_positions(db: ExperimentDB, letters: tuple[str, ...] | None = None) -> 
     total = 0
     n_games = 0
     for g in study_games(db):
+        if games is not None and g.game_index not in games:
+            continue
+        scores = None if labels is None else labels.get(g.game_index)
+        if labels is not None and not scores:
+            continue  # outside the labelled sample
         feat = g.feature_array(config.get("features", NF))
         total += len(feat)
         quiet = (feat[:, COL_FLAGS] & NOT_QUIET) == 0
+        y = np.full(int(quiet.sum()), g.score)
+        if scores is not None:
+            idx = np.flatnonzero(quiet)
+            target = np.array([scores.get(g.opening_plies + int(i), LABEL_CAP) for i in idx], dtype=np.float64)
+            scored = np.abs(target) < LABEL_CAP
+            quiet[idx[~scored]] = False
+            y = expit(target[scored] / scale)
         if not quiet.any():
             continue
         xs.append(design(feat[quiet], letters))
-        ys.append(np.full(int(quiet.sum()), g.score))
+        ys.append(y)
         gs.append(np.full(int(quiet.sum()), n_games))
         n_games += 1
     if not xs:
         return Positions(letters, np.zeros((0, len(letters) + 1), np.int16), np.zeros(0), np.zeros(0, np.int64), 0,
-                         total)
-    return Positions(letters, np.concatenate(xs), np.concatenate(ys), np.concatenate(gs), n_games, total)
+                         total, labels is not None)
+    return Positions(letters, np.concatenate(xs), np.concatenate(ys), np.concatenate(gs), n_games, total,
+                     labels is not None)
 
 
 def start_design(config: dict[str, Any]) -> str:
@@ -124,6 +154,7 @@ class FitResult:
     quiet_positions: int
     dropped: tuple[str, ...] = field(default_factory=tuple)
     seconds: float = 0.0  # summed wall seconds of the games as the workers measured them
+    targets: str = "results"  # or the labelling engine: describe_labels()
 
     @property
     def imbalance(self) -> int:
@@ -165,7 +196,7 @@ class FitResult:
             "variant": self.variant, "width": self.width, "games": self.games, "positions": self.positions,
             "quiet_positions": self.quiet_positions, "bootstrap": len(self.boot),
             "nodes": self.config.get("nodes"), "depth": self.config.get("depth"), "start": self.design,
-            "game_seconds": round(self.seconds, 1),
+            "game_seconds": round(self.seconds, 1), "targets": self.targets,
             "logit": {x: round(float(c), 5) for x, c in zip(self.letters, self.coef, strict=False)},
             "side_to_move": round(float(self.coef[len(self.letters)]), 5),
             "gold_units": {x: triple(x, "G") for x in self.letters},
@@ -242,28 +273,51 @@ def fit_positions(p: Positions, *, bootstrap: int = 500, seed: int = 0,
     # singular, so it leaves the fit and its coefficient is 0
     side = p.x[:, len(p.letters)].std() > 0
     cols = varies + ([len(p.letters)] if side else [])
-    uniq, inverse = unique_rows(np.column_stack([p.x[:, cols], np.round(p.y * 2).astype(np.int16)]))
-    ux, uy = uniq[:, :-1], uniq[:, -1] / 2.0
-    coef = _glm(ux, uy, np.bincount(inverse, weights=row_weight, minlength=len(uniq)).astype(np.float64))
+    if p.scored:
+        # continuous targets: rows of one material signature merge into one with their weighted mean
+        # target (the binomial likelihood is linear in y, so the fit is the same)
+        ux, inverse = unique_rows(p.x[:, cols])
+
+        def merged(w: np.ndarray | None) -> tuple[np.ndarray, np.ndarray]:
+            wt = np.bincount(inverse, weights=w, minlength=len(ux)).astype(np.float64)
+            wy = np.bincount(inverse, weights=p.y if w is None else w * p.y, minlength=len(ux))
+            return np.divide(wy, wt, out=np.zeros_like(wy), where=wt > 0), wt
+    else:
+        uniq, inverse = unique_rows(np.column_stack([p.x[:, cols], np.round(p.y * 2).astype(np.int16)]))
+        ux, halves = uniq[:, :-1], uniq[:, -1] / 2.0
+
+        def merged(w: np.ndarray | None) -> tuple[np.ndarray, np.ndarray]:
+            return halves, np.bincount(inverse, weights=w, minlength=len(uniq)).astype(np.float64)
+
+    coef = _glm(ux, *merged(row_weight))
     rng = np.random.default_rng(seed)
     boot = np.empty((bootstrap, len(coef)))
     for b in range(bootstrap):
         gw = rng.multinomial(p.games, np.full(p.games, 1.0 / p.games)).astype(np.float64)
         w = gw[p.game] if row_weight is None else gw[p.game] * row_weight
-        boot[b] = newton(ux, uy, np.bincount(inverse, weights=w, minlength=len(uniq)), coef)
+        boot[b] = newton(ux, *merged(w), coef)
     if not side:  # the layout stays: letters, side to move, intercept
         coef = np.insert(coef, len(varies), 0.0)
         boot = np.insert(boot, len(varies), 0.0, axis=1)
     return coef, boot, dropped
 
 
-def fit_study(db_path: str | Path, *, bootstrap: int = 500, min_games: int = 200, seed: int = 0) -> FitResult:
-    """Fit method A on a study database (``FitError`` if it holds too few games)."""
+def fit_study(db_path: str | Path, *, bootstrap: int = 500, min_games: int = 200, seed: int = 0,
+              labels: str | Path | None = None, scale: float = LABEL_SCALE,
+              games: Collection[int] | None = None) -> FitResult:
+    """Fit method A on a study database (``FitError`` if it holds too few games); with ``labels``
+    (a label file of this study) on the labelling engine's scores of its labelled games;
+    ``games``: only the games of these indexes."""
+    scores = None if labels is None else load_labels(labels, db_path)
     with open_study(db_path) as db:
         config = db.config()
-        p = load_positions(db)
+        p = load_positions(db, labels=scores, scale=scale, games=games)
         seconds = db.seconds()
     if p.games < min_games:
+        if labels is not None:
+            raise FitError(
+                f"{labels}: {p.games} labelled games with quiet positions; the fit needs at least {min_games} "
+                f"(label more: `komaken values label --db {db_path} --labels {labels} --games N ...`)")
         raise FitError(
             f"{db_path}: {p.games} games with quiet positions stored; the fit needs at least {min_games} "
             f"(continue it: `komaken values selfplay --db {db_path} --games N ...` with N above {min_games})"
@@ -273,7 +327,7 @@ def fit_study(db_path: str | Path, *, bootstrap: int = 500, min_games: int = 200
     coef, boot, dropped = fit_positions(p, bootstrap=bootstrap, seed=seed)
     letters = tuple(x for x in p.letters if x not in dropped)
     return FitResult(config["variant"], config["width"], config, letters, coef, boot, p.games, p.positions,
-                     len(p.y), dropped, seconds)
+                     len(p.y), dropped, seconds, "results" if labels is None else describe_labels(labels))
 
 
 def format_fit(r: FitResult) -> str:
@@ -285,8 +339,9 @@ def format_fit(r: FitResult) -> str:
         budget += f", {r.imbalance} pieces {verb} per start"
     elif not r.level:
         budget += f", {r.design} starts"
+    targets = "" if r.targets == "results" else f"; targets: {r.targets}'s scores"
     lines = [f"{r.variant} ({r.width}x{r.width}, {budget}): {r.games} games, {r.positions} positions, "
-             f"{r.quiet_positions} quiet; {len(r.boot)} whole-game bootstrap resamples",
+             f"{r.quiet_positions} quiet{targets}; {len(r.boot)} whole-game bootstrap resamples",
              f"{'piece':>6} {'gold units (95% CI)':>26} {'pawn units (95% CI)':>28}"]
     for x in r.letters:
         g = r.value(x, "G")

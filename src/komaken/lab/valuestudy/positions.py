@@ -13,6 +13,7 @@ from scipy.special import expit
 
 from komaken.errors import KomakenError
 from komaken.lab.valuestudy.games import open_study, study_games
+from komaken.lab.valuestudy.selfplay import start_position
 from komaken.shogi.engine.selfplay import COL_FLAGS, NF, NOT_QUIET
 from komaken.shogi.engine.tune import LABEL_CAP, LABEL_SCALE, Dataset, collect_positions, quiet_rows
 from komaken.shogi.position import Position
@@ -29,13 +30,16 @@ def read_games(db: str | Path, variant: Variant | None = None,
     ``σ(score / scale)``; a score beyond ±:data:`~komaken.shogi.engine.tune.LABEL_CAP` (a decided
     position) is left out."""
     with open_study(db) as study:
-        v = variant_from_dict(tomllib.loads(study.config()["variant_toml"]), source=str(db))
+        config = study.config()
+        v = variant_from_dict(tomllib.loads(config["variant_toml"]), source=str(db))
         if variant is not None and (variant.name, variant.width, variant.height) != (v.name, v.width, v.height):
             raise KomakenError(f"{db}: the games are of {v.name}, not {variant.name}")
-        start = Position.start(v)
+        level = Position.start(v)
 
         def rows() -> Iterator[tuple[np.ndarray, float | np.ndarray]]:
             for game in study_games(study):
+                start = start_position(config, v, game.game_index)  # a changed army (--imbalance, --odds)
+                start = level if start is None else start
                 keep = (game.feature_array(NF)[:, COL_FLAGS] & NOT_QUIET) == 0
                 moves = game.move_codes()
                 if labels is None:

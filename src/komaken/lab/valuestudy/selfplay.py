@@ -180,6 +180,12 @@ def game_start(config: dict[str, Any], variant: Variant, game_index: int) -> str
     return None
 
 
+def start_position(config: dict[str, Any], variant: Variant, game_index: int) -> Position | None:
+    """:func:`game_start` as a position (``None``: the variant's start)."""
+    sfen = game_start(config, variant, game_index)
+    return None if sfen is None else Position.from_sfen(sfen, variant)
+
+
 class _Context:
     """What a worker keeps between games of one study: the variant's arrays and buffers."""
 
@@ -194,8 +200,7 @@ class _Context:
         c = self.config
         seed = game_seed(c, game_index)
         t0 = time.perf_counter()
-        sfen = game_start(c, self.variant, game_index)
-        start = None if sfen is None else Position.from_sfen(sfen, self.variant)
+        start = start_position(c, self.variant, game_index)
         end, plies, opening, rows = self.games.play(seed, c["nodes"] or 0, c["depth"] or 0, c["random_plies"],
                                                     c["tt_bits"], start)
         winner = end & 3
