@@ -250,19 +250,25 @@ def test_shipped_fitted_tables_are_the_ones_their_sprt_files_play(name: str, kin
     assert played == {k: table.board[k] for k in played} and len(played) == kinds
 
 
-def test_perturbation_file_moves_one_number_per_player() -> None:
-    """examples/values/perturb-minishogi.toml: the fitted table against itself with B or R moved by
-    0.2 gold (240 at gold 1200) either way, or +P and +S set to a gold; fixed-length, no SPRT."""
+@pytest.mark.parametrize("name", ["minishogi", "shogi7x7"])
+def test_perturbation_file_moves_one_number_per_player(name: str) -> None:
+    """examples/values/perturb-*.toml: the fitted table against itself with B or R moved by
+    0.2 gold (240 at gold 1200) either way, or +P and +S set to a gold; fixed-length, no SPRT.
+    7×7's fitted table is the shipped one (examples/values/shogi7x7-fitted.toml)."""
     import warnings
 
     from komaken.lab.config import load_experiment
+    from komaken.shogi.engine.values import PieceValues
 
-    path = Path(__file__).parent.parent / "examples" / "values" / "perturb-minishogi.toml"
+    root = Path(__file__).parent.parent / "examples" / "values"
     with warnings.catch_warnings():
         warnings.simplefilter("error")
-        exp = load_experiment(path)
-    assert exp.load_variant().name == "minishogi" and len(exp.pairings) == 5
+        exp = load_experiment(root / f"perturb-{name}.toml")
+    assert exp.load_variant().name == name and len(exp.pairings) == 5
     fitted = exp.players["fitted"].options["values"]
+    if name == "shogi7x7":
+        table = PieceValues.from_toml(root / f"{name}-fitted.toml", exp.load_variant())
+        assert fitted == {k: table.board[k] for k in fitted} and len(fitted) == 9
     moved = {}
     for pairing in exp.pairings:
         assert pairing.a == "fitted" and pairing.sprt is None

@@ -4,6 +4,7 @@ start, and the labelled fit reads the values the labels imply."""
 
 from __future__ import annotations
 
+import random
 import sqlite3
 import sys
 from pathlib import Path
@@ -226,3 +227,41 @@ def test_reading_labels_never_writes_to_a_file_that_is_not_one(exchange_study: P
         with pytest.raises(LabelError, match="not a label file"):
             describe_labels(path)
         assert path.read_bytes() == before
+
+
+def _fsf_usi(move: str, n: int) -> str:
+    """A pyffish move on an n×n board (``e1e7+``, ``P@b2``) as komaken's USI: pyffish counts files
+    a.. from sente's left and ranks 1.. from sente's side."""
+    def sq(t: str) -> str:
+        return f"{n - (ord(t[0]) - ord('a'))}{chr(ord('a') + n - int(t[1:]))}"
+
+    body = move.rstrip("+")
+    if "@" in body:
+        return f"{body[0].upper()}*{sq(body[2:])}"
+    return sq(body[:2]) + sq(body[2:]) + ("+" if move.endswith("+") else "")
+
+
+@pytest.mark.parametrize("n", [5, 6, 7, 8, 9])
+def test_the_fairy_stockfish_file_of_the_controlled_family_plays_komakens_rules(n: int) -> None:
+    """examples/values/fsf-ctrl.ini (what Fairy-Stockfish labels ctrl studies with) gives every
+    position of random games the legal moves komaken gives, promotions and drops included."""
+    sf = pytest.importorskip("pyffish")
+    sf.load_variant_config((Path(__file__).parent.parent / "examples/values/fsf-ctrl.ini").read_text())
+    name = f"ctrl{n}"
+    start = sf.start_fen(name)
+    assert start.split("[")[0] == Position.start(name).sfen().split()[0]
+    seen = {"drop": 0, "promotion": 0}
+    for seed in range(4):
+        rng = random.Random(seed)
+        pos, moves = Position.start(name), []
+        for _ in range(60):
+            theirs = sf.legal_moves(name, start, moves)
+            assert sorted(m.usi() for m in pos.legal_moves()) == sorted(_fsf_usi(m, n) for m in theirs), pos.sfen()
+            if not theirs or pos.outcome() is not None:
+                break
+            seen["drop"] += any("@" in m for m in theirs)
+            seen["promotion"] += any(m.endswith("+") for m in theirs)
+            m = rng.choice(theirs)
+            moves.append(m)
+            pos.push_usi(_fsf_usi(m, n))
+    assert seen["drop"] > 0 and seen["promotion"] > 0

@@ -286,7 +286,7 @@ def describe_labels(labels: str | Path) -> str:
         raise LabelError(f"{labels}: no labelling engine recorded (an empty label file)")
     command = json.loads(stored["command"])
     options = json.loads(stored.get("options", "{}"))
-    extra = "".join(f", {k}={v}" for k, v in options.items())
+    extra = "".join(f", {k}={Path(v).name if '/' in v else v}" for k, v in options.items())  # a file: its name
     return f"{' '.join([Path(command[0]).name, *command[1:]])} at {stored.get('nodes')} nodes{extra}"
 
 
