@@ -42,6 +42,8 @@ for line in sys.stdin:
         print("usiok", flush=True)
     elif cmd[0] == "isready":
         print("readyok", flush=True)
+    elif cmd[0] == "setoption":
+        open(LOG + ".options", "a").write(line)
     elif cmd[0] == "position":
         log.write(line)
         log.flush()
@@ -73,9 +75,13 @@ def _logging_engine(tmp_path: Path) -> tuple[list[str], Path]:
 def test_each_game_is_labelled_from_its_own_start_and_a_sample_grows(exchange_study: Path, tmp_path: Path) -> None:
     command, log = _logging_engine(tmp_path)
     labels = tmp_path / "l.sqlite"
-    assert label_study(exchange_study, labels, command, nodes=10, games=2) > 0
+    assert label_study(exchange_study, labels, command, nodes=10, games=2, options={"VariantPath": "v.ini"}) > 0
+    # the variant is named after the option that may define it (Fairy-Stockfish ignores a name it
+    # does not know yet, and would score another game)
+    assert Path(f"{log}.options").read_text().splitlines() == ["setoption name VariantPath value v.ini",
+                                                               "setoption name UCI_Variant value minishogi"]
     assert sorted(load_labels(labels, exchange_study)) == [0, 1]  # the first two games only
-    label_study(exchange_study, labels, command, nodes=10, games=3)
+    label_study(exchange_study, labels, command, nodes=10, games=3, options={"VariantPath": "v.ini"})
     got = load_labels(labels, exchange_study)
     assert sorted(got) == [0, 1, 2]
     v = load_variant("minishogi")

@@ -160,7 +160,7 @@ def label_study(study_db: str | Path, labels: str | Path, command: Sequence[str]
     engines: list[UsiProcess] = []
     try:
         for _ in range(min(workers, len(pending))):
-            engines.append(_start(command, {"UCI_Variant": variant or v.name, **options}))
+            engines.append(_start(command, _variant_last(options, variant or v.name)))
         return _label_games(conn, engines, pending, nodes, progress)
     finally:
         for eng in engines:  # a search still running in a worker thread ends with its engine
@@ -203,6 +203,19 @@ def _label_games(conn: sqlite3.Connection, engines: Sequence[UsiProcess], games:
     finally:  # not waiting: a game still being labelled ends when the caller closes its engine
         pool.shutdown(wait=False)
     return made
+
+
+def _variant_last(options: Mapping[str, str], variant: str) -> dict[str, str]:
+    """The options in the order they are sent, ``UCI_Variant`` (``variant`` unless given) last:
+    an option such as Fairy-Stockfish's ``VariantPath`` defines the variant it then names, and a
+    variant named before it exists is ignored (the engine would score another game).
+
+    >>> _variant_last({"UCI_Variant": "ctrl7", "VariantPath": "v.ini"}, "minishogi")
+    {'VariantPath': 'v.ini', 'UCI_Variant': 'ctrl7'}
+    """
+    out = {k: x for k, x in options.items() if k != "UCI_Variant"}
+    out["UCI_Variant"] = options.get("UCI_Variant", variant)
+    return out
 
 
 def _start(command: Sequence[str], options: Mapping[str, str]) -> UsiProcess:
