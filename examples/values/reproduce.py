@@ -16,8 +16,9 @@ databases (``komaken values odds``).  Writes into ``--out``:
   ``values_robustness_<variant>.png`` (Figure 2, from each exchange-start study of minishogi);
 * ``ab-<variant>.md`` and ``values_ab_<variant>.png`` (§3.5, Figure 5) — ``komaken values ab`` over
   the variant's odds studies (``komaken values selfplay --odds``): method B beside method A;
-* ``strength.md`` and ``values_strength.png`` (§3.7, Figure 6) — ``komaken values strength`` over
-  the fixed-depth studies of each (variant, start design);
+* ``strength.md`` (§3.7) — ``komaken values strength`` over the fixed-depth studies of each
+  (variant, start design), and ``values_strength.png`` (Figure 6): the controlled family against
+  board size at every fixed depth, node budget and labelling engine found there;
 * ``labels.md`` (§3.7) — every study with label files (``komaken values label``; any ``*.sqlite``
   there that labels it) fitted to the results and to each file's scores on the same games.
 
@@ -42,13 +43,13 @@ from komaken.lab.label import LabelError, load_labels
 from komaken.lab.valuestudy.designed import ABResult, ab_experiment, format_ab
 from komaken.lab.valuestudy.fit import fit_study, start_design, variant_letters
 from komaken.lab.valuestudy.games import StudyError, open_study
-from komaken.lab.valuestudy.labelled import format_labels, label_comparison
+from komaken.lab.valuestudy.labelled import LabelComparison, format_labels, label_comparison
 from komaken.lab.valuestudy.laws import extrapolate, hill_law, law_value, saturation_law
 from komaken.lab.valuestudy.odds import analyse_odds
 from komaken.lab.valuestudy.promoted import MINORS, format_controls, format_reference, promoted_controls
 from komaken.lab.valuestudy.report import build, load
 from komaken.lab.valuestudy.robust import Robustness, format_designs, format_robustness, robustness
-from komaken.lab.valuestudy.strength import StrengthRow, format_strength, strength_label, strength_trend
+from komaken.lab.valuestudy.strength import StrengthRow, Triple, format_strength, strength_label, strength_trend
 
 #: The controlled family's method-A values (gold units, 95 % intervals) the laws were fitted to,
 #: as published on 2026-11-26 and pre-registered in docs/notebooks/2026-11-29-ctrl4-preregistration.md.
@@ -138,18 +139,32 @@ def ab_figure(results: list[ABResult], out: Path) -> None:
     plt.close(fig)
 
 
-def strength_figure(rows: list[StrengthRow], out: Path) -> None:
-    """Figure 6: the sliders' values at each fixed depth, one line per board."""
-    fig, axes = plt.subplots(1, 2, figsize=(10, 4.2), sharey=True)
+def strength_figure(rows: list[StrengthRow], limits: dict[str, dict[int, Triple]],
+                    labelled: list[LabelComparison], out: Path) -> None:
+    """Figure 6: the controlled family's bishop and rook against board size at each strength —
+    every fixed depth, every node-limited study (``limits``: strength → size → value) and every
+    labelling engine's judgement of a study's positions."""
+    fig, axes = plt.subplots(1, 2, figsize=(10, 4.4), sharey=True)
     for ax, letter in zip(axes, ("B", "R"), strict=True):
+        series: dict[str, dict[int, Triple]] = defaultdict(dict)
         for r in rows:
-            depths = [int(s.split()[-1]) for s in r.strengths]
-            v = r.values[letter]
-            ax.errorbar(depths, [t[0] for t in v], yerr=[[t[0] - t[1] for t in v], [t[2] - t[0] for t in v]],
-                        fmt="o-", capsize=3, label=f"{r.variant} ({r.width}×{r.width})")
-        ax.set_xticks(sorted({int(x.split()[-1]) for r in rows for x in r.strengths}))
-        ax.set_title(f"{letter} at fixed search depth")
-        ax.set_xlabel("depth (plies)")
+            if r.variant.startswith("ctrl"):
+                for strength, value in zip(r.strengths, r.values[letter], strict=True):
+                    series[strength][r.width] = value
+        for strength, points in limits.items():
+            series[strength].update({n: v[letter] for n, v in points.items()})
+        for c in labelled:
+            if c.variant.startswith("ctrl"):
+                for f in c.fits[1:]:
+                    series[f"labels: {f.targets.split(',')[0]}"][c.width] = f.value(letter)
+        for i, (name, points) in enumerate(sorted(series.items())):
+            ns = sorted(points)
+            v = [points[n] for n in ns]
+            ax.errorbar([n + 0.06 * (i - len(series) / 2) for n in ns], [t[0] for t in v],
+                        yerr=[[t[0] - t[1] for t in v], [t[2] - t[0] for t in v]], fmt="o-", capsize=3, label=name)
+        ax.set_title(f"{letter}, controlled family, at each strength")
+        ax.set_xlabel("board size n")
+        ax.set_xticks(range(5, 10))
         ax.grid(alpha=0.3)
     axes[0].set_ylabel("value in golds (95 % intervals)")
     axes[0].legend(fontsize=8)
@@ -246,7 +261,6 @@ def main() -> None:
     trend.sort(key=lambda row: row.width)
     if trend:
         (args.out / "strength.md").write_text(format_strength(trend) + "\n", encoding="utf-8")
-        strength_figure(trend, args.out)
         done(f"strength over {sum(len(g) for g in depth_studies.values())} fixed-depth studies")
     comparisons = []
     for db in studies:
@@ -256,6 +270,13 @@ def main() -> None:
             done(f"labels {db.name} ({len(files)} label files)")
     if comparisons:
         (args.out / "labels.md").write_text(format_labels(comparisons) + "\n", encoding="utf-8")
+    limits: dict[str, dict[int, Triple]] = defaultdict(dict)  # the exchange-start node-limited studies
+    for (variant, limit), results in by_variant.items():
+        for r in results:
+            if variant.startswith("ctrl") and not limit.startswith("depth") and r.design.startswith("exchange"):
+                limits[limit][int(variant.removeprefix("ctrl"))] = r.fits[0].values
+    if trend or comparisons:
+        strength_figure(trend, limits, comparisons, args.out)
     total = sum(t for _, t in steps)
     print(f"total {total:.0f} s; wrote {args.out}")
 
