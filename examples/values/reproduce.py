@@ -165,6 +165,7 @@ def strength_figure(rows: list[StrengthRow], limits: dict[str, dict[int, Triple]
         ax.set_title(f"{letter}, controlled family, at each strength")
         ax.set_xlabel("board size n")
         ax.set_xticks(range(5, 10))
+        ax.set_xlim(4.6, 9.4)
         ax.grid(alpha=0.3)
     axes[0].set_ylabel("value in golds (95 % intervals)")
     axes[0].legend(fontsize=8)
