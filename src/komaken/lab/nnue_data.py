@@ -29,7 +29,6 @@ from komaken.shogi.engine.evalparams import EvalParams
 from komaken.shogi.engine.nnue_train import MAX_ACTIVE, Samples, game_features, variant_id
 from komaken.shogi.engine.selfplay import COL_FLAGS, NF, NOT_QUIET
 from komaken.shogi.engine.tune import fit_k, quiet_rows, theta_of
-from komaken.shogi.position import Position
 from komaken.shogi.variant import Variant, load_variant, variant_from_dict
 
 #: weight of the search score in the target (the rest: the game's result)
@@ -61,7 +60,6 @@ def read_study(db: str | Path, labels: Mapping[int, Mapping[int, int]], variant:
         if (v.name, v.width, v.height) != (want.name, want.width, want.height):
             raise KomakenError(f"{db}: the games are of {v.name} ({v.width}x{v.height}), not {want.name}; "
                                f"train on a self-play study of {want.name}")
-        level = Position.start(v)
         games = list(study_games(study))
     for n, g in enumerate(games):
         keep = (g.feature_array(NF)[:, COL_FLAGS] & NOT_QUIET) == 0
@@ -71,8 +69,7 @@ def read_study(db: str | Path, labels: Mapping[int, Mapping[int, int]], variant:
         keep &= np.abs(score) < MATE_CP  # unlabelled positions read MATE_CP: left out too
         if keep.any():
             moves = g.move_codes().astype(np.int64)
-            start = start_position(config, v, g.game_index)  # a changed army (--imbalance, --odds)
-            start = level if start is None else start
+            start = start_position(config, v, g.game_index)
             s = start.kernel_state(len(moves) + 8)
             k = int(keep.sum())
             f = np.full((k, 2, MAX_ACTIVE), -1, dtype=np.int32)

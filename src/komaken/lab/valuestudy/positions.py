@@ -16,7 +16,6 @@ from komaken.lab.valuestudy.games import open_study, study_games
 from komaken.lab.valuestudy.selfplay import start_position
 from komaken.shogi.engine.selfplay import COL_FLAGS, NF, NOT_QUIET
 from komaken.shogi.engine.tune import LABEL_CAP, LABEL_SCALE, Dataset, collect_positions, quiet_rows
-from komaken.shogi.position import Position
 from komaken.shogi.variant import Variant, variant_from_dict
 
 
@@ -34,12 +33,10 @@ def read_games(db: str | Path, variant: Variant | None = None,
         v = variant_from_dict(tomllib.loads(config["variant_toml"]), source=str(db))
         if variant is not None and (variant.name, variant.width, variant.height) != (v.name, v.width, v.height):
             raise KomakenError(f"{db}: the games are of {v.name}, not {variant.name}")
-        level = Position.start(v)
 
         def rows() -> Iterator[tuple[np.ndarray, float | np.ndarray]]:
             for game in study_games(study):
-                start = start_position(config, v, game.game_index)  # a changed army (--imbalance, --odds)
-                start = level if start is None else start
+                start = start_position(config, v, game.game_index)
                 keep = (game.feature_array(NF)[:, COL_FLAGS] & NOT_QUIET) == 0
                 moves = game.move_codes()
                 if labels is None:

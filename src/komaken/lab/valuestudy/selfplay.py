@@ -180,10 +180,11 @@ def game_start(config: dict[str, Any], variant: Variant, game_index: int) -> str
     return None
 
 
-def start_position(config: dict[str, Any], variant: Variant, game_index: int) -> Position | None:
-    """:func:`game_start` as a position (``None``: the variant's start)."""
+def start_position(config: dict[str, Any], variant: Variant, game_index: int) -> Position:
+    """The position game ``game_index`` starts from (:func:`game_start`; the variant's start when
+    its army is unchanged): what a replay of its stored moves starts from."""
     sfen = game_start(config, variant, game_index)
-    return None if sfen is None else Position.from_sfen(sfen, variant)
+    return Position.start(variant) if sfen is None else Position.from_sfen(sfen, variant)
 
 
 class _Context:
@@ -200,7 +201,8 @@ class _Context:
         c = self.config
         seed = game_seed(c, game_index)
         t0 = time.perf_counter()
-        start = start_position(c, self.variant, game_index)
+        sfen = game_start(c, self.variant, game_index)
+        start = None if sfen is None else Position.from_sfen(sfen, self.variant)  # None: the kernel's level start
         end, plies, opening, rows = self.games.play(seed, c["nodes"] or 0, c["depth"] or 0, c["random_plies"],
                                                     c["tt_bits"], start)
         winner = end & 3
