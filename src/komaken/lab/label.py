@@ -29,12 +29,14 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 import numpy as np
+from scipy.special import expit
 
 from komaken.errors import KomakenError
 from komaken.lab.valuestudy.games import identity, open_study, study_games
 from komaken.lab.valuestudy.selfplay import game_start
 from komaken.shogi import Move
 from komaken.shogi.engine.selfplay import COL_FLAGS, NF, NOT_QUIET
+from komaken.shogi.engine.tune import LABEL_CAP
 from komaken.shogi.variant import Variant, variant_from_dict
 from komaken.usi.client import UsiProcess
 
@@ -303,6 +305,14 @@ def describe_labels(labels: str | Path) -> str:
     return f"{' '.join([Path(command[0]).name, *command[1:]])} at {stored.get('nodes')} nodes{extra}"
 
 
+def label_targets(scores: Mapping[int, int], plies: np.ndarray, scale: float) -> tuple[np.ndarray, np.ndarray]:
+    """Which of ``plies`` have a score short of a decided one (|score| < ``LABEL_CAP``; an
+    unlabelled ply counts as decided), and σ(score / scale) of those: the fit's targets."""
+    target = np.array([scores.get(int(p), LABEL_CAP) for p in plies], dtype=np.float64)
+    scored = np.abs(target) < LABEL_CAP
+    return scored, expit(target[scored] / scale)
+
+
 def load_labels(labels: str | Path, study_db: str | Path) -> dict[int, dict[int, int]]:
     """``{game_index: {ply: score}}`` (black's view) of a label file made for ``study_db``."""
 
@@ -321,5 +331,6 @@ def load_labels(labels: str | Path, study_db: str | Path) -> dict[int, dict[int,
         conn.close()
 
 
-__all__ = ["MATE_CP", "LabelError", "describe_labels", "engine_command", "engine_name", "label_study", "load_labels",
+__all__ = ["MATE_CP", "LabelError", "describe_labels", "engine_command", "engine_name", "label_study", "label_targets",
+           "load_labels",
            "score_of"]

@@ -32,14 +32,13 @@ from pathlib import Path
 from typing import Any
 
 import numpy as np
-from scipy.special import expit
 
 from komaken.errors import KomakenError
-from komaken.lab.label import describe_labels, load_labels
+from komaken.lab.label import describe_labels, label_targets, load_labels
 from komaken.lab.storage import ExperimentDB
 from komaken.lab.valuestudy.games import open_study, study_games
 from komaken.shogi.engine.selfplay import COL_FLAGS, COL_SIDE, NF, NOT_QUIET
-from komaken.shogi.engine.tune import LABEL_CAP, LABEL_SCALE
+from komaken.shogi.engine.tune import LABEL_SCALE
 from komaken.shogi.variant import variant_from_dict
 
 UNPROMOTED = ("P", "L", "N", "S", "G", "B", "R")
@@ -106,10 +105,8 @@ def load_positions(db: ExperimentDB, letters: tuple[str, ...] | None = None,
         y = np.full(int(quiet.sum()), g.score)
         if scores is not None:
             idx = np.flatnonzero(quiet)
-            target = np.array([scores.get(g.opening_plies + int(i), LABEL_CAP) for i in idx], dtype=np.float64)
-            scored = np.abs(target) < LABEL_CAP
+            scored, y = label_targets(scores, g.opening_plies + idx, scale)
             quiet[idx[~scored]] = False
-            y = expit(target[scored] / scale)
         if not quiet.any():
             continue
         xs.append(design(feat[quiet], letters))

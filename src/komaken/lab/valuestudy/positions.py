@@ -9,13 +9,13 @@ from collections.abc import Callable, Iterator, Mapping
 from pathlib import Path
 
 import numpy as np
-from scipy.special import expit
 
 from komaken.errors import KomakenError
+from komaken.lab.label import label_targets
 from komaken.lab.valuestudy.games import open_study, study_games
 from komaken.lab.valuestudy.selfplay import start_position
 from komaken.shogi.engine.selfplay import COL_FLAGS, NF, NOT_QUIET
-from komaken.shogi.engine.tune import LABEL_CAP, LABEL_SCALE, Dataset, collect_positions, quiet_rows
+from komaken.shogi.engine.tune import LABEL_SCALE, Dataset, collect_positions, quiet_rows
 from komaken.shogi.variant import Variant, variant_from_dict
 
 
@@ -44,9 +44,8 @@ def read_games(db: str | Path, variant: Variant | None = None,
                     continue
                 scores = labels.get(game.game_index, {})
                 plies = game.opening_plies + np.flatnonzero(keep)
-                target = np.array([scores.get(int(p), LABEL_CAP) for p in plies], dtype=np.float64)
-                scored = np.abs(target) < LABEL_CAP  # unlabelled positions read LABEL_CAP: left out too
+                scored, targets = label_targets(scores, plies, scale)
                 keep[np.flatnonzero(keep)] = scored
-                yield quiet_rows(start, moves, game.opening_plies, keep), expit(target[scored] / scale)
+                yield quiet_rows(start, moves, game.opening_plies, keep), targets
 
         return v, collect_positions(rows(), progress, f"{db}: no games with quiet positions to tune on")
