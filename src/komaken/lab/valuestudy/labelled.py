@@ -21,6 +21,7 @@ from pathlib import Path
 from komaken.lab.label import LabelError, load_labels
 from komaken.lab.valuestudy.fit import FitResult, fit_study
 from komaken.lab.valuestudy.promoted import reference_tables
+from komaken.lab.valuestudy.strength import strength_label
 from komaken.shogi.engine.tune import LABEL_SCALE
 
 
@@ -92,8 +93,7 @@ def format_labels(comparisons: Sequence[LabelComparison], pieces: Sequence[str] 
 def describe_targets(f: FitResult) -> str:
     """``results at 1000 nodes`` or the labelling engine, as a table row names the targets."""
     if f.targets == "results":
-        budget = f"{f.config['nodes']} nodes" if f.config.get("nodes") else f"depth {f.config.get('depth')}"
-        return f"results (komaken at {budget})"
+        return f"results (komaken at {strength_label(f.config)})"
     return f.targets
 
 
