@@ -201,6 +201,14 @@ def test_an_sprt_decision_stands_when_games_in_flight_are_stored_after_it(tmp_pa
     res = CliRunner().invoke(cli, ["experiment", "status", "--db", str(tmp_path / "s.db")])
     assert res.exit_code == 0, res.output
     assert f"SPRT trinomial H1 (LLR {decision['llr']:.2f} after {fixed.games} games)" in res.output
+    # the bias-corrected Elo comes from the counts the decision was taken on, not from the games after it
+    from komaken.lab.sprt_elo import sprt_elo
+    expected = sprt_elo(test, [decision["losses"], decision["draws"], decision["wins"]], SPRT_GAMES)
+    assert decision["wins"] + decision["losses"] + decision["draws"] == fixed.games
+    res = CliRunner().invoke(cli, ["experiment", "status", "--db", str(tmp_path / "s.db"), "--corrected"])
+    assert res.exit_code == 0, res.output
+    assert f"Elo corrected {expected.elo:+.1f} [{expected.lo:+.1f}, {expected.hi:+.1f}]" in res.output
+    assert expected.elo < expected.mle  # stopped early at H1: the plain Elo overstates
     again = resume_experiment(tmp_path / "s.db", workers=1)
     assert again.played == 0
     with ExperimentDB.open(tmp_path / "s.db") as db:
@@ -222,6 +230,10 @@ def test_pentanomial_sprt_stops_on_pairs(tmp_path: Path, cli: click.Group) -> No
     res = CliRunner().invoke(cli, ["experiment", "status", "--db", str(tmp_path / "p.db"), "--json"])
     t = next(p for p in json.loads(res.output)["pairings"] if p["name"] == "r1-vs-r2")["sprt"]
     assert t["model"] == "pentanomial" and sum(t["pentanomial"]) == t["pairs"] >= alt.games // 2 - 1
+    assert "elo_corrected" not in t  # simulated only when asked for
+    res = CliRunner().invoke(cli, ["experiment", "status", "--db", str(tmp_path / "p.db"), "--json", "--corrected"])
+    c = next(p for p in json.loads(res.output)["pairings"] if p["name"] == "r1-vs-r2")["sprt"]["elo_corrected"]
+    assert c["lo"] < c["elo"] < c["hi"] and c["runs"] == 2000
 
 
 def test_bad_database_is_one_line_error(tmp_path: Path, cli: click.Group) -> None:

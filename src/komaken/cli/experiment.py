@@ -97,10 +97,12 @@ def resume(db: Path, workers: int | None, dask: str | None, quiet: bool, every: 
 @experiment.command("status")
 @db_opt
 @click.option("--json", "as_json", is_flag=True, help="Machine-readable statistics.")
-def status(db: Path, as_json: bool) -> None:
+@click.option("--corrected", is_flag=True,
+              help="Add each stopped SPRT's bias-corrected Elo (simulated: seconds a pairing).")
+def status(db: Path, as_json: bool, corrected: bool) -> None:
     """Games played and statistics per pairing."""
     with ExperimentDB.open(db) as store:
-        doc = status_json(store)
+        doc = status_json(store, corrected)
     if as_json:
         click.echo(json.dumps(doc, ensure_ascii=False, indent=2))
         return
@@ -119,6 +121,9 @@ def status(db: Path, as_json: bool) -> None:
             pairs = f", pairs {t['pentanomial']}" if model == "pentanomial" else ""
             at = f" after {t['games']} games" if t.get("games") is not None and t["games"] < p["games"] else ""
             line += f"  SPRT {model} {t['state']} (LLR {t['llr']:.2f}{pairs}{at})"
+            if "elo_corrected" in t:
+                c = t["elo_corrected"]
+                line += f"  Elo corrected {c['elo']:+.1f} [{c['lo']:+.1f}, {c['hi']:+.1f}]"
         click.echo(line)
 
 

@@ -77,18 +77,28 @@ def _regularized(counts: Sequence[int]) -> tuple[float, list[float]]:
     return n, [c / total for c in filled]
 
 
-def _lambda(probs: Sequence[float], s: float) -> float:
+def _lambda(probs: Sequence[float], s: float, values: Sequence[float] = PAIR_SCORES) -> float:
     """The root ``λ`` of ``Σ p_i (x_i − s) / (1 + λ(x_i − s))`` (bisection; the sum decreases in λ)."""
-    lo = -1.0 / (max(PAIR_SCORES) - s)
-    hi = 1.0 / (s - min(PAIR_SCORES))
+    lo = -1.0 / (max(values) - s)
+    hi = 1.0 / (s - min(values))
     for _ in range(200):
         mid = 0.5 * (lo + hi)
-        g = sum(p * (x - s) / (1.0 + mid * (x - s)) for p, x in zip(probs, PAIR_SCORES, strict=True))
+        g = sum(p * (x - s) / (1.0 + mid * (x - s)) for p, x in zip(probs, values, strict=True))
         if g > 0:
             lo = mid
         else:
             hi = mid
     return 0.5 * (lo + hi)
+
+
+def closest_distribution(probs: Sequence[float], s: float, values: Sequence[float] = PAIR_SCORES) -> list[float]:
+    """The distribution over ``values`` with mean ``s`` that the data ``probs`` make most likely:
+    ``p_i / (1 + λ(x_i − s))``, the hypothesis' best fit the test compares (``s`` strictly inside
+    the range of ``values``)."""
+    lam = _lambda(probs, s, values)
+    q = [p / (1.0 + lam * (x - s)) for p, x in zip(probs, values, strict=True)]
+    total = sum(q)
+    return [x / total for x in q]
 
 
 def mle_log_likelihood(counts: Sequence[int], s: float) -> float:
@@ -124,5 +134,5 @@ def pentanomial_llr(counts: Sequence[int], elo0: float, elo1: float, units: str 
     return n * (mle_log_likelihood(counts, s1) - mle_log_likelihood(counts, s0))
 
 
-__all__ = ["ELO_UNITS", "PAIR_SCORES", "mle_log_likelihood", "pentanomial_counts", "pentanomial_llr",
-           "score_bounds"]
+__all__ = ["ELO_UNITS", "PAIR_SCORES", "PSEUDO_COUNT", "closest_distribution", "mle_log_likelihood",
+           "pentanomial_counts", "pentanomial_llr", "score_bounds"]

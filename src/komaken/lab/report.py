@@ -26,8 +26,8 @@ FIGURE_NAMES = {x: f"{PIECE_NAMES.get(x, x)} {x}" for x in PIECE_NAMES}
 
 
 def build(db: ExperimentDB) -> Report:
-    """The report of the experiment stored in ``db``."""
-    exp, stats = collect(db)
+    """The report of the experiment stored in ``db`` (a stopped SPRT with its bias-corrected Elo)."""
+    exp, stats = collect(db, corrected=True)
     found = settings(db, exp)
     note = None
     try:
@@ -41,9 +41,10 @@ def build(db: ExperimentDB) -> Report:
     return Report(title(exp), blocks)
 
 
-def status_json(db: ExperimentDB) -> dict[str, Any]:
-    """The ``status --json`` document: ``{"experiment", "games", "target", "pairings": [...]}``."""
-    exp, stats = collect(db)
+def status_json(db: ExperimentDB, corrected: bool = False) -> dict[str, Any]:
+    """The ``status --json`` document: ``{"experiment", "games", "target", "pairings": [...]}``;
+    ``corrected`` adds each stopped SPRT's bias-corrected Elo (``sprt.elo_corrected``)."""
+    exp, stats = collect(db, corrected)
     pairings = []
     for p, s, label in zip(exp.pairings, stats, row_labels(exp), strict=True):
         d = s.to_json()

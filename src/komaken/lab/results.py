@@ -9,12 +9,13 @@ from __future__ import annotations
 import json
 import re
 from collections.abc import Mapping
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from typing import Any
 
 import numpy as np
 
-from komaken.lab.config import Experiment
+from komaken.lab.config import Experiment, Pairing
+from komaken.lab.sprt_elo import SPRTElo, sprt_elo
 from komaken.lab.stats import PairingStats, pairing_stats
 from komaken.lab.storage import ExperimentDB
 from komaken.shogi.variant import SHOGI
@@ -29,15 +30,40 @@ def piece_names(exp: Experiment) -> Mapping[str, str]:
     return exp.load_variant().names.kanji if exp.spec.has_variants else PIECE_NAMES
 
 
-def collect(db: ExperimentDB) -> tuple[Experiment, list[PairingStats]]:
-    """The stored experiment and the statistics of each of its pairings."""
+def collect(db: ExperimentDB, corrected: bool = False) -> tuple[Experiment, list[PairingStats]]:
+    """The stored experiment and the statistics of each of its pairings.  With ``corrected``,
+    every SPRT that has stopped (at a bound, or at its cap of games) also carries its
+    bias-corrected Elo under ``sprt["elo_corrected"]`` (:func:`sprt_correction`; seconds each)."""
     exp = db.experiment()
     stats = []
     for p in exp.pairings:
         results, indexes = db.indexed_results(p.name)
         decision = db.decision(p.name) if p.sprt is not None else None
-        stats.append(pairing_stats(p.name, p.a, p.b, results, p.sprt, indexes, decision))
+        s = pairing_stats(p.name, p.a, p.b, results, p.sprt, indexes, decision)
+        found = sprt_correction(p, s) if corrected else None
+        if found is not None:
+            s = replace(s, sprt={**(s.sprt or {}), "elo_corrected": found.to_json()})
+        stats.append(s)
     return exp, stats
+
+
+def sprt_correction(p: Pairing, s: PairingStats) -> SPRTElo | None:
+    """The bias-corrected Elo (:mod:`komaken.lab.sprt_elo`) of ``p``'s SPRT, from the counts the
+    test stopped with; ``None`` while it runs (neither at a bound nor at the pairing's games)."""
+    t = s.sprt
+    if p.sprt is None or t is None:
+        return None
+    if t["state"] == "continue" and s.games < p.games:
+        return None
+    if p.sprt.model == "pentanomial":
+        counts, cap = list(t["pentanomial"]), p.games // 2
+    elif "wins" in t:
+        counts, cap = [t["losses"], t["draws"], t["wins"]], p.games
+    else:  # a decision recorded without its counts: the stored games stand in for them
+        counts, cap = [s.b_wins, s.draws, s.a_wins], p.games
+    if sum(counts) == 0:
+        return None
+    return sprt_elo(p.sprt, counts, max(cap, sum(counts)))
 
 
 @dataclass(frozen=True, slots=True)

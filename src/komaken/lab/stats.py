@@ -156,8 +156,9 @@ def gsprt_llr(wins: int, losses: int, draws: int, elo0: float, elo1: float, unit
 
 
 def sprt_state(wins: int, losses: int, draws: int, test: SPRT, penta: list[int] | None = None) -> dict[str, Any]:
-    """LLR, bounds and decision (``"H0"``, ``"H1"`` or ``"continue"``) of ``test``.  A pentanomial
-    test needs ``penta``, the five pair counts (:func:`komaken.lab.pentanomial.pentanomial_counts`);
+    """LLR, bounds and decision (``"H0"``, ``"H1"`` or ``"continue"``) of ``test``, with the counts
+    it was taken on: ``wins``, ``losses``, ``draws`` for a trinomial test.  A pentanomial test
+    needs ``penta``, the five pair counts (:func:`komaken.lab.pentanomial.pentanomial_counts`);
     they are part of the answer (``"pentanomial"``)."""
     extra: dict[str, Any] = {}
     if test.model == "pentanomial":
@@ -166,6 +167,7 @@ def sprt_state(wins: int, losses: int, draws: int, test: SPRT, penta: list[int] 
         extra = {"pentanomial": counts, "pairs": sum(counts)}
     else:
         llr = gsprt_llr(wins, losses, draws, test.elo0, test.elo1, test.units)
+        extra = {"wins": wins, "losses": losses, "draws": draws}
     state = "H1" if llr >= test.upper else "H0" if llr <= test.lower else "continue"
     return {
         **asdict(test),
