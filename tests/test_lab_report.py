@@ -155,6 +155,16 @@ def test_plots_draw_a_perfect_score_of_ten_games(tmp_path: Path) -> None:
     assert (tmp_path / "out" / "score_ci.svg").read_bytes().startswith(b"<?xml")
 
 
+def test_one_table_against_several_changed_ones_names_each_change() -> None:
+    # the perturbation design: player a is the same table in every pairing, player b changes one value
+    from komaken.lab.results import row_labels
+
+    exp = load_experiment(Path(__file__).parents[1] / "examples" / "values" / "sprt-perturb-minishogi.toml")
+    labels = row_labels(exp)
+    assert [label.split(" vs ")[1] for label in labels] == ["角1376", "角896", "飛1637", "飛1157", "と1200 全1200"]
+    assert all(label.startswith("角1136 飛1397 と694 全434 vs") and "(run" not in label for label in labels)
+
+
 def test_title_is_derived_from_the_name_without_report_title() -> None:
     from dataclasses import replace
 

@@ -139,14 +139,30 @@ def setting_label(exp: Experiment, a: str, b: str, *, ascii: bool = False) -> st
 
 
 def row_labels(exp: Experiment) -> list[str]:
-    """The setting of each pairing, with ``(run 2)``… when a setting is played again."""
+    """The setting of each pairing, with ``(run 2)``… when a setting is played again.  Pairings
+    whose player a is the same but whose opponents differ (one table against several changed
+    ones) also name what the opponent changes: ``角1136 飛1397 vs 角1376``."""
+    base = [setting_label(exp, p.a, p.b) for p in exp.pairings]
+    opponents: dict[str, set[str]] = {}
+    for label, p in zip(base, exp.pairings, strict=True):
+        opponents.setdefault(label, set()).add(json.dumps(dict(exp.players[p.b].settings), sort_keys=True,
+                                                          default=str))
     seen: dict[str, int] = {}
     labels = []
-    for p in exp.pairings:
-        label = setting_label(exp, p.a, p.b)
+    for label, p in zip(base, exp.pairings, strict=True):
+        if len(opponents[label]) > 1:
+            label = f"{label} vs {_opponent_change(exp, p.a, p.b)}"
         seen[label] = seen.get(label, 0) + 1
         labels.append(label if seen[label] == 1 else f"{label} (run {seen[label]})")
     return labels
+
+
+def _opponent_change(exp: Experiment, a: str, b: str) -> str:
+    """The piece values in which player b differs from player a (``角1376``), else b's label."""
+    names = piece_names(exp)
+    changed = [f"{names.get(x, x)}{value_of(exp, b, x)}" for x in varied_letters(exp)
+               if value_of(exp, b, x) != value_of(exp, a, x)]
+    return " ".join(changed) or exp.players[b].label
 
 
 #: the smaller side's games up to which "same as published" is tested exactly (above: χ²)
