@@ -22,6 +22,7 @@ from komaken.shogi.engine._selfplay import COL_FLAGS, FLAG_CHECK, FLAG_QS_CAP, F
 from komaken.shogi.engine.evalparams import EvalParams
 from komaken.shogi.engine.tune import LABEL_CAP
 from komaken.shogi.variant import load_variant
+from label_fake_usi import fake_label_engine
 
 USI = [sys.executable, "-m", "komaken", "usi"]
 
@@ -179,29 +180,6 @@ def test_tune_with_a_label_engine_end_to_end(study: Path, tmp_path: Path) -> Non
     assert r.returncode == 2 and r.stderr.count("\n") == 1 and "labels of another nodes" in r.stderr, r.stderr
 
 
-_SILENT_ENGINE = '''
-import sys
-n = 0
-for line in sys.stdin:
-    cmd = line.split()
-    if not cmd:
-        continue
-    if cmd[0] == "usi":
-        print("id name silent", flush=True)
-        print("usiok", flush=True)
-    elif cmd[0] == "isready":
-        print("readyok", flush=True)
-    elif cmd[0] == "go":
-        n += 1
-        # MODE: "none" never scores; "some" scores every other position; "resign" resigns unscored
-        if MODE == "some" and n % 2 == 0:
-            print("info depth 1 score cp 7 pv 1a1b", flush=True)
-        print("bestmove resign" if MODE == "resign" or (MODE == "some" and n % 4 == 1) else "bestmove 1a1b",
-              flush=True)
-    elif cmd[0] == "quit":
-        break
-'''
-
 
 @pytest.mark.parametrize("mode", ["none", "some", "resign"])
 def test_positions_without_a_score_stay_unlabelled_and_a_silent_engine_is_an_error(
@@ -209,14 +187,13 @@ def test_positions_without_a_score_stay_unlabelled_and_a_silent_engine_is_an_err
     """komaken plays a single legal move at once, unscored, and answers a finished game's last
     position with an unscored ``bestmove resign``: such positions do not stop the labelling (the
     second is a loss for the side to move), but an engine that scores nothing is an error."""
-    script = tmp_path / "engine.py"
-    script.write_text(f"MODE = {mode!r}\n" + _SILENT_ENGINE)
+    command = fake_label_engine(tmp_path, mode)
     labels = tmp_path / "l.sqlite"
     if mode == "none":
         with pytest.raises(LabelError, match="no score for any of the"):
-            label_study(study, labels, [sys.executable, str(script)], nodes=10)
+            label_study(study, labels, command, nodes=10)
         return
-    made = label_study(study, labels, [sys.executable, str(script)], nodes=10)
+    made = label_study(study, labels, command, nodes=10)
     got = load_labels(labels, study)
     scores = [s for g in got.values() for s in g.values()]
     quiet = sum(len(p) for p in _quiet_plies(study).values())

@@ -6,7 +6,6 @@ from __future__ import annotations
 
 import random
 import sqlite3
-import sys
 from pathlib import Path
 
 import numpy as np
@@ -27,33 +26,10 @@ from komaken.shogi.engine.evalparams import EvalParams
 from komaken.shogi.engine.selfplay import COL_FLAGS, NF, NOT_QUIET
 from komaken.shogi.engine.tune import theta_of
 from komaken.shogi.variant import load_variant
+from label_fake_usi import fake_label_engine
 
 # A USI engine that logs every `position` it is sent and scores each with the number of moves in it
-_LOGGING_ENGINE = '''
-import sys
-log = open(LOG, "a")
-moves = 0
-for line in sys.stdin:
-    cmd = line.split()
-    if not cmd:
-        continue
-    if cmd[0] == "usi":
-        print("id name logger", flush=True)
-        print("usiok", flush=True)
-    elif cmd[0] == "isready":
-        print("readyok", flush=True)
-    elif cmd[0] == "setoption":
-        open(LOG + ".options", "a").write(line)
-    elif cmd[0] == "position":
-        log.write(line)
-        log.flush()
-        moves = len(cmd) - cmd.index("moves") - 1 if "moves" in cmd else 0
-    elif cmd[0] == "go":
-        print(f"info depth 1 score cp {moves} pv 1a1b", flush=True)
-        print("bestmove 1a1b", flush=True)
-    elif cmd[0] == "quit":
-        break
-'''
+
 
 
 @pytest.fixture(scope="module")
@@ -67,9 +43,7 @@ def exchange_study(tmp_path_factory: pytest.TempPathFactory) -> Path:
 
 def _logging_engine(tmp_path: Path) -> tuple[list[str], Path]:
     log = tmp_path / "positions.log"
-    script = tmp_path / "engine.py"
-    script.write_text(f"LOG = {str(log)!r}\n" + _LOGGING_ENGINE)
-    return [sys.executable, str(script)], log
+    return fake_label_engine(tmp_path, "log", log), log
 
 
 def test_each_game_is_labelled_from_its_own_start_and_a_sample_grows(exchange_study: Path, tmp_path: Path) -> None:
@@ -198,12 +172,9 @@ def test_nnue_positions_of_an_exchange_study_are_the_tuners(exchange_study: Path
 def test_label_comparison_fits_results_and_scores_on_the_same_games(exchange_study: Path, tmp_path: Path) -> None:
     """Two label files, one of them from an engine called fairy-stockfish: the comparison fits the
     games both labelled, and sets Fairy-Stockfish 11.1's own table (as it computes 5×5) beside it."""
-    command, _ = _logging_engine(tmp_path)
-    fake = tmp_path / "fairy-stockfish"
-    fake.write_text(f"#!{sys.executable}\n" + Path(command[1]).read_text())
-    fake.chmod(0o755)
+    fake = fake_label_engine(tmp_path, "log", tmp_path / "positions.log", name="fairy-stockfish")[1]
     one, two = tmp_path / "fsf.sqlite", tmp_path / "k.sqlite"
-    label_study(exchange_study, one, [str(fake)], nodes=10, games=2)
+    label_study(exchange_study, one, [fake], nodes=10, games=2)
     label_study(exchange_study, two, engine_command("komaken usi"), nodes=120)
     with pytest.raises(FitError, match="needs at least 200"):
         label_comparison(exchange_study, [one, two])

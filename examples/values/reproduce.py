@@ -3,11 +3,13 @@ in one directory, and say how long each step took.
 
     python examples/values/reproduce.py out/ --out out/paper
 
-Reads every ``*.db`` there: the piece-values studies (``komaken values selfplay``) and the odds
-databases (``komaken values odds``).  Writes into ``--out``:
+Reads every ``*.db`` there: the piece-values studies (``komaken values selfplay``), the odds
+databases (``komaken values odds``) and experiment databases (``komaken experiment run``).  Writes into ``--out``:
 
 * ``report/`` — ``komaken values report`` over all of them: method A's and B's tables, the fitted
   laws, the hypotheses (H1 also against Fairy-Stockfish as it computes) and Figure 1;
+* ``experiment-<name>/`` — ``komaken experiment report`` of every experiment database there (the
+  validation and perturbation SPRTs of §3.6, each stopped test with its bias-corrected Elo);
 * ``robust-<study>.md`` — ``komaken values robust`` of every study, and ``designs-<variant>.md``
   where a variant has studies of several start designs at one search limit (Appendix A, §3.2);
 * ``promoted-<study>.md`` — ``komaken values promoted`` of every study whose variant has promoted
@@ -40,6 +42,8 @@ import numpy as np
 
 from komaken.errors import KomakenError
 from komaken.lab.label import LabelError, load_labels
+from komaken.lab.report import build as experiment_report
+from komaken.lab.storage import ExperimentDB
 from komaken.lab.valuestudy.designed import ABResult, ab_experiment, format_ab
 from komaken.lab.valuestudy.fit import fit_study, start_design, variant_letters
 from komaken.lab.valuestudy.games import StudyError, open_study
@@ -175,16 +179,23 @@ def strength_figure(rows: list[StrengthRow], limits: dict[str, dict[int, Triple]
 
 
 def kind(db: Path) -> str:
-    """``study`` (a piece-values study), ``odds`` (a material-odds database) or ``other``."""
+    """``study`` (a piece-values study), ``odds`` (a material-odds database), ``match`` (an
+    experiment of players in pairings: the SPRTs of §3.6) or ``other``."""
     try:
         with open_study(db):
             return "study"
     except StudyError:
-        try:
-            analyse_odds(db)
-            return "odds"
-        except KomakenError:
-            return "other"
+        pass
+    try:
+        analyse_odds(db)
+        return "odds"
+    except KomakenError:
+        pass
+    try:
+        with ExperimentDB.open(db, upgrade=False) as store:
+            return "match" if store.kind == "match" else "other"
+    except KomakenError:
+        return "other"
 
 
 def labels_study(path: Path, db: Path) -> bool:
@@ -204,10 +215,10 @@ def main() -> None:
     args = ap.parse_args()
     args.out.mkdir(parents=True, exist_ok=True)
     kinds = {db: kind(db) for db in sorted(args.folder.glob("*.db"))}
-    dbs = [db for db, k in kinds.items() if k != "other"]
+    dbs = [db for db, k in kinds.items() if k in ("study", "odds")]
     studies = [db for db, k in kinds.items() if k == "study"]
     for db in (db for db, k in kinds.items() if k == "other"):
-        print(f"{db}: neither a study nor an odds database; left out", flush=True)
+        print(f"{db}: not a study, odds or experiment database; left out", flush=True)
     steps: list[tuple[str, float]] = []
     start = time.perf_counter()
 
@@ -217,8 +228,13 @@ def main() -> None:
         print(f"{what}: {steps[-1][1]:.1f} s", flush=True)
         start = time.perf_counter()
 
-    build(load(dbs, args.bootstrap)).write(args.out / "report")
-    done(f"report over {len(dbs)} databases ({len(studies)} studies)")
+    if dbs:
+        build(load(dbs, args.bootstrap)).write(args.out / "report")
+        done(f"report over {len(dbs)} databases ({len(studies)} studies)")
+    for db in (db for db, k in kinds.items() if k == "match"):  # §3.6: SPRTs with their corrected Elo
+        with ExperimentDB.open(db, upgrade=False) as store:
+            experiment_report(store).write(args.out / f"experiment-{db.stem}")
+        done(f"experiment report {db.name}")
     by_variant: dict[tuple[str, str], list[Robustness]] = defaultdict(list)  # (variant, search limit)
     odds_studies: dict[str, list[ABResult]] = defaultdict(list)
     depth_studies: dict[tuple[str, str], list[Path]] = defaultdict(list)
