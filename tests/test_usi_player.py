@@ -132,3 +132,34 @@ def test_usi_player_plays_komaken_usi() -> None:
             assert player.last_reply is not None and player.last_reply > 0
     finally:
         player.close()
+
+
+def test_a_reply_time_is_never_negative_when_the_writer_is_slow_to_resume(tmp_path: Path) -> None:
+    """On a busy machine the engine can answer — and the reader thread stamp the answer — before
+    the thread that wrote ``go`` runs again.  The reply's clock starts when the write began, so
+    it cannot come out negative (it did, −24 µs, in a loaded CI run)."""
+    from komaken.usi.client import UsiProcess
+
+    engine = tmp_path / "instant.py"
+    engine.write_text("import sys\nfor line in sys.stdin:\n    print('bestmove 1a1b', flush=True)\n")
+    eng = UsiProcess([sys.executable, str(engine)])
+    real = eng.proc.stdin
+    assert real is not None
+
+    class SlowToResume:  # the writer is descheduled right after its flush
+        def write(self, text: str) -> int:
+            return real.write(text)
+
+        def flush(self) -> None:
+            real.flush()
+            time.sleep(0.3)
+
+    eng.proc.stdin = SlowToResume()  # type: ignore[assignment]
+    try:
+        t0 = eng.send("go")
+        arrived, line = eng.until_timed("bestmove", STARTUP)[-1]
+        assert line == "bestmove 1a1b"
+        assert arrived - t0 >= 0.0
+    finally:
+        eng.proc.stdin = real
+        eng.close()

@@ -83,15 +83,19 @@ class UsiProcess:
 
     # ---- writing ---------------------------------------------------------------------------
     def send(self, line: str) -> float:
-        """Write one line; returns the moment it was written (``time.perf_counter()``)."""
+        """Write one line; returns the moment the write began (``time.perf_counter()``).
+
+        A reply's time counts from there: on a busy machine the engine can answer, and the
+        reader thread stamp the answer, before this thread runs again after the write."""
         stdin = self.proc.stdin
         assert stdin is not None
+        start = time.perf_counter()
         try:
             stdin.write(line + "\n")
             stdin.flush()
         except (BrokenPipeError, OSError, ValueError) as exc:
             raise EngineError(f"USI engine {self.name!r} went away: {exc}") from None
-        return time.perf_counter()
+        return start
 
     # ---- reading ---------------------------------------------------------------------------
     def read(self, timeout: float) -> tuple[float, str]:
