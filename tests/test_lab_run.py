@@ -19,6 +19,7 @@ from conftest import ENV, toy_toml
 from komaken.cli import _Group
 from komaken.cli.experiment import experiment
 from komaken.lab import ExperimentDB, load_experiment, resume_experiment, run_experiment
+from komaken.lab.report import build
 
 pytestmark = pytest.mark.usefixtures("toy_on_path")
 
@@ -234,6 +235,22 @@ def test_pentanomial_sprt_stops_on_pairs(tmp_path: Path, cli: click.Group) -> No
     res = CliRunner().invoke(cli, ["experiment", "status", "--db", str(tmp_path / "p.db"), "--json", "--corrected"])
     c = next(p for p in json.loads(res.output)["pairings"] if p["name"] == "r1-vs-r2")["sprt"]["elo_corrected"]
     assert c["lo"] < c["elo"] < c["hi"] and c["runs"] == 2000
+
+
+def test_an_sprt_that_uses_all_its_games_says_so_and_is_still_corrected(tmp_path: Path, cli: click.Group) -> None:
+    # random against random over 20 games cannot tell 0 from +1 Elo: the test ends with its games
+    text = toy_toml(20, delay=0, random_plies=1).replace(
+        'colors = "alternate"', 'colors = "alternate"\nsprt = { elo0 = 0, elo1 = 1, model = "pentanomial" }'
+    )
+    (tmp_path / "c.toml").write_text(text, encoding="utf-8")
+    summary = run_experiment(load_experiment(tmp_path / "c.toml"), tmp_path / "c.db", workers=1)
+    assert summary.counts[0].sprt == "continue" and summary.counts[0].games == 20
+    res = CliRunner().invoke(cli, ["experiment", "status", "--db", str(tmp_path / "c.db"), "--corrected"])
+    assert res.exit_code == 0, res.output
+    assert "SPRT pentanomial no decision" in res.output and "Elo corrected" in res.output
+    with ExperimentDB.open(tmp_path / "c.db") as db:
+        md = build(db).markdown()
+    assert "| none in 20 games |" in md
 
 
 def test_bad_database_is_one_line_error(tmp_path: Path, cli: click.Group) -> None:
