@@ -66,3 +66,15 @@ def test_bad_counts_are_named(test: SPRT, counts: list[int], cap: int, needle: s
     with pytest.raises(SPRTEloError, match=needle.replace("(", r"\(").replace(")", r"\)")):
         sprt_elo(test, counts, cap)
     assert issubclass(SPRTEloError, ValueError)
+
+
+def test_more_wins_in_the_same_games_never_lower_the_corrected_elo() -> None:
+    # the MLE ordering: with the test and the sample size fixed, a better score is a better estimate
+    test = SPRT(0, 40)
+    estimates = [sprt_elo(test, [100 - w, 0, w], cap=300, runs=200).elo for w in (40, 50, 60, 70)]
+    assert estimates == sorted(estimates) and estimates[0] < 0 < estimates[-1]
+
+
+def test_normalized_units_are_corrected_in_their_own_test() -> None:
+    e = sprt_elo(SPRT(0, 5, model="pentanomial", units="normalized"), [10, 100, 300, 150, 20], cap=5000, runs=300)
+    assert e.lo < e.elo < e.hi and e.elo < e.mle
