@@ -10,6 +10,7 @@ from __future__ import annotations
 import os
 import subprocess
 from pathlib import Path
+from typing import Any
 
 import httpx
 import pytest
@@ -113,8 +114,20 @@ def differ(a: bytes, b: bytes) -> float:
     return float(np.abs(x[:h, :w] - y[:h, :w]).mean())
 
 
+#: the browser contexts the current test opened: closed when it ends, passed or failed
+_OPEN_CONTEXTS: list[Any] = []
+
+
+@pytest.fixture(autouse=True)
+def _close_contexts():  # type: ignore[no-untyped-def]
+    yield
+    while _OPEN_CONTEXTS:
+        _OPEN_CONTEXTS.pop().close()
+
+
 def open_page(browsers, server, which: str = "fonts", width: int = 1366, height: int = 768):  # type: ignore[no-untyped-def]
     ctx = browsers[which].new_context(viewport={"width": width, "height": height})
+    _OPEN_CONTEXTS.append(ctx)
     page = ctx.new_page()
     page.set_default_timeout(T)
     page.errors = []  # type: ignore[attr-defined]
