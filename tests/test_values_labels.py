@@ -218,13 +218,15 @@ def _fsf_usi(move: str, n: int) -> str:
     return sq(body[:2]) + sq(body[2:]) + ("+" if move.endswith("+") else "")
 
 
-@pytest.mark.parametrize("n", [5, 6, 7, 8, 9])
-def test_the_fairy_stockfish_file_of_the_controlled_family_plays_komakens_rules(n: int) -> None:
-    """examples/values/fsf-ctrl.ini (what Fairy-Stockfish labels ctrl studies with) gives every
-    position of random games the legal moves komaken gives, promotions and drops included."""
+@pytest.mark.parametrize(("name", "n"), [("ctrl5", 5), ("ctrl6", 6), ("ctrl7", 7), ("ctrl8", 8), ("ctrl9", 9),
+                                       ("shogi7x7", 7)])
+def test_the_fairy_stockfish_file_of_the_research_boards_plays_komakens_rules(name: str, n: int) -> None:
+    """examples/values/fsf-ctrl.ini (what Fairy-Stockfish labels ctrl and 7×7 studies with) gives
+    every position of random games the legal moves komaken gives, promotions and drops included —
+    except the pawn-drop mates (打ち歩詰め) Fairy-Stockfish wrongly allows: an extra move of its
+    must be a pawn drop that checks and leaves no reply (one proved by hand below)."""
     sf = pytest.importorskip("pyffish")
     sf.load_variant_config((Path(__file__).parent.parent / "examples/values/fsf-ctrl.ini").read_text())
-    name = f"ctrl{n}"
     start = sf.start_fen(name)
     assert start.split("[")[0] == Position.start(name).sfen().split()[0]
     seen = {"drop": 0, "promotion": 0}
@@ -233,7 +235,13 @@ def test_the_fairy_stockfish_file_of_the_controlled_family_plays_komakens_rules(
         pos, moves = Position.start(name), []
         for _ in range(60):
             theirs = sf.legal_moves(name, start, moves)
-            assert sorted(m.usi() for m in pos.legal_moves()) == sorted(_fsf_usi(m, n) for m in theirs), pos.sfen()
+            mapped = {_fsf_usi(m, n): m for m in theirs}
+            ours = {m.usi() for m in pos.legal_moves()}
+            assert ours <= set(mapped), pos.sfen()
+            for extra in set(mapped) - ours:
+                after = moves + [mapped[extra]]
+                assert extra.startswith("P*") and sf.gives_check(name, start, after), (pos.sfen(), extra)
+                assert not sf.legal_moves(name, start, after), (pos.sfen(), extra)
             if not theirs or pos.outcome() is not None:
                 break
             seen["drop"] += any("@" in m for m in theirs)
@@ -242,3 +250,29 @@ def test_the_fairy_stockfish_file_of_the_controlled_family_plays_komakens_rules(
             moves.append(m)
             pos.push_usi(_fsf_usi(m, n))
     assert seen["drop"] > 0 and seen["promotion"] > 0
+
+
+def test_fairy_stockfish_allows_a_pawn_drop_mate_on_7x7_that_komaken_forbids() -> None:
+    """Found by walking 150 random 7×7 games through pyffish (17,371 positions: every other move
+    list agreed).  Gote to move drops a pawn on 4d, in front of sente's king on 4e:
+
+    * no nifu: gote's pawns stand on files 7, 6, 3 and 1;
+    * it checks (a gote pawn attacks the square below it) and cannot be interposed;
+    * the king cannot take it: 4d is guarded by gote's silver on 4c and, through 6f and 5e, by
+      gote's horse on 7g; no other sente piece reaches 4d (the horse on 2c is blocked by sente's
+      own pawn on 3d, the silver on 6e moves to 5d or 7d);
+    * the king cannot step away: 3d, 4f, 5f hold its own pieces; 5d is next to gote's king; 5e
+      is on the horse's diagonal; 3e (a gote pawn) and 3f are covered by gote's rook on 3g.
+
+    So the drop mates: 打ち歩詰め, illegal.  komaken refuses it; Fairy-Stockfish 11.1 lists it."""
+    sf = pytest.importorskip("pyffish")
+    sf.load_variant_config((Path(__file__).parent.parent / "examples/values/fsf-ctrl.ini").read_text())
+    v = load_variant("shogi7x7")
+    sfen = "r3g2/1sg3+P/ppks1+B1/1P2PP1/PS1Kp1P/2GG1Sp/+b3r2 w P3p 62"
+    pos = Position.from_sfen(sfen, variant=v)
+    assert "P*4d" not in {m.usi() for m in pos.legal_moves()}
+    # the position after the drop, built without the drop rule: sente is in check with no move
+    mated = Position.from_sfen("r3g2/1sg3+P/ppks1+B1/1P1pPP1/PS1Kp1P/2GG1Sp/+b3r2 b P2p 63", variant=v)
+    assert mated.is_check() and not mated.legal_moves()
+    # Fairy-Stockfish's FEN of the same position (its first player, sente, is "w"): it lists the drop
+    assert "P@d4" in sf.legal_moves("shogi7x7", "r3g2/1sg3+P/ppks1+B1/1P2PP1/PS1Kp1P/2GG1Sp/+b3r2[Pppp] b 0 62", [])
