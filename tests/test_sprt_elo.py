@@ -76,5 +76,5 @@ def test_more_wins_in_the_same_games_never_lower_the_corrected_elo() -> None:
 
 
 def test_normalized_units_are_corrected_in_their_own_test() -> None:
-    e = sprt_elo(SPRT(0, 5, model="pentanomial", units="normalized"), [10, 100, 300, 150, 20], cap=5000, runs=300)
+    e = sprt_elo(SPRT(0, 20, model="pentanomial", units="normalized"), [10, 100, 300, 150, 20], cap=1000, runs=200)
     assert e.lo < e.elo < e.hi and e.elo < e.mle

@@ -141,7 +141,8 @@ def test_a_reply_time_is_never_negative_when_the_writer_is_slow_to_resume(tmp_pa
     from komaken.usi.client import UsiProcess
 
     engine = tmp_path / "instant.py"
-    engine.write_text("import sys\nfor line in sys.stdin:\n    print('bestmove 1a1b', flush=True)\n")
+    engine.write_text("import sys\nfor line in sys.stdin:\n    if line.startswith('quit'):\n        break\n"
+                      "    print('bestmove 1a1b', flush=True)\n")
     eng = UsiProcess([sys.executable, str(engine)])
     real = eng.proc.stdin
     assert real is not None
