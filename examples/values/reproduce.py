@@ -292,7 +292,7 @@ def main() -> None:
         for r in results:
             if variant.startswith("ctrl") and not limit.startswith("depth") and r.design.startswith("exchange"):
                 limits[limit][int(variant.removeprefix("ctrl"))] = r.fits[0].values
-    if trend or comparisons:
+    if any(x.variant.startswith("ctrl") for x in [*trend, *comparisons]) or limits:  # Figure 6 is of ctrl boards
         strength_figure(trend, limits, comparisons, args.out)
     total = sum(t for _, t in steps)
     print(f"total {total:.0f} s; wrote {args.out}")
