@@ -1,13 +1,19 @@
-"""The simulation kernel behind :mod:`komaken.lab.sprt_elo`: many runs of one SPRT, each drawn
-from a known outcome distribution until the test stops, returning the mean score each run
-stopped with.
+"""The kernels of the lab's sequential tests.
 
-A run draws one outcome at a time (a game, or a game pair), keeps the counts per outcome and
-applies the test after every draw, as the lab's runner does:
+``tilt_lambda`` and ``tilt_loglik`` are the GSPRT's fit, the one home of that arithmetic
+(:mod:`komaken.lab.pentanomial` calls them for the runner's test, :func:`simulate_stops` for the
+simulated one): for observed outcome frequencies ``p`` over ``values`` and a hypothesised mean
+score ``s``, the most likely distribution with that mean is ``p_i / (1 + λ(x_i − s))``, ``λ``
+the root of ``Σ p_i (x_i − s) / (1 + λ(x_i − s))``, and its log-likelihood relative to ``p`` is
+``−Σ p_i log(1 + λ(x_i − s))``.
 
-* ``exact`` (the pentanomial model): the GSPRT of :mod:`komaken.lab.pentanomial` — each
-  hypothesis' closest distribution ``p_i / (1 + λ(x_i − s))``, empty cells given ``pseudo``
-  counts; ``λ`` by safeguarded Newton steps started from the previous draw's root;
+``simulate_stops`` plays many runs of one SPRT (for :mod:`komaken.lab.sprt_elo`), each drawn
+from a known outcome distribution until the test stops, and returns the mean score each run
+stopped with.  A run draws one outcome at a time (a game, or a game pair), keeps the counts per
+outcome and applies the test after every draw, as the lab's runner does:
+
+* ``exact`` (the pentanomial model): the GSPRT above, empty cells given ``pseudo`` counts, ``λ``
+  found from the previous draw's root;
 * otherwise the normal approximation of :func:`komaken.lab.stats.gsprt_llr`,
   ``N·(s1 − s0)·(2m − s0 − s1)/(2v)``, 0 while the outcomes have no variance.
 
@@ -26,9 +32,10 @@ from numba import njit, prange
 
 
 @njit(cache=True)
-def _lambda(p: np.ndarray, values: np.ndarray, s: float, guess: float) -> float:
-    """The root of ``g(λ) = Σ p_i (x_i − s) / (1 + λ(x_i − s))`` (decreasing in λ) between the
-    poles, by Newton steps that fall back to bisection when they leave the bracket."""
+def tilt_lambda(p: np.ndarray, values: np.ndarray, s: float, guess: float) -> float:
+    """The root ``λ`` of ``g(λ) = Σ p_i (x_i − s) / (1 + λ(x_i − s))`` (decreasing in λ) between
+    the poles, by Newton steps from ``guess`` that fall back to bisection when they leave the
+    bracket; ``s`` strictly inside the range of ``values``."""
     lo = -1.0 / (values.max() - s)
     hi = 1.0 / (s - values.min())
     lam = guess if lo < guess < hi else 0.0
@@ -52,7 +59,9 @@ def _lambda(p: np.ndarray, values: np.ndarray, s: float, guess: float) -> float:
 
 
 @njit(cache=True)
-def _loglik(p: np.ndarray, values: np.ndarray, s: float, lam: float) -> float:
+def tilt_loglik(p: np.ndarray, values: np.ndarray, s: float, lam: float) -> float:
+    """``−Σ p_i log(1 + λ(x_i − s))``: the log-likelihood, per outcome, of the distribution with
+    mean ``s`` fitted by ``tilt_lambda`` (its ``lam``), relative to ``p``."""
     total = 0.0
     for j in range(len(values)):
         total -= p[j] * np.log(1.0 + lam * (values[j] - s))
@@ -67,6 +76,8 @@ def simulate_stops(values: np.ndarray, probs: np.ndarray, elo_scores: np.ndarray
 
     ``elo_scores`` is ``(s0, s1)`` for logistic units, ``(elo0, elo1)`` with ``normalized``."""
     m_out = len(values)
+    vmin = values.min()
+    vmax = values.max()
     cumulative = np.cumsum(probs)
     cumulative[m_out - 1] = 1.0
     out = np.empty(runs)
@@ -107,11 +118,11 @@ def simulate_stops(values: np.ndarray, probs: np.ndarray, elo_scores: np.ndarray
                 s0 = elo_scores[0]
                 s1 = elo_scores[1]
             if exact:
-                if not (values.min() < s0 < values.max() and values.min() < s1 < values.max()):
+                if not (vmin < s0 < vmax and vmin < s1 < vmax):
                     continue
-                lam0 = _lambda(p, values, s0, lam0)
-                lam1 = _lambda(p, values, s1, lam1)
-                llr = n * (_loglik(p, values, s1, lam1) - _loglik(p, values, s0, lam0))
+                lam0 = tilt_lambda(p, values, s0, lam0)
+                lam1 = tilt_lambda(p, values, s1, lam1)
+                llr = n * (tilt_loglik(p, values, s1, lam1) - tilt_loglik(p, values, s0, lam0))
             else:
                 if v <= 1e-15:
                     continue

@@ -13,8 +13,9 @@ correlated, so treating them as independent games (the trinomial model) mis-stat
 distributions with mean ``s``; its best fit to the data (maximum likelihood under the
 constraint) is ``p_i = p̂_i / (1 + λ·(x_i − s))``, where ``λ`` is the root of
 ``Σ p̂_i (x_i − s) / (1 + λ·(x_i − s)) = 0`` — a decreasing function of ``λ`` on the interval
-that keeps every ``p_i`` positive, found here by bisection.  The generalized log-likelihood ratio
-of H1 (``s1``) against H0 (``s0``) is
+that keeps every ``p_i`` positive, found by safeguarded Newton steps
+(:mod:`komaken.lab._sprt_kernel`).  The generalized log-likelihood ratio of H1 (``s1``) against
+H0 (``s0``) is
 
     ``LLR = N · Σ p̂_i · log(p_i(s1) / p_i(s0))``.
 
@@ -38,8 +39,13 @@ from __future__ import annotations
 import math
 from collections.abc import Iterable, Sequence
 
+import numpy as np
+
+from komaken.lab._sprt_kernel import tilt_lambda, tilt_loglik
+
 #: per-game score of a pair scoring 0, ½, 1, 1½, 2 points
 PAIR_SCORES = (0.0, 0.25, 0.5, 0.75, 1.0)
+_PAIR_VALUES = np.array(PAIR_SCORES)
 PSEUDO_COUNT = 1e-3
 ELO_UNITS = ("logistic", "normalized")
 _C_ET = 800.0 / math.log(10.0)
@@ -78,17 +84,8 @@ def _regularized(counts: Sequence[int]) -> tuple[float, list[float]]:
 
 
 def _lambda(probs: Sequence[float], s: float, values: Sequence[float] = PAIR_SCORES) -> float:
-    """The root ``λ`` of ``Σ p_i (x_i − s) / (1 + λ(x_i − s))`` (bisection; the sum decreases in λ)."""
-    lo = -1.0 / (max(values) - s)
-    hi = 1.0 / (s - min(values))
-    for _ in range(200):
-        mid = 0.5 * (lo + hi)
-        g = sum(p * (x - s) / (1.0 + mid * (x - s)) for p, x in zip(probs, values, strict=True))
-        if g > 0:
-            lo = mid
-        else:
-            hi = mid
-    return 0.5 * (lo + hi)
+    """The root ``λ`` of ``Σ p_i (x_i − s) / (1 + λ(x_i − s))`` (:func:`tilt_lambda`)."""
+    return float(tilt_lambda(np.asarray(probs, dtype=np.float64), np.asarray(values, dtype=np.float64), s, 0.0))
 
 
 def closest_distribution(probs: Sequence[float], s: float, values: Sequence[float] = PAIR_SCORES) -> list[float]:
@@ -105,8 +102,8 @@ def mle_log_likelihood(counts: Sequence[int], s: float) -> float:
     """Per-pair log-likelihood of the best distribution with mean ``s``, relative to ``p̂``:
     ``−Σ p̂_i log(1 + λ(x_i − s))`` (0 when ``s`` is the observed mean, negative otherwise)."""
     _, probs = _regularized(counts)
-    lam = _lambda(probs, s)
-    return -sum(p * math.log(1.0 + lam * (x - s)) for p, x in zip(probs, PAIR_SCORES, strict=True))
+    p = np.asarray(probs, dtype=np.float64)
+    return float(tilt_loglik(p, _PAIR_VALUES, s, tilt_lambda(p, _PAIR_VALUES, s, 0.0)))
 
 
 def score_bounds(counts: Sequence[int], elo0: float, elo1: float, units: str = "logistic") -> tuple[float, float]:

@@ -17,9 +17,11 @@ known in closed form for a truncated test with a discrete outcome, so it is esti
 simulation (:mod:`komaken.lab._sprt_kernel`): runs drawn from the outcome distribution closest
 to the observed one that has the score of ``θ``
 (:func:`komaken.lab.pentanomial.closest_distribution`, the same tilt the GSPRT fits), with the
-same random numbers at every ``θ`` so that the estimate is monotone and the roots are found by
-bisection.  The simulated test applies the GSPRT's normal approximation after every game (or
-pair), which differs from the exact pentanomial LLR in the third decimal.
+same random numbers at every ``θ`` so that the estimate is monotone, and the roots are found
+by regula falsi on the probit scale (about a dozen simulated tests for the three).  The
+simulated test is the runner's: after every pair the pentanomial GSPRT, with the same arithmetic
+(:func:`komaken.lab._sprt_kernel.tilt_lambda`), after every game the trinomial one's normal
+approximation.
 
 A test that ran to its cap without crossing a bound is corrected too: its stopping rule is
 "a bound or the cap", and the simulation applies the same.
