@@ -120,7 +120,7 @@ def status(db: Path, as_json: bool, corrected: bool) -> None:
             model = t.get("model", "trinomial")
             pairs = f", pairs {t['pentanomial']}" if model == "pentanomial" else ""
             at = f" after {t['games']} games" if t.get("games") is not None and t["games"] < p["games"] else ""
-            state = "no decision" if t["state"] == "continue" and p["games"] >= p["target"] else t["state"]
+            state = "no decision" if t.get("undecided") else t["state"]
             line += f"  SPRT {model} {state} (LLR {t['llr']:.2f}{pairs}{at})"
             if "elo_corrected" in t:
                 c = t["elo_corrected"]

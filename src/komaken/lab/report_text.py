@@ -296,8 +296,7 @@ def sprt_table(sprts: list[tuple[str, PairingStats]]) -> Block:
         at = f" after {t['games']} games" if t.get("games") is not None and t["games"] < s.games else ""
         c = t.get("elo_corrected")
         corrected = "–" if c is None else f"{c['elo']:+.1f} [{c['lo']:+.1f}, {c['hi']:+.1f}] (plain {c['mle']:+.1f})"
-        # a corrected Elo on a running test means it used every game it was given
-        state = f"none in {s.games} games" if t["state"] == "continue" and c is not None else t["state"] + at
+        state = f"none in {s.games} games" if t.get("undecided") else t["state"] + at
         rows.append([label, model, f"{t['elo0']:g}{units}", f"{t['elo1']:g}{units}", pairs, f"{t['llr']:.3f}",
                      f"[{t['lower']:.3f}, {t['upper']:.3f}]", state, corrected])
     return ("table", "Generalized SPRT of each pairing that asked for one; a pentanomial test counts game pairs "

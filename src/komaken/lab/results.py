@@ -31,7 +31,8 @@ def piece_names(exp: Experiment) -> Mapping[str, str]:
 
 
 def collect(db: ExperimentDB, corrected: bool = False) -> tuple[Experiment, list[PairingStats]]:
-    """The stored experiment and the statistics of each of its pairings.  With ``corrected``,
+    """The stored experiment and the statistics of each of its pairings; an SPRT still running
+    when its pairing has played all its games says so (``sprt["undecided"]``).  With ``corrected``,
     every SPRT that has stopped (at a bound, or at its cap of games) also carries its
     bias-corrected Elo under ``sprt["elo_corrected"]`` (:func:`sprt_correction`; seconds each)."""
     exp = db.experiment()
@@ -40,6 +41,8 @@ def collect(db: ExperimentDB, corrected: bool = False) -> tuple[Experiment, list
         results, indexes = db.indexed_results(p.name)
         decision = db.decision(p.name) if p.sprt is not None else None
         s = pairing_stats(p.name, p.a, p.b, results, p.sprt, indexes, decision)
+        if s.sprt is not None and s.sprt["state"] == "continue" and s.games >= p.games:
+            s = replace(s, sprt={**s.sprt, "undecided": True})  # it used every game it was given
         found = sprt_correction(p, s) if corrected else None
         if found is not None:
             s = replace(s, sprt={**(s.sprt or {}), "elo_corrected": found.to_json()})
@@ -53,7 +56,7 @@ def sprt_correction(p: Pairing, s: PairingStats) -> SPRTElo | None:
     t = s.sprt
     if p.sprt is None or t is None:
         return None
-    if t["state"] == "continue" and s.games < p.games:
+    if t["state"] == "continue" and not t.get("undecided"):
         return None
     if p.sprt.model == "pentanomial":
         counts, cap = list(t["pentanomial"]), p.games // 2
