@@ -164,3 +164,41 @@ def test_a_reply_time_is_never_negative_when_the_writer_is_slow_to_resume(tmp_pa
     finally:
         eng.proc.stdin = real
         eng.close()
+
+
+# writes every command it gets to the file named by its argument; resigns at every go
+RECORDER = textwrap.dedent("""
+    import sys
+    log = open(sys.argv[1], "a")
+    for line in sys.stdin:
+        log.write(line); log.flush()
+        cmd = line.split()[0] if line.split() else ""
+        if cmd == "usi":
+            print("id name recorder"); print("usiok", flush=True)
+        elif cmd == "isready":
+            print("readyok", flush=True)
+        elif cmd == "go":
+            print("bestmove resign", flush=True)
+        elif cmd == "quit":
+            break
+""")
+
+
+def test_each_game_starts_with_isready_then_usinewgame(tmp_path: Path) -> None:
+    """The USI order a GUI keeps: options, ``isready``/``readyok``, then ``usinewgame``, then the
+    game's ``position``/``go`` — for the first game and for every game after it."""
+    script, log = tmp_path / "recorder.py", tmp_path / "commands.log"
+    script.write_text(RECORDER)
+    player = UsiPlayer(f"{sys.executable} {script} {log}", {"UCI_Variant": "minishogi"}, go_args="byoyomi 100",
+                       timeout=STARTUP)
+    try:
+        for seed in (1, 2):
+            player.new_game(seed)
+            player.choose(Position("minishogi"))
+    finally:
+        player.close()
+    words = [line.split()[0] for line in log.read_text().splitlines()]
+    game = ["isready", "usinewgame", "position", "go"]
+    assert words[:3] == ["usi", "setoption", "isready"]
+    assert words[3:11] == game + game
+    assert words[11:] in ([], ["quit"])  # the recorder may exit before it logs quit

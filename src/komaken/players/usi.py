@@ -122,12 +122,14 @@ class UsiPlayer:
 
     # ---- player ----------------------------------------------------------------------------
     def new_game(self, seed: int | None = None) -> None:
+        """``isready``, then ``usinewgame`` once the engine said ``readyok`` — the order of the USI
+        protocol, which strict engines hold their GUI to."""
         assert self._eng is not None
-        self._eng.send("usinewgame")
         try:
             self._ready()
         except EngineTimeoutError as exc:
             raise UsiTimeout(str(exc), exc.waited, exc.expected) from exc
+        self._eng.send("usinewgame")
 
     def choose(self, position: Game[Any]) -> Move | PlayerAction:
         """The engine's answer; raises :class:`EngineTimeoutError` when it is late (and killed)."""
