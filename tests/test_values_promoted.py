@@ -125,3 +125,15 @@ def test_the_camp_is_each_owners_promotion_zone() -> None:
     assert c[0, 0].tolist() == [0, 1] and c[0, 1].tolist() == [1, 0]  # black: +P elsewhere, +S in the camp
     assert c[1, 0].tolist() == [1, 0] and c[1, 1].tolist() == [0, 1]  # white: +P in the camp, +S elsewhere
     assert not c[:, 2].any()
+
+
+def test_a_prefix_of_the_study_is_the_study_of_that_many_games(study: Path, tmp_path: Path) -> None:
+    """Games are a function of seed and index, so the first 50 games of the 80-game study are the
+    50-game study's: ``games=50`` must fit exactly what that study fits."""
+    short = tmp_path / "short.db"
+    run_selfplay(study_config("minishogi", games=50, nodes=150, seed=3, imbalance=2, imbalance_mode="exchange"),
+                 short)
+    kw = {"horizon": 4, "bootstrap": 10, "min_games": 20, "min_term_games": 3}
+    cut, whole = promoted_controls(str(study), ("+S",), games=50, **kw), promoted_controls(str(short), ("+S",), **kw)
+    assert cut.games == whole.games == 50
+    assert [f.values for f in cut.fits] == [f.values for f in whole.fits]

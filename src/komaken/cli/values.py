@@ -35,6 +35,11 @@ def refit_options(f: F) -> F:
     return click.option("--bootstrap", type=within(limits.BOOTSTRAP), default=200, show_default=True)(f)
 
 
+#: ``--games N``: read only a study's first N game indexes (a large study's prefix).
+PREFIX = click.option("--games", type=within(limits.GAMES), default=None,
+                      help="Read only the study's first N games (by index; default all).")
+
+
 @click.group()
 def values() -> None:
     """Measure piece values by self-play (regression) and material odds, on any board size."""
@@ -146,12 +151,14 @@ def label(db: Path, command: str, labels: Path | None, nodes: int, games: int | 
 @refit_options
 @click.option("--specs", default=",".join(SPEC_KEYS), show_default=True,
               help="Which specifications (the paper's is always fitted).")
-def robust(dbs: tuple[Path, ...], pieces: str, bootstrap: int, min_games: int, seed: int, specs: str) -> None:
+@PREFIX
+def robust(dbs: tuple[Path, ...], pieces: str, bootstrap: int, min_games: int, seed: int, specs: str,
+           games: int | None) -> None:
     """Method A under other modelling choices (phase, weighting, quiet, hand split): the spread."""
     letters = tuple(x.strip() for x in pieces.split(",") if x.strip())
     chosen = choose_specs(specs)
-    results = [robustness(str(db), letters, specs=chosen, bootstrap=bootstrap, seed=seed, min_games=min_games)
-               for db in dbs]
+    results = [robustness(str(db), letters, specs=chosen, bootstrap=bootstrap, seed=seed, min_games=min_games,
+                          games=games) for db in dbs]
     click.echo("\n\n".join(format_robustness(r) for r in results))
     if len(results) > 1:
         click.echo("\n" + format_designs(results))
@@ -187,13 +194,14 @@ def strength(dbs: tuple[Path, ...], pieces: str, bootstrap: int, min_games: int,
 @click.option("--splits", default=",".join(SPLITS), show_default=True, help="Which splits (the pooled fit is "
               "always first).")
 @refit_options
+@PREFIX
 def promoted(db: Path, pieces: str | None, horizon: int, splits: str, bootstrap: int, min_games: int,
-             seed: int) -> None:
+             seed: int, games: int | None) -> None:
     """Promoted minors with location and lifetime controls, beside Kaufman, Bonanza and Fairy-Stockfish."""
     letters = None if pieces is None else tuple(x.strip() for x in pieces.split(",") if x.strip())
     chosen = tuple(x.strip() for x in splits.split(",") if x.strip())
     r = promoted_controls(str(db), letters, horizon=horizon, splits=chosen, bootstrap=bootstrap, seed=seed,
-                          min_games=min_games)
+                          min_games=min_games, games=games)
     click.echo(format_controls(r) + "\n\n" + format_reference(r))
 
 

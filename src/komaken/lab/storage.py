@@ -367,12 +367,15 @@ class ExperimentDB:
             return False
         return True
 
-    def games_with_positions(self, pairing: str | None = None) -> Iterator[tuple[GameRow, Positions]]:
-        """Stored games that keep positions, with them, by pairing and game index."""
+    def games_with_positions(self, pairing: str | None = None, below: int | None = None
+                             ) -> Iterator[tuple[GameRow, Positions]]:
+        """Stored games that keep positions, with them, by pairing and game index (only the indexes
+        under ``below``, when given)."""
         cols = ", ".join(f"g.{c}" for c in GAME_COLUMNS)
         sql = f"SELECT {cols}, p.count, p.codes, p.features FROM games g JOIN positions p ON p.game_id = g.id"
-        args: tuple[Any, ...] = () if pairing is None else (pairing,)
-        sql += "" if pairing is None else " WHERE g.pairing=?"
+        where = [(c, v) for c, v in (("g.pairing=?", pairing), ("g.game_index<?", below)) if v is not None]
+        args: tuple[Any, ...] = tuple(v for _, v in where)
+        sql += " WHERE " + " AND ".join(c for c, _ in where) if where else ""
         with self._guard("cannot read the stored games"):
             for r in self._conn.execute(sql + " ORDER BY g.pairing, g.game_index", args):
                 yield GameRow(*r[:-3]), Positions(*r[-3:])

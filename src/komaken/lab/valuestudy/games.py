@@ -98,9 +98,9 @@ def _refuse_other(path: Path) -> None:
         raise StudyError(f"{path}: not a komaken piece-values study database{what}")
 
 
-def study_games(db: ExperimentDB) -> Iterator[SelfPlayGame]:
-    """The stored games of a study, by game index."""
-    for row, positions in db.games_with_positions(SELFPLAY):
+def study_games(db: ExperimentDB, games: int | None = None) -> Iterator[SelfPlayGame]:
+    """The stored games of a study, by game index (only the first ``games`` indexes, when given)."""
+    for row, positions in db.games_with_positions(SELFPLAY, games):
         yield SelfPlayGame.from_stored(row, positions)
 
 

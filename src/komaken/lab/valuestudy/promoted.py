@@ -92,7 +92,8 @@ def placements(db_path: str, horizon: int = 8, indexes: np.ndarray | None = None
         kinds.update({x[1:]: int(piece_kind(x[1:]) or 0) for x in list(kinds)})
         per_game: list[np.ndarray] = []
         wanted = None if indexes is None else {int(i) for i in indexes}
-        for g in study_games(db):
+        below = None if indexes is None or not len(indexes) else int(max(indexes)) + 1
+        for g in study_games(db, below):
             if not g.positions:
                 continue
             if wanted is not None and g.game_index not in wanted:
@@ -169,14 +170,16 @@ def _label(piece: str, split: str | None, part: int, horizon: int) -> str:
 
 def promoted_controls(db_path: str, pieces: tuple[str, ...] | None = None, *, horizon: int = 8,
                       splits: tuple[str, ...] = SPLITS, bootstrap: int = 200, seed: int = 0,
-                      min_games: int = 200, min_term_games: int = MIN_TERM_GAMES) -> PromotedControls:
+                      min_games: int = 200, min_term_games: int = MIN_TERM_GAMES,
+                      games: int | None = None) -> PromotedControls:
     """The paper's fit, then the same with the promoted minors split by location and by lifetime.
 
-    ``pieces``: the promoted minors to split and report (default: those of the variant)."""
+    ``pieces``: the promoted minors to split and report (default: those of the variant);
+    ``games``: only the study's first that many game indexes."""
     unknown = [s for s in splits if s not in SPLITS]
     if unknown:
         raise FitError(f"--splits: unknown {', '.join(unknown)} (choose from {', '.join(SPLITS)})")
-    config, rows = load_rows(str(db_path))
+    config, rows = load_rows(str(db_path), games)
     letters = variant_letters(config)
     minors = tuple(x for x in MINORS if x in letters)
     if pieces is None:

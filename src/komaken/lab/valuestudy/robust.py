@@ -112,18 +112,19 @@ class Rows:
     index: np.ndarray  # the stored game index of each game, in the order of ``game``
 
 
-def load_rows(db_path: str) -> tuple[dict, Rows]:
-    """Read every position of every game of a study (read only)."""
+def load_rows(db_path: str, games: int | None = None) -> tuple[dict, Rows]:
+    """Read every position of every game of a study (of its first ``games`` game indexes, when
+    given; read only)."""
     with open_study(db_path) as db:
         config = db.config()
-        feats, games, thirds, scores, index = [], [], [], [], []
+        feats, owners, thirds, scores, index = [], [], [], [], []
         n = 0
-        for g in study_games(db):
+        for g in study_games(db, games):
             f = g.feature_array(config.get("features", NF))
             if not len(f):
                 continue
             feats.append(f)
-            games.append(np.full(len(f), n))
+            owners.append(np.full(len(f), n))
             thirds.append((3 * np.arange(len(f))) // len(f))
             scores.append(np.full(len(f), g.score))
             index.append(g.game_index)
@@ -131,7 +132,7 @@ def load_rows(db_path: str) -> tuple[dict, Rows]:
     if not feats:
         raise UnidentifiedError(f"{db_path}: no stored positions to fit")
     feat = np.concatenate(feats)
-    game = np.concatenate(games)
+    game = np.concatenate(owners)
     first = np.ones(len(game), bool)
     first[1:] = game[1:] != game[:-1]
     return config, Rows(feat, game, np.concatenate(thirds), (feat[:, COL_FLAGS] & NOT_QUIET) == 0,
@@ -224,10 +225,11 @@ def fit_spec(rows: Rows, letters: tuple[str, ...], spec: Spec, pieces: tuple[str
 
 
 def robustness(db_path: str, pieces: tuple[str, ...] = ("B", "R", "S"), *, specs: tuple[Spec, ...] = SPECS,
-               bootstrap: int = 200, seed: int = 0, min_games: int = 200) -> Robustness:
+               bootstrap: int = 200, seed: int = 0, min_games: int = 200, games: int | None = None) -> Robustness:
     """Refit a study under every specification (all must be identifiable, else
-    :class:`UnidentifiedError`, before any result is given) and the headline intervals."""
-    config, rows = load_rows(str(db_path))
+    :class:`UnidentifiedError`, before any result is given) and the headline intervals.
+    ``games``: only the study's first that many game indexes (a large study's prefix)."""
+    config, rows = load_rows(str(db_path), games)
     letters = variant_letters(config)
     missing = [p for p in ("G", *pieces) if p not in letters]
     if missing:
