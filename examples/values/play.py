@@ -156,6 +156,7 @@ def main() -> None:
     for s in steps:
         argv = [a.format(out=args.folder) for a in s.args] + ["--workers", str(args.workers)]
         print(f"[{time.strftime('%H:%M:%S')}] {s.name}: komaken {' '.join(argv)}", flush=True)
+        started = time.strftime("%Y-%m-%dT%H:%M:%S")
         before = resource.getrusage(resource.RUSAGE_CHILDREN)
         t0 = time.perf_counter()
         code = subprocess.run([*komaken, *argv], env=os.environ.copy()).returncode
@@ -163,7 +164,7 @@ def main() -> None:
         after = resource.getrusage(resource.RUSAGE_CHILDREN)
         cpu = after.ru_utime + after.ru_stime - before.ru_utime - before.ru_stime
         with log.open("a", encoding="utf-8") as f:
-            f.write(f"{s.name}\t{build}\t{time.strftime('%Y-%m-%dT%H:%M:%S')}\t{wall:.1f}\t{cpu:.1f}\t{code}\t"
+            f.write(f"{s.name}\t{build}\t{started}\t{wall:.1f}\t{cpu:.1f}\t{code}\t"
                     f"komaken {' '.join(argv)}\n")
         print(f"  {wall:.0f} s wall, {cpu:.0f} CPU-s, exit {code}", flush=True)
         if code != 0:

@@ -10,9 +10,10 @@ databases (``komaken values odds``) and experiment databases (``komaken experime
   laws, the hypotheses (H1 also against Fairy-Stockfish as it computes) and Figure 1;
 * ``experiment-<name>/`` — ``komaken experiment report`` of every experiment database there (the
   validation and perturbation SPRTs of §3.6, each stopped test with its bias-corrected Elo);
-* ``robust-<study>.md`` — ``komaken values robust`` of every study, and ``designs-<variant>.md``
+* ``robust-<study>.md`` — ``komaken values robust --games 10000`` of every study (its first 10,000
+  games, ``--analysis-games``), and ``designs-<variant>.md``
   where a variant has studies of several start designs at one search limit (Appendix A, §3.2);
-* ``promoted-<study>.md`` — ``komaken values promoted`` of every study whose variant has promoted
+* ``promoted-<study>.md`` — ``komaken values promoted --games 10000`` of every study whose variant has promoted
   minors: the location and lifetime controls and the outside tables (§4, Appendix A);
 * ``values_ctrl4_test.png`` (Figure 3, from a ``ctrl4`` study) and
   ``values_robustness_<variant>.png`` (Figure 2, from each exchange-start study of minishogi);
@@ -22,9 +23,11 @@ databases (``komaken values odds``) and experiment databases (``komaken experime
   (variant, start design), and ``values_strength.png`` (Figure 6): the controlled family against
   board size at every fixed depth, node budget and labelling engine found there;
 * ``labels.md`` (§3.7) — every study with label files (``komaken values label``; any ``*.sqlite``
-  there that labels it) fitted to the results and to each file's scores on the same games.
+  there that labels it) fitted to the results and to each file's scores on the same games;
+* ``played.md`` — from ``played.tsv`` (written by ``examples/values/play.py``, which plays every
+  database): the build that played each, its wall and CPU time.
 
-Nothing is written to the databases.  Figure 4 comes from docs/thesis-replication.md's study.
+Nothing is written to the databases.  Figure 4 is the experiment report's plot of ``values5x5.db``.
 """
 
 from __future__ import annotations
@@ -207,12 +210,34 @@ def labels_study(path: Path, db: Path) -> bool:
     return True
 
 
+def played_summary(log: Path) -> str:
+    """``played.tsv`` (written by play.py) as a table: per database, the build that played it and
+    its wall and CPU time summed over the runs that made it."""
+    steps: dict[str, list[float]] = {}
+    builds: dict[str, set[str]] = defaultdict(set)
+    for line in log.read_text(encoding="utf-8").splitlines()[1:]:
+        name, build, _, wall, cpu, code = line.split("\t")[:6]
+        if code != "0":
+            continue
+        totals = steps.setdefault(name, [0.0, 0.0])
+        totals[0] += float(wall)
+        totals[1] += float(cpu)
+        builds[name].add(build)
+    rows = [f"| {n} | {', '.join(sorted(builds[n]))} | {w / 60:.1f} | {c / 3600:.2f} |" for n, (w, c) in steps.items()]
+    wall, cpu = (sum(t[i] for t in steps.values()) for i in (0, 1))
+    return "\n".join(["| database | build | wall min | CPU-hours |", "|---|---|---|---|", *rows,
+                      f"| **all {len(steps)}** | | {wall / 60:.1f} | {cpu / 3600:.2f} |"])
+
+
 def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("folder", type=Path, help="the directory holding the databases")
     ap.add_argument("--out", type=Path, required=True)
     ap.add_argument("--bootstrap", type=int, default=500, help="resamples of the report's fits")
+    ap.add_argument("--analysis-games", type=int, default=10000,
+                    help="robust and promoted read each study's first N games (0: all of them)")
     args = ap.parse_args()
+    prefix = args.analysis_games or None
     args.out.mkdir(parents=True, exist_ok=True)
     kinds = {db: kind(db) for db in sorted(args.folder.glob("*.db"))}
     dbs = [db for db, k in kinds.items() if k in ("study", "odds")]
@@ -248,7 +273,7 @@ def main() -> None:
         if config.get("depth"):
             depth_studies[(config["variant"], start_design(config))].append(db)
         pieces = tuple(p for p in ("B", "R", "S") if p in letters)
-        r = robustness(str(db), pieces, bootstrap=200)
+        r = robustness(str(db), pieces, bootstrap=200, games=prefix)
         limit = strength_label(config)
         by_variant[(r.variant, limit)].append(r)
         (args.out / f"robust-{db.stem}.md").write_text(format_robustness(r) + "\n", encoding="utf-8")
@@ -259,7 +284,7 @@ def main() -> None:
         done(f"robust {db.name}")
         if any(x in letters for x in MINORS):
             try:
-                c = promoted_controls(str(db), bootstrap=200)
+                c = promoted_controls(str(db), bootstrap=200, games=prefix)
             except KomakenError as exc:  # a study too small for a split: say which, go on
                 print(f"promoted {db.name}: {exc}", flush=True)
             else:
@@ -294,6 +319,8 @@ def main() -> None:
                 limits[limit][int(variant.removeprefix("ctrl"))] = r.fits[0].values
     if any(x.variant.startswith("ctrl") for x in [*trend, *comparisons]) or limits:  # Figure 6 is of ctrl boards
         strength_figure(trend, limits, comparisons, args.out)
+    if (args.folder / "played.tsv").exists():
+        (args.out / "played.md").write_text(played_summary(args.folder / "played.tsv") + "\n", encoding="utf-8")
     total = sum(t for _, t in steps)
     print(f"total {total:.0f} s; wrote {args.out}")
 
