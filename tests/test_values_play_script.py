@@ -30,6 +30,19 @@ def test_every_step_parses_as_the_command_it_names(step: play.Step, tmp_path: Pa
     command.make_context(argv[1], argv[2:])  # raises on an unknown option or a bad value
 
 
+def test_an_experiment_already_begun_is_resumed_from_its_database(tmp_path: Path) -> None:
+    step = next(s for s in play.STEPS if s.args[:2] == ("experiment", "run"))
+    assert play.command(step, tmp_path, 2)[:2] == ["experiment", "run"]
+    (tmp_path / f"{step.name}.db").touch()
+    argv = play.command(step, tmp_path, 2)
+    assert argv == ["experiment", "resume", "--db", str(tmp_path / f"{step.name}.db"), "-q", "--workers", "2"]
+    group = main.get_command(click.Context(main), "experiment")
+    assert isinstance(group, click.Group)
+    resume = group.get_command(click.Context(group), "resume")
+    assert resume is not None
+    resume.make_context("resume", argv[2:])
+
+
 def test_labels_come_after_their_study_and_names_are_unique() -> None:
     names = [s.name for s in play.order(play.STEPS)]
     assert len(set(names)) == len(names)

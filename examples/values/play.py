@@ -117,11 +117,23 @@ def order(steps: list[Step]) -> list[Step]:
     return sorted(steps, key=lambda s: key[s.name])
 
 
+def command(step: Step, folder: Path, workers: int) -> list[str]:
+    """The step's ``komaken`` arguments.  An experiment whose database exists is resumed with the
+    configuration stored in it: its players' parameter files are stored by path, so the same
+    file from another checkout would count as another experiment."""
+    argv = [a.format(out=folder) for a in step.args]
+    if argv[:2] == ["experiment", "run"] and Path(argv[argv.index("--db") + 1]).exists():
+        argv = ["experiment", "resume", *argv[argv.index("--db"):]]
+    return [*argv, "--workers", str(workers)]
+
+
 def commit() -> str:
+    """The build that plays: the checkout's commit, ``+dirty`` if the package source differs."""
     try:
         out = subprocess.run(["git", "-C", str(HERE), "rev-parse", "--short", "HEAD"], capture_output=True,
                              text=True, check=True).stdout.strip()
-        dirty = subprocess.run(["git", "-C", str(HERE), "status", "--porcelain", "--untracked-files=no"],
+        dirty = subprocess.run(["git", "-C", str(HERE.parent.parent), "status", "--porcelain",
+                                "--untracked-files=no", "--", "src"],
                                capture_output=True, text=True, check=True).stdout.strip()
     except (OSError, subprocess.CalledProcessError):
         return "unknown"
@@ -154,7 +166,7 @@ def main() -> None:
         log.write_text("step\tcommit\tstarted\twall_s\tcpu_s\texit\tcommand\n", encoding="utf-8")
     build = commit()
     for s in steps:
-        argv = [a.format(out=args.folder) for a in s.args] + ["--workers", str(args.workers)]
+        argv = command(s, args.folder, args.workers)
         print(f"[{time.strftime('%H:%M:%S')}] {s.name}: komaken {' '.join(argv)}", flush=True)
         started = time.strftime("%Y-%m-%dT%H:%M:%S")
         before = resource.getrusage(resource.RUSAGE_CHILDREN)
