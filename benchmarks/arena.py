@@ -36,13 +36,16 @@ CORPUS = Path("/work/shared/corpus/records/truth.json")
 STARTPOS = "lnsgkgsnl/1r5b1/ppppppppp/9/9/9/PPPPPPPPP/1B5R1/LNSGKGSNL b -"
 
 
-def corpus_openings(n: int, plies: int, seed: int, corpus: Path = CORPUS) -> list[list[str]]:
-    """``n`` distinct ``plies``-move prefixes of real games from the normal start (seeded)."""
+def corpus_openings(n: int, plies: int | list[int], seed: int, corpus: Path = CORPUS) -> list[list[str]]:
+    """``n`` distinct prefixes of real games from the normal start (seeded), ``plies`` moves long
+    (several lengths: drawn from the prefixes of every length; the corpus has only some 80 distinct
+    9×9 games from the normal start, so a 200-game match needs two lengths)."""
     data = json.loads(corpus.read_text(encoding="utf-8"))
-    lines = sorted({tuple(v["moves"][:plies]) for v in data.values()
-                    if str(v.get("sfen", "")).startswith(STARTPOS) and len(v.get("moves") or []) > plies})
+    lengths = [plies] if isinstance(plies, int) else plies
+    lines = sorted({tuple(v["moves"][:p]) for p in lengths for v in data.values()
+                    if str(v.get("sfen", "")).startswith(STARTPOS) and len(v.get("moves") or []) > p})
     if len(lines) < n:
-        sys.exit(f"the corpus has {len(lines)} distinct {plies}-move openings, {n} asked for")
+        sys.exit(f"the corpus has {len(lines)} distinct {'/'.join(map(str, lengths))}-move openings, {n} asked for")
     return [list(x) for x in random.Random(seed).sample(lines, n)]
 
 
@@ -66,7 +69,7 @@ def _wrapper(run: Path, name: str, command: list[str], log_usi: bool) -> Path:
     return path
 
 
-def write_config(run: Path, games: int, skill: int, byoyomi: int, plies: int, seed: int, ponder: bool,
+def write_config(run: Path, games: int, skill: int, byoyomi: int, plies: int | list[int], seed: int, ponder: bool,
                  fsf: str, komaken: list[str], log_usi: bool = False) -> Path:
     """The engine files, the opening file and the tournament file shogiarena reads."""
     run.mkdir(parents=True, exist_ok=True)
@@ -120,7 +123,8 @@ def main() -> None:
     ap.add_argument("--games", type=int, default=10)
     ap.add_argument("--skill", type=int, default=10, help="Fairy-Stockfish Skill Level")
     ap.add_argument("--byoyomi", type=float, default=0.3, help="seconds a move")
-    ap.add_argument("--plies", type=int, default=16, help="moves of each real game to start from")
+    ap.add_argument("--plies", type=int, nargs="+", default=[16],
+                    help="moves of each real game to start from (several: prefixes of each length)")
     ap.add_argument("--seed", type=int, default=37)
     ap.add_argument("--ponder", action="store_true", help="USI_Ponder on for both engines")
     ap.add_argument("--log-usi", action="store_true",
@@ -147,7 +151,8 @@ def main() -> None:
     print(f"{time.strftime('%Y-%m-%d %H:%M UTC', time.gmtime())}; load average "
           f"{' '.join(f'{x:.1f}' for x in os.getloadavg())}; shogiarena {_version()}", flush=True)
     print(f"9x9, byoyomi {args.byoyomi * 1000:.0f} ms, komaken vs Fairy-Stockfish Skill {args.skill}, "
-          f"{args.games} games, openings: {args.plies}-move prefixes of real games (seed {args.seed}); "
+          f"{args.games} games, openings: {'/'.join(map(str, args.plies))}-move prefixes of real games "
+          f"(seed {args.seed}); "
           f"ponder {'on' if args.ponder else 'off'}", flush=True)
     t0 = time.perf_counter()
     result = asyncio.run(run_tournament(str(cfg), run_dir=str(run / "out")))
