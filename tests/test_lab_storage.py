@@ -87,3 +87,27 @@ def test_missing_folders_are_created(tmp_path: Path) -> None:
     with ExperimentDB.create(tmp_path / "runs" / "2026" / "r.db", experiment_from_dict(RAW)) as db:
         assert db.count() == 0
     assert (tmp_path / "runs" / "2026" / "r.db").exists()
+
+
+def test_a_players_file_counts_by_its_contents_not_its_path(tmp_path: Path) -> None:
+    """The same experiment file and parameter file in another folder (another checkout) continue
+    the database; the parameter file edited makes another player, and the run is refused."""
+    from komaken.lab import load_experiment
+
+    params = (Path(__file__).parent.parent / "examples" / "eval" / "minishogi-legacy.toml").read_text()
+    text = ('[experiment]\nname = "p"\nvariant = "minishogi"\ngames = 2\nseed = 1\n'
+            '[players.a]\nengine = "engine"\nnodes = 50\nparams = "legacy.toml"\n'
+            '[players.b]\nengine = "engine"\nnodes = 60\n[[pairings]]\na = "a"\nb = "b"\n')
+    for folder in ("one", "two"):
+        (tmp_path / folder).mkdir()
+        (tmp_path / folder / "legacy.toml").write_text(params)
+        (tmp_path / folder / "exp.toml").write_text(text)
+    db = tmp_path / "r.db"
+    ExperimentDB.create(db, load_experiment(tmp_path / "one" / "exp.toml")).close()
+    ExperimentDB.create(db, load_experiment(tmp_path / "two" / "exp.toml")).close()  # the same players
+    (tmp_path / "two" / "legacy.toml").write_text(params.replace("[search]", "# edited\n[search]", 1)
+                                                   if "[search]" in params else params + "\n# edited\n")
+    before = db.read_bytes()
+    with pytest.raises(ExperimentDBError, match="different configuration"):
+        ExperimentDB.create(db, load_experiment(tmp_path / "two" / "exp.toml"))
+    assert db.read_bytes() == before

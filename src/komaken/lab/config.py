@@ -95,11 +95,21 @@ class Experiment:
         raise KeyError(name)
 
     def identity(self) -> str:
-        """Hash of everything but the game counts: two runs may share a DB only if these match."""
+        """Hash of everything but the game counts: two runs may share a DB only if these match.
+
+        A file a player or the variant is read from counts by its contents, not its path: the
+        same experiment in another checkout is the same experiment, and a parameter file edited
+        between two runs makes another one (its games would be another player's)."""
         raw = copy.deepcopy(dict(self.raw))
         raw.get("experiment", {}).pop("games", None)
         for p in raw.get("pairings", []):
             p.pop("games", None)
+        variant = raw.get("experiment", {}).get("variant")
+        if isinstance(variant, str) and variant.endswith(".toml"):
+            raw["experiment"]["variant"] = _fingerprint(variant)
+        for table in raw.get("players", {}).values():
+            if isinstance(table, dict):
+                _fingerprint_files(table, self.spec)
         text = json.dumps(raw, sort_keys=True, ensure_ascii=False)
         return hashlib.sha256(text.encode()).hexdigest()
 
@@ -286,6 +296,29 @@ def _resolve_files(table: dict[str, Any], game: GameSpec, base_dir: Path) -> Non
             continue
         here = base_dir / value
         table[key] = str((here if here.exists() or not Path(value).exists() else Path(value)).resolve())
+
+
+def _fingerprint(path: str) -> str:
+    """A file as its contents' hash; a path that names no file stays as it is."""
+    try:
+        return "sha256:" + hashlib.sha256(Path(path).read_bytes()).hexdigest()
+    except OSError:
+        return path
+
+
+def _fingerprint_files(table: dict[str, Any], game: GameSpec) -> None:
+    """Replace the file names among a player's options (made absolute at loading) by their contents' hash."""
+    kind = table.get("engine")
+    try:
+        ptype = player_type(kind, game, warn=False) if isinstance(kind, str) else None
+    except PlayerSpecError:
+        return
+    if ptype is None:
+        return
+    for key, value in table.items():
+        opt = ptype.option(key)
+        if opt is not None and opt.names_a_file(value) and Path(value).is_absolute():
+            table[key] = _fingerprint(value)
 
 
 def _pairings(raw: dict[str, Any], players: Mapping[str, PlayerSpec], default_games: int,

@@ -173,15 +173,18 @@ class ExperimentDB:
         schema) takes the same path: the transaction waits for the other run's and then finds
         the schema, where reading it at once would find an empty database.
         """
+        identity = experiment.identity()
+
         def same(db: ExperimentDB) -> None:
-            stored = db.experiment()
-            if stored.identity() != experiment.identity():
+            # the identity taken when the database was made: its players' files as they were then
+            # (a database of an earlier komaken has none; its files are read as they are now)
+            if (db.meta("identity") or db.experiment().identity()) != identity:
                 raise ExperimentDBError(
-                    f"{path}: holds experiment {stored.name!r} with a different configuration; "
+                    f"{path}: holds experiment {db.meta('experiment')!r} with a different configuration; "
                     "refusing to mix results (use another --db, or `resume` to continue it)"
                 )
 
-        return cls._create(Path(path), MATCH, experiment.name, experiment.to_json(), same)
+        return cls._create(Path(path), MATCH, experiment.name, experiment.to_json(), same, {"identity": identity})
 
     @classmethod
     def create_work(cls, path: str | Path, kind: str, name: str, config: dict[str, Any]) -> ExperimentDB:
@@ -201,13 +204,14 @@ class ExperimentDB:
         return cls._create(Path(path), kind, name, json.dumps(config, sort_keys=True), same)
 
     @classmethod
-    def _create(cls, path: Path, kind: str, name: str, config: str, same: Callable[[ExperimentDB], None]
-                ) -> ExperimentDB:
+    def _create(cls, path: Path, kind: str, name: str, config: str, same: Callable[[ExperimentDB], None],
+                extra: dict[str, str] | None = None) -> ExperimentDB:
+        extra = extra or {}
         if not path.exists() or _has_no_tables(path):
             conn = _connect(path, create=True)
             try:
                 made = _busy_retry(path, "cannot create the database",
-                                   lambda: _create_schema(conn, kind, name, config))
+                                   lambda: _create_schema(conn, kind, name, config, extra))
             except BaseException:
                 conn.close()
                 raise
@@ -218,9 +222,12 @@ class ExperimentDB:
         try:
             same(db)  # before any upgrade: a refused file is left as it was
             db._upgrade()
-            if db.meta("config") != config:
+            missing = {k: v for k, v in extra.items() if db.meta(k) is None}
+            if db.meta("config") != config or missing:
                 with db._guard("cannot update the stored game counts"), db._conn:
                     db._set_meta("config", config)
+                    for k, v in missing.items():
+                        db._set_meta(k, v)
         except BaseException:
             db.close()
             raise
@@ -530,7 +537,7 @@ def _has_no_tables(path: Path) -> bool:
         return False
 
 
-def _create_schema(conn: sqlite3.Connection, kind: str, name: str, config: str) -> bool:
+def _create_schema(conn: sqlite3.Connection, kind: str, name: str, config: str, extra: dict[str, str]) -> bool:
     """In one ``BEGIN IMMEDIATE`` transaction: create the tables and store the experiment, unless
     another process did it first (then ``False``).  Any other table there: refused untouched."""
     conn.execute("BEGIN IMMEDIATE")
@@ -541,7 +548,7 @@ def _create_schema(conn: sqlite3.Connection, kind: str, name: str, config: str) 
         for statement in _TABLES:
             conn.execute(statement)
         for key, value in (("schema_version", str(SCHEMA_VERSION)), ("kind", kind), ("experiment", name),
-                           ("config", config), ("created_at", str(time.time()))):
+                           ("config", config), ("created_at", str(time.time())), *extra.items()):
             conn.execute("INSERT INTO meta (key, value) VALUES (?, ?)", (key, value))
         conn.commit()
     except BaseException:
