@@ -6,14 +6,16 @@ in one directory, and say how long each step took.
 Reads every ``*.db`` there: the piece-values studies (``komaken values selfplay``), the odds
 databases (``komaken values odds``) and experiment databases (``komaken experiment run``).  Writes into ``--out``:
 
-* ``report/`` — ``komaken values report`` over all of them: method A's and B's tables, the fitted
-  laws, the hypotheses (H1 also against Fairy-Stockfish as it computes) and Figure 1;
+* ``report/`` — ``komaken values report`` over the published studies (seed 0) and the odds
+  databases: method A's and B's tables, the fitted laws, the hypotheses (H1 also against
+  Fairy-Stockfish as it computes) and Figure 1.  Everything below reads the fresh studies played
+  after them (seed 1; in a folder of one seed, every study);
 * ``experiment-<name>/`` — ``komaken experiment report`` of every experiment database there (the
   validation and perturbation SPRTs of §3.6, each stopped test with its bias-corrected Elo);
-* ``robust-<study>.md`` — ``komaken values robust --games 10000`` of every study (its first 10,000
-  games, ``--analysis-games``), and ``designs-<variant>.md``
+* ``robust-<study>.md`` — ``komaken values robust`` of every study (``--analysis-games N``: of
+  its first N games), and ``designs-<variant>.md``
   where a variant has studies of several start designs at one search limit (Appendix A, §3.2);
-* ``promoted-<study>.md`` — ``komaken values promoted --games 10000`` of every study whose variant has promoted
+* ``promoted-<study>.md`` — ``komaken values promoted`` of every study whose variant has promoted
   minors: the location and lifetime controls and the outside tables (§4, Appendix A);
 * ``values_ctrl4_test.png`` (Figure 3, from a ``ctrl4`` study) and
   ``values_robustness_<variant>.png`` (Figure 2, from each exchange-start study of minishogi);
@@ -234,14 +236,21 @@ def main() -> None:
     ap.add_argument("folder", type=Path, help="the directory holding the databases")
     ap.add_argument("--out", type=Path, required=True)
     ap.add_argument("--bootstrap", type=int, default=500, help="resamples of the report's fits")
-    ap.add_argument("--analysis-games", type=int, default=10000,
-                    help="robust and promoted read each study's first N games (0: all of them)")
+    ap.add_argument("--analysis-games", type=int, default=0,
+                    help="robust and promoted read each study's first N games (default 0: all of them)")
     args = ap.parse_args()
     prefix = args.analysis_games or None
     args.out.mkdir(parents=True, exist_ok=True)
     kinds = {db: kind(db) for db in sorted(args.folder.glob("*.db"))}
-    dbs = [db for db, k in kinds.items() if k in ("study", "odds")]
-    studies = [db for db, k in kinds.items() if k == "study"]
+    seeds = {}
+    for db in (db for db, k in kinds.items() if k == "study"):
+        with open_study(db) as study:
+            seeds[db] = int(study.config().get("seed", 0))
+    # the report is the published design (seed 0, and the odds databases); §3.2–3.8 read the
+    # fresh studies played after it (seed 1) — or every study, in a folder of one seed
+    published = [db for db, s in seeds.items() if s == 0] or list(seeds)
+    studies = [db for db, s in seeds.items() if s != 0] or list(seeds)
+    dbs = published + [db for db, k in kinds.items() if k == "odds"]
     for db in (db for db, k in kinds.items() if k == "other"):
         print(f"{db}: not a study, odds or experiment database; left out", flush=True)
     steps: list[tuple[str, float]] = []
@@ -255,7 +264,7 @@ def main() -> None:
 
     if dbs:
         build(load(dbs, args.bootstrap)).write(args.out / "report")
-        done(f"report over {len(dbs)} databases ({len(studies)} studies)")
+        done(f"report over {len(dbs)} databases ({len(published)} studies)")
     for db in (db for db, k in kinds.items() if k == "match"):  # §3.6: SPRTs with their corrected Elo
         with ExperimentDB.open(db, upgrade=False) as store:
             experiment_report(store).write(args.out / f"experiment-{db.stem}")
