@@ -149,3 +149,19 @@ def test_a_prefix_of_a_study_fits_as_the_study_of_that_many_games(tmp_path: Path
                                     "--games", "300"])
     assert out.exit_code == 0, out.output
     assert "300 games" in out.output and "600 games" not in out.output
+
+
+def test_one_blas_thread_unless_the_user_sets_it() -> None:
+    """komaken's fits multiply tall, narrow matrices in processes that already fill the cores:
+    importing it asks numpy's BLAS for one thread, and leaves a value the user set alone."""
+    import os
+    import subprocess
+    import sys
+
+    code = "import komaken, os; print(os.environ['OPENBLAS_NUM_THREADS'])"
+    env = {k: v for k, v in os.environ.items() if k != "OPENBLAS_NUM_THREADS"}
+    out = subprocess.run([sys.executable, "-c", code], env=env, capture_output=True, text=True, timeout=120)
+    assert out.stdout.strip() == "1", out.stderr
+    out = subprocess.run([sys.executable, "-c", code], env={**env, "OPENBLAS_NUM_THREADS": "3"},
+                         capture_output=True, text=True, timeout=120)
+    assert out.stdout.strip() == "3", out.stderr
