@@ -179,12 +179,11 @@ class ExperimentDB:
             # the identity taken when the database was made: its players' files as they were then
             # (a database of an earlier komaken has none; its files are read as they are now)
             if (db.meta("identity") or db.experiment().identity()) != identity:
-                raise ExperimentDBError(
-                    f"{path}: holds experiment {db.meta('experiment')!r} with a different configuration; "
-                    "refusing to mix results (use another --db, or `resume` to continue it)"
-                )
+                raise ExperimentDBError(f"{path}: holds experiment {db.meta('experiment')!r} with a different "
+                                        "configuration; refusing to mix results (use another --db, or `resume` "
+                                        "to continue it)")
 
-        return cls._create(Path(path), MATCH, experiment.name, experiment.to_json(), same, {"identity": identity})
+        return cls._create(Path(path), MATCH, experiment.name, experiment.to_json(), same, (("identity", identity),))
 
     @classmethod
     def create_work(cls, path: str | Path, kind: str, name: str, config: dict[str, Any]) -> ExperimentDB:
@@ -205,8 +204,7 @@ class ExperimentDB:
 
     @classmethod
     def _create(cls, path: Path, kind: str, name: str, config: str, same: Callable[[ExperimentDB], None],
-                extra: dict[str, str] | None = None) -> ExperimentDB:
-        extra = extra or {}
+                extra: tuple[tuple[str, str], ...] = ()) -> ExperimentDB:
         if not path.exists() or _has_no_tables(path):
             conn = _connect(path, create=True)
             try:
@@ -222,12 +220,10 @@ class ExperimentDB:
         try:
             same(db)  # before any upgrade: a refused file is left as it was
             db._upgrade()
-            missing = {k: v for k, v in extra.items() if db.meta(k) is None}
-            if db.meta("config") != config or missing:
-                with db._guard("cannot update the stored game counts"), db._conn:
-                    db._set_meta("config", config)
-                    for k, v in missing.items():
-                        db._set_meta(k, v)
+            changed = [(k, v) for k, v in (("config", config), *extra) if db.meta(k) != v]
+            with db._guard("cannot update the stored game counts"), db._conn:
+                for k, v in changed:  # the game counts; an identity an earlier komaken did not store
+                    db._set_meta(k, v)
         except BaseException:
             db.close()
             raise
@@ -374,15 +370,13 @@ class ExperimentDB:
             return False
         return True
 
-    def games_with_positions(self, pairing: str | None = None, below: int | None = None
-                             ) -> Iterator[tuple[GameRow, Positions]]:
-        """Stored games that keep positions, with them, by pairing and game index (only the indexes
-        under ``below``, when given)."""
+    def games_with_positions(self, pairing: str | None = None) -> Iterator[tuple[GameRow, Positions]]:
+        """Stored games that keep positions, with them, by pairing and game index (read as they are
+        consumed: a reader that stops early does not read the rest)."""
         cols = ", ".join(f"g.{c}" for c in GAME_COLUMNS)
         sql = f"SELECT {cols}, p.count, p.codes, p.features FROM games g JOIN positions p ON p.game_id = g.id"
-        where = [(c, v) for c, v in (("g.pairing=?", pairing), ("g.game_index<?", below)) if v is not None]
-        args: tuple[Any, ...] = tuple(v for _, v in where)
-        sql += " WHERE " + " AND ".join(c for c, _ in where) if where else ""
+        args: tuple[Any, ...] = () if pairing is None else (pairing,)
+        sql += "" if pairing is None else " WHERE g.pairing=?"
         with self._guard("cannot read the stored games"):
             for r in self._conn.execute(sql + " ORDER BY g.pairing, g.game_index", args):
                 yield GameRow(*r[:-3]), Positions(*r[-3:])
@@ -537,7 +531,8 @@ def _has_no_tables(path: Path) -> bool:
         return False
 
 
-def _create_schema(conn: sqlite3.Connection, kind: str, name: str, config: str, extra: dict[str, str]) -> bool:
+def _create_schema(conn: sqlite3.Connection, kind: str, name: str, config: str,
+                   extra: tuple[tuple[str, str], ...]) -> bool:
     """In one ``BEGIN IMMEDIATE`` transaction: create the tables and store the experiment, unless
     another process did it first (then ``False``).  Any other table there: refused untouched."""
     conn.execute("BEGIN IMMEDIATE")
@@ -548,7 +543,7 @@ def _create_schema(conn: sqlite3.Connection, kind: str, name: str, config: str, 
         for statement in _TABLES:
             conn.execute(statement)
         for key, value in (("schema_version", str(SCHEMA_VERSION)), ("kind", kind), ("experiment", name),
-                           ("config", config), ("created_at", str(time.time())), *extra.items()):
+                           ("config", config), ("created_at", str(time.time())), *extra):
             conn.execute("INSERT INTO meta (key, value) VALUES (?, ?)", (key, value))
         conn.commit()
     except BaseException:

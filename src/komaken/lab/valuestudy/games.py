@@ -100,7 +100,9 @@ def _refuse_other(path: Path) -> None:
 
 def study_games(db: ExperimentDB, games: int | None = None) -> Iterator[SelfPlayGame]:
     """The stored games of a study, by game index (only the first ``games`` indexes, when given)."""
-    for row, positions in db.games_with_positions(SELFPLAY, games):
+    for row, positions in db.games_with_positions(SELFPLAY):
+        if games is not None and row.game_index >= games:
+            return
         yield SelfPlayGame.from_stored(row, positions)
 
 
