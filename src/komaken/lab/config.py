@@ -279,20 +279,27 @@ def _players(raw: dict[str, Any], game: GameSpec, variant: Any, base_dir: Path, 
     return players
 
 
-def _resolve_files(table: dict[str, Any], game: GameSpec, base_dir: Path) -> None:
-    """Make the file names among a player's options absolute (the stored copy then reads the same
-    files from any folder): relative to the experiment file's folder, or, as files written before
-    that rule had it, to the working directory when only there such a file exists."""
+def _file_keys(table: dict[str, Any], game: GameSpec) -> list[str]:
+    """The keys of a player's table whose values name files (none when the player type is
+    unknown: the validation names that problem)."""
     kind = table.get("engine")
     try:
         ptype = player_type(kind, game, warn=False) if isinstance(kind, str) else None
     except PlayerSpecError:
         ptype = None
     if ptype is None:
-        return  # the validation that follows names the problem
-    for key, value in table.items():
-        opt = ptype.option(key)
-        if opt is None or not opt.names_a_file(value) or Path(value).is_absolute():
+        return []
+    return [key for key, value in table.items()
+            if (opt := ptype.option(key)) is not None and opt.names_a_file(value)]
+
+
+def _resolve_files(table: dict[str, Any], game: GameSpec, base_dir: Path) -> None:
+    """Make the file names among a player's options absolute (the stored copy then reads the same
+    files from any folder): relative to the experiment file's folder, or, as files written before
+    that rule had it, to the working directory when only there such a file exists."""
+    for key in _file_keys(table, game):
+        value = table[key]
+        if Path(value).is_absolute():
             continue
         here = base_dir / value
         table[key] = str((here if here.exists() or not Path(value).exists() else Path(value)).resolve())
@@ -308,17 +315,9 @@ def _fingerprint(path: str) -> str:
 
 def _fingerprint_files(table: dict[str, Any], game: GameSpec) -> None:
     """Replace the file names among a player's options (made absolute at loading) by their contents' hash."""
-    kind = table.get("engine")
-    try:
-        ptype = player_type(kind, game, warn=False) if isinstance(kind, str) else None
-    except PlayerSpecError:
-        return
-    if ptype is None:
-        return
-    for key, value in table.items():
-        opt = ptype.option(key)
-        if opt is not None and opt.names_a_file(value) and Path(value).is_absolute():
-            table[key] = _fingerprint(value)
+    for key in _file_keys(table, game):
+        if Path(table[key]).is_absolute():
+            table[key] = _fingerprint(table[key])
 
 
 def _pairings(raw: dict[str, Any], players: Mapping[str, PlayerSpec], default_games: int,

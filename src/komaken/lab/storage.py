@@ -221,7 +221,7 @@ class ExperimentDB:
             same(db)  # before any upgrade: a refused file is left as it was
             db._upgrade()
             changed = [(k, v) for k, v in (("config", config), *extra) if db.meta(k) != v]
-            with db._guard("cannot update the stored game counts"), db._conn:
+            with db._guard("cannot update the stored configuration"), db._conn:
                 for k, v in changed:  # the game counts; an identity an earlier komaken did not store
                     db._set_meta(k, v)
         except BaseException:
