@@ -21,6 +21,7 @@ from __future__ import annotations
 
 import argparse
 import asyncio
+import gc
 import json
 import os
 import random
@@ -155,9 +156,26 @@ def main() -> None:
           f"(seed {args.seed}); "
           f"ponder {'on' if args.ponder else 'off'}", flush=True)
     t0 = time.perf_counter()
-    result = asyncio.run(run_tournament(str(cfg), run_dir=str(run / "out")))
+    result = asyncio.run(_tournament(run_tournament, str(cfg), str(run / "out")))
     print(f"finished in {time.perf_counter() - t0:.0f} s; load average {' '.join(f'{x:.1f}' for x in os.getloadavg())}")
     report(run / "out", result)
+
+
+async def _tournament(run_tournament: Any, cfg: str, out: str) -> object:
+    """Run shogiarena's tournament, then close its engines' transports while the loop still runs.
+
+    shogiarena keeps its engines' subprocess transports referenced after the tournament; closed
+    only at interpreter exit, after ``asyncio.run`` has closed the loop, each one printed
+    "Event loop is closed" tracebacks under the report.
+    """
+    from asyncio.base_subprocess import BaseSubprocessTransport
+
+    result = await run_tournament(cfg, run_dir=out)
+    for obj in gc.get_objects():
+        if isinstance(obj, BaseSubprocessTransport) and not obj.is_closing():
+            obj.close()
+    await asyncio.sleep(0.1)
+    return result
 
 
 def _version() -> str:
