@@ -43,6 +43,16 @@ def test_an_experiment_already_begun_is_resumed_from_its_database(tmp_path: Path
     resume.make_context("resume", argv[2:])
 
 
+def test_an_experiment_step_that_sets_its_games_is_run_again_not_resumed(tmp_path: Path) -> None:
+    """``resume`` plays the stored game count, so a step that asks for another (the published 2,000
+    games a pairing of a file designed for 4,000) must stay ``run``."""
+    step = next(s for s in play.STEPS if s.name == "perturb-minishogi")
+    (tmp_path / f"{step.name}.db").touch()
+    argv = play.command(step, tmp_path, 2)
+    assert argv[:2] == ["experiment", "run"]
+    assert argv[argv.index("--games") + 1] == "2000"
+
+
 def test_labels_come_after_their_study_and_names_are_unique() -> None:
     names = [s.name for s in play.order(play.STEPS)]
     assert len(set(names)) == len(names)

@@ -57,9 +57,9 @@ def _label(name: str, study: str, games: int, cpu: float, engine: str = FSF, nod
                        "--games", str(games), *opts, "--labels", f"{{out}}/{name}.sqlite", "-q"), cpu)
 
 
-def _experiment(name: str, toml: str, cpu: float) -> Step:
+def _experiment(name: str, toml: str, cpu: float, *extra: str) -> Step:
     return Step(name, ("experiment", "run", str(HERE / toml) if "/" not in toml else toml,
-                       "--db", f"{{out}}/{name}.db", "-q"), cpu)
+                       "--db", f"{{out}}/{name}.db", *extra, "-q"), cpu)
 
 
 CTRL_INI = f"VariantPath={HERE / 'fsf-ctrl.ini'}"
@@ -104,7 +104,8 @@ STEPS: list[Step] = [
     _experiment("sprt-judkins", "sprt-judkins.toml", 420),
     _experiment("sprt-shogi7x7", "sprt-shogi7x7.toml", 170),
     _experiment("sprt-shogi", "sprt-shogi.toml", 1380),
-    _experiment("perturb-minishogi", "perturb-minishogi.toml", 780),
+    # the published fixed-length column: 2,000 games a pairing, half the file's designed 4,000
+    _experiment("perturb-minishogi", "perturb-minishogi.toml", 780, "--games", "2000"),
     _experiment("perturb-shogi7x7", "perturb-shogi7x7.toml", 3500),
     _experiment("sprt-perturb-minishogi", "sprt-perturb-minishogi.toml", 1730),
     _experiment("sprt-perturb-shogi7x7", "sprt-perturb-shogi7x7.toml", 6430),
@@ -131,7 +132,8 @@ def command(step: Step, folder: Path, workers: int) -> list[str]:
     configuration stored in it: its players' parameter files are stored by path, so the same
     file from another checkout would count as another experiment."""
     argv = [a.format(out=folder) for a in step.args]
-    if argv[:2] == ["experiment", "run"] and Path(argv[argv.index("--db") + 1]).exists():
+    # a step that sets the games per pairing is run again (``resume`` plays the stored count)
+    if argv[:2] == ["experiment", "run"] and Path(argv[argv.index("--db") + 1]).exists() and "--games" not in argv:
         argv = ["experiment", "resume", *argv[argv.index("--db"):]]
     return [*argv, "--workers", str(workers)]
 
