@@ -129,10 +129,9 @@ def order(steps: list[Step]) -> list[Step]:
 
 def command(step: Step, folder: Path, workers: int) -> list[str]:
     """The step's ``komaken`` arguments.  An experiment whose database exists is resumed with the
-    configuration stored in it: its players' parameter files are stored by path, so the same
-    file from another checkout would count as another experiment."""
+    configuration stored in it (what was played, whatever the file says now), except a step that
+    sets its games per pairing: ``resume`` plays the stored count, so that step is run again."""
     argv = [a.format(out=folder) for a in step.args]
-    # a step that sets the games per pairing is run again (``resume`` plays the stored count)
     if argv[:2] == ["experiment", "run"] and Path(argv[argv.index("--db") + 1]).exists() and "--games" not in argv:
         argv = ["experiment", "resume", *argv[argv.index("--db"):]]
     return [*argv, "--workers", str(workers)]
