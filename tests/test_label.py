@@ -5,6 +5,7 @@ engine, driven through a real pipe."""
 from __future__ import annotations
 
 import shlex
+import shutil
 import sqlite3
 import sys
 from pathlib import Path
@@ -121,6 +122,39 @@ def test_two_labelling_engines_give_the_scores_of_one(study: Path, labelled: tup
         assert sorted(r[0] for r in conn.execute("SELECT game_index FROM labelled")) == sorted(load_labels(one, study))
     with pytest.raises(LabelError, match="workers must be a positive integer, not 0"):
         label_study(study, tmp_path / "x.sqlite", USI, nodes=200, workers=0)
+
+
+def test_each_game_is_labelled_as_by_a_fresh_process(study: Path, tmp_path: Path) -> None:
+    """An engine that keeps state across ``usinewgame`` until its ``Threads`` option is set again
+    (as Fairy-Stockfish does) gives every game the scores of a fresh process: one process and two
+    side by side write the same labels, each game's searches counted from its start.  The option
+    is sent with the value given, else the engine's default, before every game."""
+    log = tmp_path / "log"
+    engine = fake_label_engine(tmp_path, "stateful", log)
+    one, two = tmp_path / "one.sqlite", tmp_path / "two.sqlite"
+    label_study(study, one, engine, nodes=1, workers=1)
+    label_study(study, two, engine, nodes=1, workers=2, options={"Threads": "3"})
+    scores = load_labels(one, study)
+    assert scores == load_labels(two, study)
+    for game in scores.values():
+        assert all(abs(s) % 1000 == ply for ply, s in game.items())  # the moves played, in black's view
+        assert sorted(abs(s) // 1000 for s in game.values()) == list(range(len(game)))
+    sent = log.with_suffix(".options").read_text().splitlines()
+    assert sent.count("setoption name Threads value 1") == len(scores)
+    assert sent.count("setoption name Threads value 3") == 2 + len(scores)  # each engine's start, then each game
+
+
+def test_fairy_stockfish_labels_a_game_alike_in_any_process(study: Path, tmp_path: Path) -> None:
+    """Fairy-Stockfish 11.1 keeps tables across ``usinewgame`` and ``Clear Hash``: without
+    ``Threads`` set again before each game, a game labelled after others got other scores than
+    in a fresh process (2 of 30 positions).  One process and two side by side give one file."""
+    fsf = shutil.which("fairy-stockfish") or "/usr/games/fairy-stockfish"
+    if not Path(fsf).exists():
+        pytest.skip("no Fairy-Stockfish")
+    files = [tmp_path / f"{n}.sqlite" for n in (1, 2)]
+    for workers, labels in enumerate(files, 1):
+        label_study(study, labels, [fsf], nodes=3000, workers=workers)
+    assert load_labels(files[0], study) == load_labels(files[1], study)
 
 
 def test_a_killed_labelling_keeps_the_finished_games_and_continues(study: Path, tmp_path: Path) -> None:

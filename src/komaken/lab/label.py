@@ -26,7 +26,7 @@ import tomllib
 from collections.abc import Callable, Iterator, Mapping, Sequence
 from concurrent.futures import FIRST_COMPLETED, Future, ThreadPoolExecutor, wait
 from pathlib import Path
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, NamedTuple
 
 import numpy as np
 from scipy.special import expit
@@ -57,6 +57,18 @@ CREATE TABLE IF NOT EXISTS labelled (game_index INTEGER PRIMARY KEY);
 
 class LabelError(KomakenError):
     """A label file that does not fit (another study, engine or node count), or an engine that gave no score."""
+
+
+class _Labeller(NamedTuple):
+    """A labelling engine and what makes it start a game as a fresh process would."""
+
+    usi: UsiProcess
+    #: ``setoption name Threads value N`` (``N`` as set, else the engine's default), or ``None``
+    #: for an engine without that option
+    threads: str | None
+
+
+_THREADS = re.compile(r"^option name Threads type spin default (\d+)")
 
 
 def score_of(lines: Sequence[str]) -> int | None:
@@ -142,10 +154,10 @@ def label_study(study_db: str | Path, labels: str | Path, command: Sequence[str]
     ``position sfen`` of its start (:func:`~komaken.lab.valuestudy.selfplay.game_start`).
 
     ``workers`` engine processes label games side by side (one game each at a time; this thread
-    writes every finished game).  Each game starts with ``usinewgame``: an engine whose search
-    starts afresh there (komaken) gives the same scores whichever process labels a game; one that
-    keeps some state across games (Fairy-Stockfish, a little) gives scores that depend on which
-    game its process labelled before, and so on timing."""
+    writes every finished game).  Each game starts as in a fresh process, so a game's scores do
+    not depend on which process labelled it or what that process labelled before (nor, so, on
+    ``workers`` or timing): ``usinewgame`` clears komaken's search, and an engine with a
+    ``Threads`` option is first given it again (:func:`_fresh_game`)."""
 
     if isinstance(workers, bool) or not isinstance(workers, int) or workers < 1:
         raise LabelError(f"workers must be a positive integer, not {workers!r}")
@@ -159,14 +171,14 @@ def label_study(study_db: str | Path, labels: str | Path, command: Sequence[str]
     conn = _open(labels, _meta(study_db, command, nodes, options))
     done = {r[0] for r in conn.execute("SELECT game_index FROM labelled")}
     pending = [(g, _position_head(config, v, g.game_index)) for g in stored if g.game_index not in done]
-    engines: list[UsiProcess] = []
+    engines: list[_Labeller] = []
     try:
         for _ in range(min(workers, len(pending))):
             engines.append(_start(command, _variant_last(options, variant or v.name)))
         return _label_games(conn, engines, pending, nodes, progress)
     finally:
         for eng in engines:  # a search still running in a worker thread ends with its engine
-            eng.close(timeout=5)
+            eng.usi.close(timeout=5)
         conn.close()
 
 
@@ -177,14 +189,14 @@ def _position_head(config: dict, variant: Variant, game_index: int) -> str:
     return "startpos" if sfen is None else f"sfen {sfen}"
 
 
-def _label_games(conn: sqlite3.Connection, engines: Sequence[UsiProcess], games: Sequence[tuple[SelfPlayGame, str]],
+def _label_games(conn: sqlite3.Connection, engines: Sequence[_Labeller], games: Sequence[tuple[SelfPlayGame, str]],
                  nodes: int, progress: Callable[[int, int], None] | None) -> int:
     """Label ``games`` with ``engines`` side by side, one game each at a time, writing each
     finished game here; returns the positions labelled."""
     todo = iter(games)
     made = 0
     pool = ThreadPoolExecutor(max_workers=max(1, len(engines)))
-    running: dict[Future[list[tuple[int, int, int]]], tuple[UsiProcess, tuple[SelfPlayGame, str]]] = {}
+    running: dict[Future[list[tuple[int, int, int]]], tuple[_Labeller, tuple[SelfPlayGame, str]]] = {}
     try:
         for eng in engines:
             _next_game(pool, running, eng, todo, nodes)
@@ -220,13 +232,13 @@ def _variant_last(options: Mapping[str, str], variant: str) -> dict[str, str]:
     return out
 
 
-def _start(command: Sequence[str], options: Mapping[str, str]) -> UsiProcess:
+def _start(command: Sequence[str], options: Mapping[str, str]) -> _Labeller:
     """A labelling engine, past ``usi`` and ``isready`` with ``options`` set."""
 
     eng = UsiProcess(list(command), name=Path(command[0]).name)
     try:
         eng.send("usi")
-        eng.until("usiok", 60)
+        found = [m.group(1) for m in map(_THREADS.match, eng.until("usiok", 60)) if m]
         for name, value in options.items():
             eng.send(f"setoption name {name} value {value}")
         eng.send("isready")
@@ -234,25 +246,40 @@ def _start(command: Sequence[str], options: Mapping[str, str]) -> UsiProcess:
     except BaseException:
         eng.close(timeout=5)
         raise
-    return eng
+    threads = options.get("Threads", found[0] if found else None)
+    return _Labeller(eng, None if threads is None else f"setoption name Threads value {threads}")
+
+
+def _fresh_game(eng: _Labeller) -> None:
+    """Make ``eng`` search the next game as a fresh process would.  ``usinewgame`` is not
+    enough for a Stockfish-family engine: Fairy-Stockfish 11.1 keeps per-thread tables across it
+    (and across ``Clear Hash``), so a game labelled after others got other scores in 2 of 30
+    positions; setting ``Threads`` again rebuilds its threads, and after that its scores equal a
+    fresh process's."""
+    if eng.threads is not None:
+        eng.usi.send(eng.threads)
+        eng.usi.send("isready")
+        eng.usi.until("readyok", 60)
+    eng.usi.send("usinewgame")
 
 
 def _next_game(pool: ThreadPoolExecutor,
-               running: dict[Future[list[tuple[int, int, int]]], tuple[UsiProcess, tuple[SelfPlayGame, str]]],
-               eng: UsiProcess, todo: Iterator[tuple[SelfPlayGame, str]], nodes: int) -> None:
+               running: dict[Future[list[tuple[int, int, int]]], tuple[_Labeller, tuple[SelfPlayGame, str]]],
+               eng: _Labeller, todo: Iterator[tuple[SelfPlayGame, str]], nodes: int) -> None:
     """Give ``eng`` the next game of ``todo``, if any is left."""
     game = next(todo, None)
     if game is not None:
         running[pool.submit(_label_game, eng, *game, nodes)] = (eng, game)
 
 
-def _label_game(eng: UsiProcess, game: SelfPlayGame, head: str, nodes: int) -> list[tuple[int, int, int]]:
+def _label_game(labeller: _Labeller, game: SelfPlayGame, head: str, nodes: int) -> list[tuple[int, int, int]]:
     """``(game, ply, score in black's view)`` of each quiet position of ``game`` (its ``position``
-    commands begin ``position {head}``), asked of ``eng``."""
+    commands begin ``position {head}``), asked of ``labeller``."""
 
     quiet = (game.feature_array(NF)[:, COL_FLAGS] & NOT_QUIET) == 0
     usi = [Move(code).usi() for code in game.move_codes().tolist()]  # a move code alone spells its USI
-    eng.send("usinewgame")
+    _fresh_game(labeller)
+    eng = labeller.usi
     rows = []
     missed = 0
     for i in np.flatnonzero(quiet).tolist():
