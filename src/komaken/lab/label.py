@@ -250,17 +250,18 @@ def _start(command: Sequence[str], options: Mapping[str, str]) -> _Labeller:
     return _Labeller(eng, None if threads is None else f"setoption name Threads value {threads}")
 
 
-def _fresh_game(eng: _Labeller) -> None:
-    """Make ``eng`` search the next game as a fresh process would.  ``usinewgame`` is not
+def _fresh_game(labeller: _Labeller) -> None:
+    """Make ``labeller`` search the next game as a fresh process would.  ``usinewgame`` is not
     enough for a Stockfish-family engine: Fairy-Stockfish 11.1 keeps per-thread tables across it
     (and across ``Clear Hash``), so a game labelled after others got other scores in 2 of 30
     positions; setting ``Threads`` again rebuilds its threads, and after that its scores equal a
     fresh process's."""
-    if eng.threads is not None:
-        eng.usi.send(eng.threads)
-        eng.usi.send("isready")
-        eng.usi.until("readyok", 60)
-    eng.usi.send("usinewgame")
+    eng = labeller.usi
+    if labeller.threads is not None:
+        eng.send(labeller.threads)
+        eng.send("isready")
+        eng.until("readyok", 60)
+    eng.send("usinewgame")
 
 
 def _next_game(pool: ThreadPoolExecutor,
