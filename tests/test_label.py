@@ -183,7 +183,7 @@ def test_the_targets_are_the_squashed_scores_of_the_labelled_positions(study: Pa
     assert set(np.unique(by_result.y)) <= {0.0, 0.5, 1.0}
 
 
-def test_labels_of_another_study_are_refused(labelled: tuple[Path, int], tmp_path: Path) -> None:
+def test_labels_of_another_study_or_setup_are_refused(study: Path, labelled: tuple[Path, int], tmp_path: Path) -> None:
     labels = _copy(labelled[0], tmp_path / "l.sqlite")  # the study's labels, at 200 nodes
     other = tmp_path / "other.db"
     run_selfplay(study_config(load_variant("minishogi"), games=1, nodes=100, seed=5, noise=10.0, random_plies=2),
@@ -192,6 +192,10 @@ def test_labels_of_another_study_are_refused(labelled: tuple[Path, int], tmp_pat
         load_labels(labels, other)
     with pytest.raises(LabelError, match="another study"):
         label_study(other, labels, USI, nodes=200)
+    before = labels.read_bytes()
+    with pytest.raises(LabelError, match=r'another options \(the file: \{\}; asked: \{"Threads": "1"\}\): use another'):
+        label_study(study, labels, USI, nodes=200, options={"Threads": "1"})
+    assert labels.read_bytes() == before
 
 
 def test_tune_with_a_label_engine_end_to_end(study: Path, tmp_path: Path) -> None:
@@ -211,7 +215,8 @@ def test_tune_with_a_label_engine_end_to_end(study: Path, tmp_path: Path) -> Non
     assert r.returncode == 2 and "give --db, not --records" in r.stderr
     r = komaken_in_process(*cmd[3:11], "--label-engine", shlex.join(USI), "--label-nodes", "151", "--labels",
                            str(labels), "--out", str(out))
-    assert r.returncode == 2 and r.stderr.count("\n") == 1 and "labels of another nodes" in r.stderr, r.stderr
+    assert r.returncode == 2 and r.stderr.count("\n") == 1, r.stderr
+    assert "labels of another nodes (the file: 150; asked: 151)" in r.stderr, r.stderr
 
 
 

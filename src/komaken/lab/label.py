@@ -136,9 +136,22 @@ def _open(path: Path, meta: Mapping[str, str] | None) -> sqlite3.Connection:
             conn.commit()
         elif stored != dict(meta):
             conn.close()
-            what = sorted(k for k in set(stored) | set(meta) if stored.get(k) != meta.get(k))
-            raise LabelError(f"{path}: labels of another {' and '.join(what)}: use another label file")
+            what = [_differs(k, stored.get(k), meta.get(k)) for k in sorted(set(stored) | set(meta))
+                    if stored.get(k) != meta.get(k)]
+            raise LabelError(f"{path}: labels of another {'; '.join(what)}: use another label file")
     return conn
+
+
+def _differs(key: str, stored: str | None, asked: str | None) -> str:
+    """One difference between a label file's making and the one asked for, for its error line
+    (a study by name only: its description is a page of JSON).
+
+    >>> _differs("nodes", "5000", "151")
+    'nodes (the file: 5000; asked: 151)'
+    """
+    if key == "study":
+        return "study"
+    return f"{key} (the file: {str(stored)[:100]}; asked: {str(asked)[:100]})"
 
 
 def label_study(study_db: str | Path, labels: str | Path, command: Sequence[str], *, nodes: int = 5000,
