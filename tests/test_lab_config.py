@@ -206,3 +206,44 @@ def test_status_of_a_stored_experiment_from_another_folder(tmp_path: Path, monke
     assert report.returncode == 0, report.stderr
     text = (tmp_path / "elsewhere" / "report" / "report.md").read_text(encoding="utf-8")
     assert "角900" in text and "飛1100" in text and "fitted.toml" in text  # the value file, read
+
+
+NET_PLAYERS = """
+[experiment]
+name = "nets"
+variant = "minishogi"
+games = 2
+
+[players.net]
+engine = "engine"
+depth = 1
+eval = "nets/tiny.nnue"
+
+[players.linear]
+engine = "engine"
+depth = 1
+eval = "linear"
+
+[[pairings]]
+a = "net"
+b = "linear"
+"""
+
+
+def test_engine_eval_names_a_net_relative_to_the_experiment_file_or_the_word_linear(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    from komaken.games import find_game
+    from komaken.players.registry import make_player
+    from komaken.shogi.engine.nnue import Network
+
+    (tmp_path / "study" / "nets").mkdir(parents=True)
+    Network.random("minishogi", width=8, seed=1).save(tmp_path / "study" / "nets" / "tiny.nnue")
+    path = write(tmp_path / "study", NET_PLAYERS)
+    (tmp_path / "elsewhere").mkdir()
+    monkeypatch.chdir(tmp_path / "elsewhere")
+    exp = load_experiment(path)
+    assert exp.raw["players"]["net"]["eval"] == str(tmp_path / "study" / "nets" / "tiny.nnue")
+    assert exp.raw["players"]["linear"]["eval"] == "linear"  # a word, not a file in the experiment's folder
+    game = find_game("shogi")
+    assert make_player(exp.players["net"], game, "minishogi").engine.net.b.shape == (8,)  # type: ignore[attr-defined]
+    assert make_player(exp.players["linear"], game, "minishogi").engine.net is None  # type: ignore[attr-defined]

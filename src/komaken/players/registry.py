@@ -70,7 +70,8 @@ class Option:
     in ``[low, high]``.  ``check(value, variant)`` may refine a table (piece letters, terms).
     A table option with ``file_ok`` also takes a file name (text), which ``check`` reads; a ``str``
     option with ``path`` is a file name.  An experiment file's loader resolves both kinds of file
-    name against the experiment file's folder (:meth:`names_a_file`).
+    name against the experiment file's folder (:meth:`names_a_file`); the ``words`` such an option
+    also takes (the engine's ``eval = "linear"``) are not file names.
     """
 
     name: str
@@ -82,10 +83,12 @@ class Option:
     required_in_file: bool = False
     file_ok: bool = False
     path: bool = False
+    words: tuple[str, ...] = ()
 
     def names_a_file(self, value: Any) -> bool:
         """Whether ``value`` given for this option is a file name."""
-        return (self.path or self.file_ok) and isinstance(value, str) and bool(value.strip())
+        return ((self.path or self.file_ok) and isinstance(value, str) and bool(value.strip())
+                and value.strip() not in self.words)
 
     def convert(self, value: Any, from_text: bool) -> Any:
         """``value`` (a string from the command line, else a TOML value) as this option's type."""

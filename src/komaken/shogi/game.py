@@ -179,8 +179,8 @@ PLAYERS = {
         "engine", "komaken's α-β engine (1 s a move unless depth, nodes or movetime is given)", _build_engine,
         (DEPTH, Option("nodes", "int", "nodes", 1, 10**12), Option("movetime", "seconds", "seconds a move", 0.001,
                                                                      86400.0),
-         # eval: also a .nnue file, or "linear"
-         SEED, VALUES, Option("eval", "table", "evaluation term weights", check=_terms, file_ok=True),
+         SEED, VALUES, Option("eval", "table", "evaluation term weights", check=_terms, file_ok=True,
+                              words=(LINEAR,)),  # also a .nnue file
          Option("hash", "int", "hash table MiB", 1, 4096),
          Option("params", "str", "evaluation parameter TOML (piece values, tables; see docs/engine.md)",
                 check=_params, path=True),
