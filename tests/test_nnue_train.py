@@ -183,6 +183,20 @@ def test_tune_nnue_end_to_end_writes_a_net_with_provenance(tmp_path: Path) -> No
         Network.load(out, "judkins")
 
 
+def test_tune_nnue_on_a_study_holding_more_games_labels_and_trains_on_its_first_games(tmp_path: Path) -> None:
+    from komaken.lab.label import load_labels
+    from komaken.lab.valuestudy.selfplay import run_selfplay, study_config
+
+    db = tmp_path / "t.db"
+    run_selfplay(study_config("minishogi", games=6, nodes=60, seed=0, noise=10.0, random_plies=6), db)
+    r = komaken_in_process("tune", "nnue", "-v", "minishogi", "--games", "4", "--db", str(db), "--nodes", "60",
+                           "--label-nodes", "100", "--epochs", "1", "--width", "8", "--out", str(tmp_path / "n.nnue"))
+    assert r.returncode == 0, r.stderr
+    assert "labelled 4/4 games" in r.stderr and "from 4 games" in r.stderr, r.stderr
+    assert set(load_labels(tmp_path / "t.labels.sqlite", db)) == {0, 1, 2, 3}
+    assert Network.load(tmp_path / "n.nnue", "minishogi").provenance["data"].startswith("4 self-play games")
+
+
 @pytest.mark.parametrize("variant", ["minishogi", "judkins", "shogi"])
 def test_the_shipped_nets_load_for_their_variants(variant: str) -> None:
     net = find_network(variant)

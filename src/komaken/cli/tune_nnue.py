@@ -32,7 +32,8 @@ OWN_ENGINE = "komaken usi"
 @click.command("nnue")
 @click.option("--variant", "-v", required=True, metavar="NAME|FILE", help=VARIANT_HELP)
 @click.option("--games", type=within((0, limits.GAMES[1])), required=True,
-              help="Self-play games to train on: played into --db until it holds this many (0: use --db as it is).")
+              help="Self-play games to train on: played into --db until it holds this many, and of a --db "
+                   "holding more its first this many (0: every game of --db as it is).")
 @click.option("--db", type=FILE, required=True, help="Self-play database (a `komaken values selfplay` study).")
 @click.option("--out", type=FILE, required=True, help="Write the net here (a .nnue file).")
 @click.option("--nodes", type=within(limits.NODES), default=1000, show_default=True,
@@ -92,10 +93,11 @@ def nnue(variant: str, games: int, db: Path, out: Path, nodes: int, random_plies
         raise click.UsageError(f"--games 0 needs an existing --db; {db} does not exist")
     labels = labels or db.with_suffix(".labels.sqlite")
     command = engine_command(label_engine)
-    made = label_study(db, labels, command, nodes=label_nodes, workers=workers,
+    sample = games or None  # a study holding more games than asked trains on its first `games`
+    made = label_study(db, labels, command, nodes=label_nodes, workers=workers, games=sample,
                        progress=lambda n, of: say(f"labelled {n}/{of} games") if n % 100 == 0 or n == of else None)
     say(f"{labels}: {made} positions labelled now ({label_engine}, {label_nodes} nodes)")
-    data = read_study(db, load_labels(labels, db), v, blend=blend, scale=scale)
+    data = read_study(db, load_labels(labels, db), v, blend=blend, scale=scale, games=sample)
     say(f"{len(data.samples)} positions from {data.games} games; target scale {data.samples.scale:.0f} units per logit")
     checkpoint = checkpoint or out.with_name(out.name + ".ckpt.npz")
     result = _train(data.samples, config, checkpoint, console, quiet, say, EvalParams.default(v).arrays())

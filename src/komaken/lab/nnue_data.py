@@ -45,9 +45,10 @@ class NnueData:
 
 def read_study(db: str | Path, labels: Mapping[int, Mapping[int, int]], variant: str | Variant,
                blend: float = BLEND, scale: float | None = None,
-               progress: Callable[[int, int], None] | None = None) -> NnueData:
+               progress: Callable[[int, int], None] | None = None, games: int | None = None) -> NnueData:
     """The labelled quiet positions of the self-play study ``db`` (``labels``: ``{game: {ply:
-    score}}`` in black's view, from :func:`komaken.lab.label.load_labels`)."""
+    score}}`` in black's view, from :func:`komaken.lab.label.load_labels`); of its first ``games``
+    games by index only, when given (the sample :func:`~komaken.lab.label.label_study` labels)."""
     if not 0.0 <= blend <= 1.0:
         raise KomakenError(f"blend must be in [0, 1], not {blend}")
     want = load_variant(variant)
@@ -60,8 +61,10 @@ def read_study(db: str | Path, labels: Mapping[int, Mapping[int, int]], variant:
         if (v.name, v.width, v.height) != (want.name, want.width, want.height):
             raise KomakenError(f"{db}: the games are of {v.name} ({v.width}x{v.height}), not {want.name}; "
                                f"train on a self-play study of {want.name}")
-        games = list(study_games(study))
-    for n, g in enumerate(games):
+        stored = list(study_games(study))
+    if games is not None:
+        stored = sorted(stored, key=lambda g: g.game_index)[:games]
+    for n, g in enumerate(stored):
         keep = (g.feature_array(NF)[:, COL_FLAGS] & NOT_QUIET) == 0
         scores = labels.get(g.game_index, {})
         plies = g.opening_plies + np.arange(len(keep))
@@ -86,7 +89,7 @@ def read_study(db: str | Path, labels: Mapping[int, Mapping[int, int]], variant:
             game.append(np.full(k, g.game_index, dtype=np.int64))
             linear.append((x @ theta) * sign)
         if progress is not None:
-            progress(n + 1, len(games))
+            progress(n + 1, len(stored))
     if not feats:
         raise KomakenError(f"{db}: no labelled quiet positions; training needs self-play games of {want.name} "
                            "whose positions were labelled (give --games, and --label-nodes or --label-engine)")
@@ -95,7 +98,7 @@ def read_study(db: str | Path, labels: Mapping[int, Mapping[int, int]], variant:
         scale = 1.0 / fit_k(s_, r_)
     target = (blend * expit(s_ / scale) + (1.0 - blend) * r_).astype(np.float32)
     samples = Samples(name, board, np.concatenate(feats), target, np.concatenate(game), float(scale))
-    return NnueData(samples, np.concatenate(linear), len(games))
+    return NnueData(samples, np.concatenate(linear), len(stored))
 
 
 __all__ = ["BLEND", "NnueData", "read_study"]
