@@ -58,7 +58,9 @@ def test_the_kernel_stops_itself_at_its_deadline(ahead: int) -> None:
     backstop.cancel()
     assert ctl["abort"][0] == 1
     if ahead < 0:
-        assert ctl["nodes"][0] == 1024  # the first poll
+        # stopped at the first poll (every 1024 nodes); the node on which the abort is seen may
+        # count once more, whether it does depends on the tree the evaluation gives
+        assert 1024 <= ctl["nodes"][0] < 2048
     else:
         assert ctl["nodes"][0] > 1024  # a deadline ahead lets it run (the backstop ended it)
 
