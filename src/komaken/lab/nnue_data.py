@@ -48,7 +48,8 @@ def read_study(db: str | Path, labels: Mapping[int, Mapping[int, int]], variant:
                progress: Callable[[int, int], None] | None = None, games: int | None = None) -> NnueData:
     """The labelled quiet positions of the self-play study ``db`` (``labels``: ``{game: {ply:
     score}}`` in black's view, from :func:`komaken.lab.label.load_labels`); of its first ``games``
-    games by index only, when given (the sample :func:`~komaken.lab.label.label_study` labels)."""
+    game indexes only, when given (on a study played that far, the sample
+    :func:`~komaken.lab.label.label_study` labels)."""
     if not 0.0 <= blend <= 1.0:
         raise KomakenError(f"blend must be in [0, 1], not {blend}")
     want = load_variant(variant)
@@ -61,9 +62,7 @@ def read_study(db: str | Path, labels: Mapping[int, Mapping[int, int]], variant:
         if (v.name, v.width, v.height) != (want.name, want.width, want.height):
             raise KomakenError(f"{db}: the games are of {v.name} ({v.width}x{v.height}), not {want.name}; "
                                f"train on a self-play study of {want.name}")
-        stored = list(study_games(study))
-    if games is not None:
-        stored = sorted(stored, key=lambda g: g.game_index)[:games]
+        stored = list(study_games(study, games))
     for n, g in enumerate(stored):
         keep = (g.feature_array(NF)[:, COL_FLAGS] & NOT_QUIET) == 0
         scores = labels.get(g.game_index, {})
