@@ -162,7 +162,8 @@ def label_study(study_db: str | Path, labels: str | Path, command: Sequence[str]
     search score of the USI engine ``command`` at ``nodes`` nodes (``options``: its USI options;
     ``variant``: sent as ``UCI_Variant``, default the study's).  Returns the positions labelled now;
     ``progress(games done, games in all)`` after each game.  ``games`` labels only the study's
-    first that many games (by game index): a sample that a later call with more extends.
+    games of the first that many indexes (as :func:`~komaken.lab.nnue_data.read_study` reads
+    them): a sample that a later call with more extends.
     A game that starts from a changed army (``--imbalance``, ``--odds``) is sent as
     ``position sfen`` of its start (:func:`~komaken.lab.valuestudy.selfplay.game_start`).
 
@@ -180,7 +181,7 @@ def label_study(study_db: str | Path, labels: str | Path, command: Sequence[str]
     with open_study(study_db) as study:
         config = study.config()
         v = variant_from_dict(tomllib.loads(config["variant_toml"]), source=str(study_db))
-        stored = sorted(study_games(study), key=lambda g: g.game_index)[:games]
+        stored = list(study_games(study, games))
     conn = _open(labels, _meta(study_db, command, nodes, options))
     done = {r[0] for r in conn.execute("SELECT game_index FROM labelled")}
     pending = [(g, _position_head(config, v, g.game_index)) for g in stored if g.game_index not in done]
