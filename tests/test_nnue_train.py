@@ -25,6 +25,7 @@ from komaken.shogi.engine.nnue_train import (
     holdout_split,
     init_params,
     integer_outputs,
+    king_buckets,
     position_features,
     quantise,
     train,
@@ -134,6 +135,30 @@ def test_training_learns_and_the_integer_net_follows_the_float_one(samples: Samp
     assert net.w.dtype == np.int16 and net.widths == (16, 16, 16)
 
 
+def test_king_buckets_tie_the_squares_of_a_block() -> None:
+    assert (king_buckets((5, 5), 1) == np.arange(26)).all()
+    one = king_buckets((9, 9), 9)
+    assert (one[:81] == 0).all() and one[81] == 81  # no king stays alone
+    rep = king_buckets((9, 9), 3)
+    assert len(set(rep[:81].tolist())) == 9
+    for s in range(81):  # squares are numbered file by file, 9 ranks a file
+        f, r = divmod(s, 9)
+        assert divmod(int(rep[s]), 9) == (f - f % 3, r - r % 3)
+    assert len(set(king_buckets((3, 4), 2)[:12].tolist())) == 4  # 2 file blocks by 2 rank blocks
+
+
+def test_tied_king_buckets_train_one_set_of_rows_and_the_net_keeps_it(samples: Samples) -> None:
+    from komaken.shogi.engine._nnue import PLANES
+
+    cells = PLANES * 25
+    r = train(samples, TrainConfig(width=8, epochs=3, batch=32, seed=2, king_region=5))
+    w = r.network.w[:25 * cells].reshape(25, cells, -1)
+    assert (w == w[0]).all()  # every king square reads the rows its block trained
+    assert abs(r.holdout_int - r.holdout_float) < 5e-3
+    plain = train(samples, TrainConfig(width=8, epochs=3, batch=32, seed=2)).network.w[:25 * cells]
+    assert not (plain.reshape(25, cells, -1) == plain.reshape(25, cells, -1)[0]).all()
+
+
 def test_the_holdout_keeps_games_whole() -> None:
     game = np.repeat(np.arange(200), 7)
     held = holdout_split(game, seed=3)
@@ -195,6 +220,32 @@ def test_tune_nnue_on_a_study_holding_more_games_labels_and_trains_on_its_first_
     assert "labelled 4/4 games" in r.stderr and "from 4 games" in r.stderr, r.stderr
     assert set(load_labels(tmp_path / "t.labels.sqlite", db)) == {0, 1, 2, 3}
     assert Network.load(tmp_path / "n.nnue", "minishogi").provenance["data"].startswith("4 self-play games")
+
+
+def test_tune_nnue_label_every_labels_and_trains_on_every_kth_quiet_position(tmp_path: Path) -> None:
+    from komaken.lab.label import load_labels
+    from komaken.lab.nnue_data import read_study
+    from komaken.lab.valuestudy.games import open_study, study_games
+    from komaken.lab.valuestudy.selfplay import run_selfplay, study_config
+
+    db = tmp_path / "t.db"
+    run_selfplay(study_config("minishogi", games=3, nodes=60, seed=0, noise=10.0, random_plies=6), db)
+    with open_study(db) as study:
+        stored = list(study_games(study))
+    for g in stored:
+        quiet, third = np.flatnonzero(g.quiet()), np.flatnonzero(g.quiet(3))
+        assert len(quiet) > 1 and (third == quiet[::3]).all()
+    r = komaken_in_process("tune", "nnue", "-v", "minishogi", "--games", "3", "--db", str(db), "--nodes", "60",
+                           "--label-nodes", "100", "--label-every", "3", "--epochs", "1", "--width", "8",
+                           "--out", str(tmp_path / "n.nnue"))
+    assert r.returncode == 0, r.stderr
+    labels = load_labels(tmp_path / "t.labels.sqlite", db)
+    for g in stored:  # exactly the sample's plies were asked (a mate found there is stored too)
+        assert set(labels[g.game_index]) == {g.opening_plies + int(i) for i in np.flatnonzero(g.quiet(3))}
+    data = read_study(db, labels, "minishogi", every=3)
+    assert f"{len(data.samples)} positions from 3 games" in r.stderr
+    assert len(data.samples) <= sum(int(g.quiet(3).sum()) for g in stored)
+    assert "--label-every 3" in Network.load(tmp_path / "n.nnue", "minishogi").provenance["command"]
 
 
 @pytest.mark.parametrize("variant", ["minishogi", "judkins", "shogi"])

@@ -47,6 +47,9 @@ OWN_ENGINE = "komaken usi"
                    "/usr/games/fairy-stockfish.")
 @click.option("--label-nodes", type=within(limits.NODES), default=3000, show_default=True,
               help="Nodes of the labelling search per position (deeper than the self-play's --nodes).")
+@click.option("--label-every", type=within((1, 10_000)), default=1, show_default=True,
+              help="Label and train on every this-many-th quiet position of each game (the 1st, the next after "
+                   "this many, ...): for the same labelling time, positions of more games.")
 @click.option("--labels", type=FILE, default=None,
               help="Label file (SQLite): continued if it exists (default: the --db path with .labels.sqlite).")
 @click.option("--blend", type=within((0.0, 1.0)), default=0.75, show_default=True,
@@ -62,6 +65,9 @@ OWN_ENGINE = "komaken usi"
 @click.option("--lr", type=within((1e-6, 0.5)), default=2e-3, show_default=True, help="Adam learning rate.")
 @click.option("--decay", type=within((0.0, 0.5)), default=1e-2, show_default=True,
               help="Weight decay of the king-bucket feature rows (towards their king-independent factor).")
+@click.option("--king-region", type=within((1, 1024)), default=1, show_default=True,
+              help="Train the king buckets in blocks of this many files by ranks, each block one set of rows "
+                   "(1: a bucket per king square; the board's size: one for every square).")
 @click.option("--seed", type=within(limits.SEED), default=0, show_default=True,
               help="Seeds the self-play, the held-out split, the start weights and the order of each epoch.")
 @click.option("--checkpoint", type=FILE, default=None,
@@ -71,9 +77,9 @@ OWN_ENGINE = "komaken usi"
               help="Processes playing the self-play games, and engines labelling them.")
 @click.option("--quiet", "-q", is_flag=True, help="No progress bar or lines.")
 def nnue(variant: str, games: int, db: Path, out: Path, nodes: int, random_plies: int, noise: float,
-         label_engine: str, label_nodes: int, labels: Path | None, blend: float, scale: float | None, width: int,
-         psqt: bool, epochs: int, batch: int, lr: float, decay: float, seed: int, checkpoint: Path | None, workers: int,
-         quiet: bool) -> None:
+         label_engine: str, label_nodes: int, label_every: int, labels: Path | None, blend: float,
+         scale: float | None, width: int, psqt: bool, epochs: int, batch: int, lr: float, decay: float,
+         king_region: int, seed: int, checkpoint: Path | None, workers: int, quiet: bool) -> None:
     """Train an NNUE network for a variant on self-play positions labelled by a deeper search and
     blended with the games' results; prints the held-out loss per epoch, and the linear
     evaluation's on the same positions."""
@@ -84,7 +90,8 @@ def nnue(variant: str, games: int, db: Path, out: Path, nodes: int, random_plies
             console.print(text, highlight=False, markup=False)
 
     v = load_variant(variant)
-    config = TrainConfig(width=width, epochs=epochs, batch=batch, lr=lr, decay=decay, seed=seed, psqt=psqt)
+    config = TrainConfig(width=width, epochs=epochs, batch=batch, lr=lr, decay=decay, seed=seed, psqt=psqt,
+                         king_region=king_region)
     if games > 0:
         s = run_selfplay(study_config(v, games=games, nodes=nodes, seed=seed, noise=noise, random_plies=random_plies),
                          db, workers=workers)
@@ -95,16 +102,18 @@ def nnue(variant: str, games: int, db: Path, out: Path, nodes: int, random_plies
     command = engine_command(label_engine)
     sample = games or None  # a study holding more games than asked trains on its first `games`
     made = label_study(db, labels, command, nodes=label_nodes, workers=workers, games=sample,
+                       every=label_every,
                        progress=lambda n, of: say(f"labelled {n}/{of} games") if n % 100 == 0 or n == of else None)
     say(f"{labels}: {made} positions labelled now ({label_engine}, {label_nodes} nodes)")
-    data = read_study(db, load_labels(labels, db), v, blend=blend, scale=scale, games=sample)
+    data = read_study(db, load_labels(labels, db), v, blend=blend, scale=scale, games=sample, every=label_every)
     say(f"{len(data.samples)} positions from {data.games} games; target scale {data.samples.scale:.0f} units per logit")
     checkpoint = checkpoint or out.with_name(out.name + ".ckpt.npz")
     result = _train(data.samples, config, checkpoint, console, quiet, say, EvalParams.default(v).arrays())
     given = {"variant": variant, "games": games, "db": db.name, "out": out.name, "nodes": nodes,
              "random-plies": random_plies, "noise": noise, "label-engine": label_engine, "label-nodes": label_nodes,
+             "label-every": label_every,
              "blend": blend, "scale": scale, "width": width, "psqt": psqt, "epochs": epochs, "batch": batch, "lr": lr,
-             "decay": decay, "seed": seed}
+             "decay": decay, "king-region": king_region, "seed": seed}
     losses = _baselines(data, result)
     provenance = {
         "command": "komaken tune nnue " + " ".join(f"--{k} {shlex.quote(str(x))}" for k, x in given.items()

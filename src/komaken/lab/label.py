@@ -35,7 +35,6 @@ from komaken.errors import KomakenError
 from komaken.lab.valuestudy.games import identity, open_study, study_games
 from komaken.lab.valuestudy.selfplay import game_start
 from komaken.shogi import Move
-from komaken.shogi.engine.selfplay import COL_FLAGS, NF, NOT_QUIET
 from komaken.shogi.engine.tune import LABEL_CAP
 from komaken.shogi.variant import Variant, variant_from_dict
 from komaken.usi.client import UsiProcess
@@ -157,13 +156,16 @@ def _differs(key: str, stored: str | None, asked: str | None) -> str:
 def label_study(study_db: str | Path, labels: str | Path, command: Sequence[str], *, nodes: int = 5000,
                 options: Mapping[str, str] | None = None, variant: str | None = None,
                 progress: Callable[[int, int], None] | None = None, workers: int = 1,
-                games: int | None = None) -> int:
+                games: int | None = None, every: int = 1) -> int:
     """Label the quiet positions of every game of ``study_db`` not yet in ``labels`` with the
     search score of the USI engine ``command`` at ``nodes`` nodes (``options``: its USI options;
     ``variant``: sent as ``UCI_Variant``, default the study's).  Returns the positions labelled now;
     ``progress(games done, games in all)`` after each game.  ``games`` labels only the study's
     games of the first that many indexes (as :func:`~komaken.lab.nnue_data.read_study` reads
-    them): a sample that a later call with more extends.
+    them): a sample that a later call with more extends.  ``every`` labels only every
+    ``every``-th quiet position of a game (:meth:`~komaken.lab.valuestudy.games.SelfPlayGame.quiet`):
+    for the same labelling time, positions of more games.  A game is labelled once: one already in
+    ``labels`` keeps the positions it was labelled with.
     A game that starts from a changed army (``--imbalance``, ``--odds``) is sent as
     ``position sfen`` of its start (:func:`~komaken.lab.valuestudy.selfplay.game_start`).
 
@@ -175,8 +177,9 @@ def label_study(study_db: str | Path, labels: str | Path, command: Sequence[str]
 
     if isinstance(workers, bool) or not isinstance(workers, int) or workers < 1:
         raise LabelError(f"workers must be a positive integer, not {workers!r}")
-    if games is not None and (isinstance(games, bool) or not isinstance(games, int) or games < 1):
-        raise LabelError(f"games must be a positive integer, not {games!r}")
+    for name, val in (("games", games), ("every", every)):
+        if val is not None and (isinstance(val, bool) or not isinstance(val, int) or val < 1):
+            raise LabelError(f"{name} must be a positive integer, not {val!r}")
     study_db, labels, options = Path(study_db), Path(labels), dict(options or {})
     with open_study(study_db) as study:
         config = study.config()
@@ -189,7 +192,7 @@ def label_study(study_db: str | Path, labels: str | Path, command: Sequence[str]
     try:
         for _ in range(min(workers, len(pending))):
             engines.append(_start(command, _variant_last(options, variant or v.name)))
-        return _label_games(conn, engines, pending, nodes, progress)
+        return _label_games(conn, engines, pending, nodes, every, progress)
     finally:
         for eng in engines:  # a search still running in a worker thread ends with its engine
             eng.usi.close(timeout=5)
@@ -204,7 +207,7 @@ def _position_head(config: dict, variant: Variant, game_index: int) -> str:
 
 
 def _label_games(conn: sqlite3.Connection, engines: Sequence[_Labeller], games: Sequence[tuple[SelfPlayGame, str]],
-                 nodes: int, progress: Callable[[int, int], None] | None) -> int:
+                 nodes: int, every: int, progress: Callable[[int, int], None] | None) -> int:
     """Label ``games`` with ``engines`` side by side, one game each at a time, writing each
     finished game here; returns the positions labelled."""
     todo = iter(games)
@@ -213,7 +216,7 @@ def _label_games(conn: sqlite3.Connection, engines: Sequence[_Labeller], games: 
     running: dict[Future[list[tuple[int, int, int]]], tuple[_Labeller, tuple[SelfPlayGame, str]]] = {}
     try:
         for eng in engines:
-            _next_game(pool, running, eng, todo, nodes)
+            _next_game(pool, running, eng, todo, nodes, every)
         n = 0
         while running:
             finished, _ = wait(running, return_when=FIRST_COMPLETED)
@@ -227,7 +230,7 @@ def _label_games(conn: sqlite3.Connection, engines: Sequence[_Labeller], games: 
                 n += 1
                 if progress is not None:
                     progress(n, len(games))
-                _next_game(pool, running, eng, todo, nodes)
+                _next_game(pool, running, eng, todo, nodes, every)
     finally:  # not waiting: a game still being labelled ends when the caller closes its engine
         pool.shutdown(wait=False)
     return made
@@ -280,18 +283,20 @@ def _fresh_game(labeller: _Labeller) -> None:
 
 def _next_game(pool: ThreadPoolExecutor,
                running: dict[Future[list[tuple[int, int, int]]], tuple[_Labeller, tuple[SelfPlayGame, str]]],
-               eng: _Labeller, todo: Iterator[tuple[SelfPlayGame, str]], nodes: int) -> None:
+               eng: _Labeller, todo: Iterator[tuple[SelfPlayGame, str]], nodes: int, every: int) -> None:
     """Give ``eng`` the next game of ``todo``, if any is left."""
     game = next(todo, None)
     if game is not None:
-        running[pool.submit(_label_game, eng, *game, nodes)] = (eng, game)
+        running[pool.submit(_label_game, eng, *game, nodes, every)] = (eng, game)
 
 
-def _label_game(labeller: _Labeller, game: SelfPlayGame, head: str, nodes: int) -> list[tuple[int, int, int]]:
-    """``(game, ply, score in black's view)`` of each quiet position of ``game`` (its ``position``
+def _label_game(labeller: _Labeller, game: SelfPlayGame, head: str, nodes: int,
+                every: int) -> list[tuple[int, int, int]]:
+    """``(game, ply, score in black's view)`` of each quiet position of ``game`` (of every
+    ``every``-th: :meth:`~komaken.lab.valuestudy.games.SelfPlayGame.quiet`; its ``position``
     commands begin ``position {head}``), asked of ``labeller``."""
 
-    quiet = (game.feature_array(NF)[:, COL_FLAGS] & NOT_QUIET) == 0
+    quiet = game.quiet(every)
     usi = [Move(code).usi() for code in game.move_codes().tolist()]  # a move code alone spells its USI
     _fresh_game(labeller)
     eng = labeller.usi

@@ -27,7 +27,6 @@ from komaken.lab.valuestudy.games import open_study, study_games
 from komaken.lab.valuestudy.selfplay import start_position
 from komaken.shogi.engine.evalparams import EvalParams
 from komaken.shogi.engine.nnue_train import MAX_ACTIVE, Samples, game_features, variant_id
-from komaken.shogi.engine.selfplay import COL_FLAGS, NF, NOT_QUIET
 from komaken.shogi.engine.tune import fit_k, quiet_rows, theta_of
 from komaken.shogi.variant import Variant, load_variant, variant_from_dict
 
@@ -45,13 +44,18 @@ class NnueData:
 
 def read_study(db: str | Path, labels: Mapping[int, Mapping[int, int]], variant: str | Variant,
                blend: float = BLEND, scale: float | None = None,
-               progress: Callable[[int, int], None] | None = None, games: int | None = None) -> NnueData:
+               progress: Callable[[int, int], None] | None = None, games: int | None = None,
+               every: int = 1) -> NnueData:
     """The labelled quiet positions of the self-play study ``db`` (``labels``: ``{game: {ply:
     score}}`` in black's view, from :func:`komaken.lab.label.load_labels`); of its first ``games``
     game indexes only, when given (on a study played that far, the sample
-    :func:`~komaken.lab.label.label_study` labels)."""
+    :func:`~komaken.lab.label.label_study` labels), and of each game every ``every``-th quiet
+    position (:meth:`~komaken.lab.valuestudy.games.SelfPlayGame.quiet`, the positions
+    ``label_study(..., every=every)`` labels)."""
     if not 0.0 <= blend <= 1.0:
         raise KomakenError(f"blend must be in [0, 1], not {blend}")
+    if every < 1:
+        raise KomakenError(f"every must be a positive integer, not {every}")
     want = load_variant(variant)
     name, board = variant_id(want)
     theta = theta_of(EvalParams.default(want))
@@ -64,7 +68,7 @@ def read_study(db: str | Path, labels: Mapping[int, Mapping[int, int]], variant:
                                f"train on a self-play study of {want.name}")
         stored = list(study_games(study, games))
     for n, g in enumerate(stored):
-        keep = (g.feature_array(NF)[:, COL_FLAGS] & NOT_QUIET) == 0
+        keep = g.quiet(every)
         scores = labels.get(g.game_index, {})
         plies = g.opening_plies + np.arange(len(keep))
         score = np.array([scores.get(int(p), MATE_CP) for p in plies], dtype=np.float64)

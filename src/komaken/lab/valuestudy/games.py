@@ -25,6 +25,7 @@ from komaken.errors import KomakenError
 from komaken.game import Termination
 from komaken.lab.migrate import SELFPLAY
 from komaken.lab.storage import ExperimentDB, GameRow, Positions, kind_of
+from komaken.shogi.engine.selfplay import COL_FLAGS, NF, NOT_QUIET
 
 _RESULT = {1.0: "a", 0.0: "b", 0.5: "draw"}
 _SCORE = {v: k for k, v in _RESULT.items()}
@@ -57,6 +58,18 @@ class SelfPlayGame:
 
     def move_codes(self) -> np.ndarray:
         return np.frombuffer(self.moves, dtype=np.int32)
+
+    def quiet(self, every: int = 1) -> np.ndarray:
+        """Which positions are quiet (not in check, no capture sequence that gains material), a
+        ``bool[positions]`` mask; with ``every`` > 1 only the 1st, (``every`` + 1)-th, ... of the
+        quiet ones, a sample spread over the whole game.  Positions of one game are alike, so a
+        training set learns more from a few positions of many games than from every position of
+        few: the labeller and the NNUE reader take the sample through this one rule."""
+        quiet = (self.feature_array(NF)[:, COL_FLAGS] & NOT_QUIET) == 0
+        if every > 1:
+            at = np.flatnonzero(quiet)
+            quiet[at[np.arange(len(at)) % every != 0]] = False
+        return quiet
 
     def stored(self) -> tuple[GameRow, Positions]:
         """The game as the results database keeps it."""

@@ -14,7 +14,6 @@ from komaken.errors import KomakenError
 from komaken.lab.label import label_targets
 from komaken.lab.valuestudy.games import open_study, study_games
 from komaken.lab.valuestudy.selfplay import start_position
-from komaken.shogi.engine.selfplay import COL_FLAGS, NF, NOT_QUIET
 from komaken.shogi.engine.tune import LABEL_SCALE, Dataset, collect_positions, quiet_rows
 from komaken.shogi.variant import Variant, variant_from_dict
 
@@ -37,7 +36,7 @@ def read_games(db: str | Path, variant: Variant | None = None,
         def rows() -> Iterator[tuple[np.ndarray, float | np.ndarray]]:
             for game in study_games(study):
                 start = start_position(config, v, game.game_index)
-                keep = (game.feature_array(NF)[:, COL_FLAGS] & NOT_QUIET) == 0
+                keep = game.quiet()
                 moves = game.move_codes()
                 if labels is None:
                     yield quiet_rows(start, moves, game.opening_plies, keep), game.score

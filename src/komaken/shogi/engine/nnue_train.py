@@ -192,10 +192,13 @@ class TrainConfig:
     holdout: float = 0.1
     #: a material column (PSQT) beside the layers, started from the piece values
     psqt: bool = True
+    #: king buckets trained as one: squares in blocks of this many files and ranks share their
+    #: rows (1: every square its own; the board's size or more: one bucket for every square)
+    king_region: int = 1
 
     def check(self) -> None:
         for key, val, lo, hi in (("width", self.width, 1, 1024), ("epochs", self.epochs, 1, 100_000),
-                                 ("batch", self.batch, 1, 1 << 20)):
+                                 ("batch", self.batch, 1, 1 << 20), ("king_region", self.king_region, 1, 1 << 10)):
             if not lo <= val <= hi:
                 raise TrainError(f"{key} must be in {lo}..{hi}, not {val}")
         if not (0 < self.lr < 1 and 0 <= self.decay < 1 and 0 < self.holdout < 1):
@@ -228,7 +231,7 @@ def _fingerprint(samples: Samples, config: TrainConfig) -> str:
     h = np.uint64(len(samples)) ^ np.uint64(int(samples.feats.astype(np.int64).sum()) & 0xFFFFFFFFFFFF)
     return (f"{samples.variant}/{samples.board[0]}x{samples.board[1]}/{int(h)}/{float(samples.target.sum()):.6f}/"
             f"k{samples.scale:.6g}/w{config.width}/b{config.batch}/lr{config.lr:g}/d{config.decay:g}/s{config.seed}/h{config.holdout:g}"
-            f"/p{int(config.psqt)}")
+            f"/p{int(config.psqt)}" + (f"/r{config.king_region}" if config.king_region > 1 else ""))
 
 
 def learning_rate(config: TrainConfig, epoch: int) -> float:
@@ -257,7 +260,8 @@ def train(samples: Samples, config: TrainConfig, *, checkpoint: Path | None = No
     held = holdout_split(samples.game, config.seed, config.holdout)
     if held.all() or not held.any():
         raise TrainError(f"need positions from at least two games to hold some out; got {len(np.unique(samples.game))}")
-    tr, ho = samples.take(np.flatnonzero(~held)), samples.take(np.flatnonzero(held))
+    rep = king_buckets(samples.board, config.king_region)
+    tr, ho = (tie_buckets(samples.take(np.flatnonzero(h)), rep, cells) for h in (~held, held))
     key = _fingerprint(samples, config)
     params = init_params(nsq, config.width, DENSE, config.seed, material, config.psqt)
     moments = {k: (np.zeros_like(v), np.zeros_like(v)) for k, v in params.items()}
@@ -284,7 +288,7 @@ def train(samples: Samples, config: TrainConfig, *, checkpoint: Path | None = No
             _save_checkpoint(checkpoint, key, params, moments, done, step)
         if on_epoch is not None:
             on_epoch(report)
-    net = quantise(params, samples.variant, samples.board, provenance or {})
+    net = quantise(params, samples.variant, samples.board, provenance or {}, rep)
     o_float = _predict(ho, params, nboard, cells)
     o_int = integer_outputs(net, ho.feats)
     diff = np.abs(o_int - o_float * OUT_SCALE)
@@ -318,13 +322,42 @@ def _predict(s: Samples, p: dict[str, np.ndarray], nboard: int, cells: int) -> n
     return out
 
 
+def king_buckets(board: tuple[int, int], region: int) -> np.ndarray:
+    """``[king bucket]`` -> the bucket whose rows it shares when the king's squares are tied in
+    blocks of ``region`` files by ``region`` ranks (a bucket is its own king's square, numbered
+    file by file from the perspective's side, and ``N`` for no king, which stays alone)."""
+    width, height = board
+    nsq = width * height
+    rep = np.arange(nsq + 1, dtype=np.int64)
+    s = np.arange(nsq)
+    f, r = s // height, s % height
+    rep[:nsq] = (f - f % region) * height + (r - r % region)
+    return rep
+
+
+def tie_buckets(samples: Samples, rep: np.ndarray, cells: int) -> Samples:
+    """``samples`` with each board feature moved to the rows of its bucket's representative
+    (:func:`king_buckets`), so tied buckets train one set of rows; unchanged when none are tied."""
+    if (rep == np.arange(len(rep))).all():
+        return samples
+    f = samples.feats.astype(np.int64)
+    board = (f >= 0) & (f < len(rep) * cells)
+    fb = np.where(board, f, 0)
+    tied = np.where(board, rep[fb // cells] * cells + fb % cells, f).astype(samples.feats.dtype)
+    return dataclasses.replace(samples, feats=tied)
+
+
 def quantise(params: dict[str, np.ndarray], variant: str, board: tuple[int, int],
-             provenance: dict[str, str]) -> Network:
-    """The integer :class:`Network` of float ``params`` (the factor ``F`` folded into every
-    king bucket's board rows), clipped to the integer types."""
+             provenance: dict[str, str], rep: np.ndarray | None = None) -> Network:
+    """The integer :class:`Network` of float ``params`` (each king bucket's board rows copied from
+    its representative's, ``rep`` of :func:`king_buckets`, and the factor ``F`` folded into
+    every bucket), clipped to the integer types."""
     nsq = board[0] * board[1]
     cells = PLANES * nsq
     w = params["W"].astype(np.float64).copy()
+    if rep is not None:
+        rows = (rep[:, None] * cells + np.arange(cells)).reshape(-1)
+        w[:(nsq + 1) * cells] = w[rows]
     w[:(nsq + 1) * cells] += np.tile(params["F"].astype(np.float64), (nsq + 1, 1))
     h = params["L1"].shape[1] // 2
 
@@ -391,5 +424,5 @@ def variant_id(variant: str | Variant) -> tuple[str, tuple[int, int]]:
 
 
 __all__ = ["MAX_ACTIVE", "Samples", "TrainConfig", "TrainError", "TrainResult", "active_features", "cross_entropy",
-           "game_features", "holdout_split", "init_params", "integer_outputs", "material_column", "position_features",
-           "quantise", "train"]
+           "game_features", "holdout_split", "init_params", "integer_outputs", "king_buckets", "material_column",
+           "position_features", "quantise", "tie_buckets", "train"]
