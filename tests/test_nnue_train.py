@@ -245,7 +245,8 @@ def test_tune_nnue_label_every_labels_and_trains_on_every_kth_quiet_position(tmp
     data = read_study(db, labels, "minishogi", every=3)
     assert f"{len(data.samples)} positions from 3 games" in r.stderr
     assert len(data.samples) <= sum(int(g.quiet(3).sum()) for g in stored)
-    assert "--label-every 3" in Network.load(tmp_path / "n.nnue", "minishogi").provenance["command"]
+    provenance = Network.load(tmp_path / "n.nnue", "minishogi").provenance
+    assert "--label-every 3" in provenance["command"] and "(one in 3 of each game's)" in provenance["data"]
 
 
 @pytest.mark.parametrize("variant", ["minishogi", "judkins", "shogi"])

@@ -7,6 +7,7 @@ import shlex
 import subprocess
 from collections.abc import Callable
 from pathlib import Path
+from typing import Any
 
 import click
 import numpy as np
@@ -22,7 +23,7 @@ from komaken.shogi.engine.evalparams import EvalParams
 from komaken.shogi.engine.nnue import Network
 from komaken.shogi.engine.nnue_train import Samples, TrainConfig, TrainResult, cross_entropy, train
 from komaken.shogi.engine.tune import fit_k
-from komaken.shogi.variant import load_variant
+from komaken.shogi.variant import Variant, load_variant
 
 FILE = click.Path(dir_okay=False, path_type=Path)
 #: komaken's own search as the labelling engine, through the same USI pipeline as any other
@@ -111,25 +112,10 @@ def nnue(variant: str, games: int, db: Path, out: Path, nodes: int, random_plies
     result = _train(data.samples, config, checkpoint, console, quiet, say, EvalParams.default(v).arrays())
     given = {"variant": variant, "games": games, "db": db.name, "out": out.name, "nodes": nodes,
              "random-plies": random_plies, "noise": noise, "label-engine": label_engine, "label-nodes": label_nodes,
-             "label-every": label_every,
-             "blend": blend, "scale": scale, "width": width, "psqt": psqt, "epochs": epochs, "batch": batch, "lr": lr,
-             "decay": decay, "king-region": king_region, "seed": seed}
+             "label-every": label_every, "blend": blend, "scale": scale, "width": width, "psqt": psqt,
+             "epochs": epochs, "batch": batch, "lr": lr, "decay": decay, "king-region": king_region, "seed": seed}
     losses = _baselines(data, result)
-    provenance = {
-        "command": "komaken tune nnue " + " ".join(f"--{k} {shlex.quote(str(x))}" for k, x in given.items()
-                                                   if x is not None),
-        "commit": _commit(),
-        "date": datetime.date.today().isoformat(),
-        "data": (f"{data.games} self-play games of {v.name} at {nodes} nodes a move ({random_plies} random "
-                 f"opening plies, noise {noise:g}, seed {seed}); {len(data.samples)} quiet positions labelled by "
-                 f"{label_engine} at {label_nodes} nodes"),
-        "target": f"{blend:g} x sigma(score / {data.samples.scale:.1f}) + {1 - blend:g} x result",
-        "positions": f"{result.train_positions} training, {result.holdout_positions} held out (whole games)",
-        "holdout_loss": f"{result.holdout_int:.5f}",
-        "holdout_loss_float": f"{result.holdout_float:.5f}",
-        "holdout_loss_linear": f"{losses['linear']:.5f}",
-        "holdout_loss_constant": f"{losses['constant']:.5f}",
-    }
+    provenance = _provenance(given, v, data, result, losses)
     net = Network(**{**result.network.__dict__, "provenance": provenance})
     net.save(out)
     Network.load(out, v)  # what was written loads back
@@ -138,6 +124,30 @@ def nnue(variant: str, games: int, db: Path, out: Path, nodes: int, random_plies
                f"(float net {result.holdout_float:.5f}; integer vs float: mean {result.quant_mean:.1f}, "
                f"max {result.quant_max:.0f} units); linear evaluation on the same positions {losses['linear']:.5f} "
                f"({losses['linear_fit']:.5f} with its own fitted scale); constant {losses['constant']:.5f}")
+
+
+def _provenance(given: dict[str, Any], v: Variant, data: NnueData, result: TrainResult,
+                losses: dict[str, float]) -> dict[str, str]:
+    """What a trained net carries: the command with every setting (``given``), the commit, the data
+    and the losses."""
+    every = given["label-every"]
+    sample = "" if every == 1 else f" (one in {every} of each game's)"
+    return {
+        "command": "komaken tune nnue " + " ".join(f"--{k} {shlex.quote(str(x))}" for k, x in given.items()
+                                                   if x is not None),
+        "commit": _commit(),
+        "date": datetime.date.today().isoformat(),
+        "data": (f"{data.games} self-play games of {v.name} at {given['nodes']} nodes a move "
+                 f"({given['random-plies']} random opening plies, noise {given['noise']:g}, seed {given['seed']}); "
+                 f"{len(data.samples)} quiet positions{sample} labelled by {given['label-engine']} at "
+                 f"{given['label-nodes']} nodes"),
+        "target": f"{given['blend']:g} x sigma(score / {data.samples.scale:.1f}) + {1 - given['blend']:g} x result",
+        "positions": f"{result.train_positions} training, {result.holdout_positions} held out (whole games)",
+        "holdout_loss": f"{result.holdout_int:.5f}",
+        "holdout_loss_float": f"{result.holdout_float:.5f}",
+        "holdout_loss_linear": f"{losses['linear']:.5f}",
+        "holdout_loss_constant": f"{losses['constant']:.5f}",
+    }
 
 
 def _train(samples: Samples, config: TrainConfig, checkpoint: Path, console: Console, quiet: bool,
