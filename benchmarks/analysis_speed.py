@@ -67,12 +67,7 @@ def fairy(seconds: float, multipv: int) -> dict[str, float] | None:
     t0 = time.perf_counter()
     eng = UsiProcess([command], name="fairy-stockfish")
     try:
-        eng.send("usi")
-        eng.until("usiok", 60)
-        for option, value in (("UCI_Variant", "shogi"), ("Threads", "1"), ("MultiPV", str(multipv))):
-            eng.send(f"setoption name {option} value {value}")
-        eng.send("isready")
-        eng.until("readyok", 60)
+        eng.handshake({"UCI_Variant": "shogi", "Threads": "1", "MultiPV": str(multipv)}, timeout=60)
         first = None
         depths = []
         for k in range(len(usi) + 1):

@@ -122,13 +122,7 @@ class Referee:
 
 def start(command: list[str], variant: str, options: dict[str, str], name: str) -> UsiProcess:
     eng = UsiProcess(command, name=name)
-    eng.send("usi")
-    eng.until("usiok", 120)
-    eng.send(f"setoption name UCI_Variant value {variant}")
-    for k, v in options.items():
-        eng.send(f"setoption name {k} value {v}")
-    eng.send("isready")
-    eng.until("readyok", 300)
+    eng.handshake({**options, "UCI_Variant": variant}, timeout=300)
     return eng
 
 

@@ -40,12 +40,7 @@ def stop_load(procs: list[subprocess.Popen[bytes]]) -> None:
 
 
 def handshake(eng: UsiProcess, variant: str, timeout: float = 120.0) -> None:
-    eng.send("usi")
-    eng.until("usiok", timeout)
-    if variant != "shogi":
-        eng.send(f"setoption name UCI_Variant value {variant}")
-    eng.send("isready")
-    eng.until("readyok", timeout)
+    eng.handshake({} if variant == "shogi" else {"UCI_Variant": variant}, timeout)
     eng.send("usinewgame")
 
 

@@ -117,19 +117,14 @@ def pipe_floor(seconds: float, interval: float = 0.01) -> list[float]:
     return out
 
 
-def probe(command: list[str], variant_line: str | None, probes: int, seed: int) -> tuple[list[float], int]:
+def probe(command: list[str], options: dict[str, str], probes: int, seed: int) -> tuple[list[float], int]:
     """``isready`` latencies (seconds) while ``go infinite`` searches; and how many went unanswered."""
     rng = random.Random(seed)
     eng = UsiProcess(command, name=command[0], kill_on_timeout=False)
     out: list[float] = []
     missed = 0
     try:
-        eng.send("usi")
-        eng.until("usiok", 120)
-        if variant_line:
-            eng.send(variant_line)
-        eng.send("isready")
-        eng.until("readyok", 120)
+        eng.handshake(options, timeout=120)
         for _ in range(probes):
             eng.send("position startpos moves 7g7f 3c3d")
             eng.send("go infinite")
@@ -204,13 +199,13 @@ def main() -> None:
                   f"{_ms(floor.result())}")
         report(tallies, time.perf_counter() - t0)
         print(f"isready during go infinite ({args.probes} probes each, same load, one engine at a time):")
-        ours, missed = probe(CMD, None, args.probes, args.seed)
+        ours, missed = probe(CMD, {}, args.probes, args.seed)
         print(f"  komaken usi:       {_ms(ours)}, unanswered {missed}")
         fsf = FSF if Path(FSF).exists() else shutil.which("fairy-stockfish")
         if fsf is None:
             print("  fairy-stockfish not found: no peer figure")
         else:
-            theirs, missed = probe([fsf], "setoption name UCI_Variant value shogi", args.probes, args.seed)
+            theirs, missed = probe([fsf], {"UCI_Variant": "shogi"}, args.probes, args.seed)
             print(f"  fairy-stockfish:   {_ms(theirs)}, unanswered {missed}")
     finally:
         stop_load(load)

@@ -202,3 +202,32 @@ def test_each_game_starts_with_isready_then_usinewgame(tmp_path: Path) -> None:
     assert words[:3] == ["usi", "setoption", "isready"]
     assert words[3:11] == game + game
     assert words[11:] in ([], ["quit"])  # the recorder may exit before it logs quit
+
+
+def test_uci_variant_is_set_after_the_options_that_define_it(tmp_path: Path) -> None:
+    """``VariantPath`` (Fairy-Stockfish) defines the variants ``UCI_Variant`` names: set the other
+    way round, the engine ignores a variant it does not know yet and plays its default game."""
+    script, log = tmp_path / "recorder.py", tmp_path / "commands.log"
+    script.write_text(RECORDER)
+    player = UsiPlayer(f"{sys.executable} {script} {log}",
+                       {"UCI_Variant": "ctrl7", "VariantPath": "fsf-ctrl.ini", "USI_Hash": "32"}, timeout=STARTUP)
+    player.close()
+    assert log.read_text().splitlines()[:5] == ["usi", "setoption name VariantPath value fsf-ctrl.ini",
+                                                "setoption name USI_Hash value 32",
+                                                "setoption name UCI_Variant value ctrl7", "isready"]
+
+
+@pytest.mark.skipif(not Path("/usr/games/fairy-stockfish").exists(), reason="needs Debian's fairy-stockfish")
+def test_fairy_stockfish_plays_a_variant_its_variant_path_defines() -> None:
+    ini = Path(__file__).resolve().parent.parent / "examples" / "values" / "fsf-ctrl.ini"
+    player = UsiPlayer("/usr/games/fairy-stockfish", {"UCI_Variant": "ctrl7", "VariantPath": str(ini)},
+                       go_args="nodes 500", timeout=STARTUP)
+    pos = Position.start("ctrl7")
+    try:
+        player.new_game()
+        for _ in range(4):
+            move = player.choose(pos)
+            assert move in pos.legal_moves()
+            pos.push(move)
+    finally:
+        player.close()

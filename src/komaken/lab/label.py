@@ -191,7 +191,7 @@ def label_study(study_db: str | Path, labels: str | Path, command: Sequence[str]
     engines: list[_Labeller] = []
     try:
         for _ in range(min(workers, len(pending))):
-            engines.append(_start(command, _variant_last(options, variant or v.name)))
+            engines.append(_start(command, {**options, "UCI_Variant": options.get("UCI_Variant", variant or v.name)}))
         return _label_games(conn, engines, pending, nodes, every, progress)
     finally:
         for eng in engines:  # a search still running in a worker thread ends with its engine
@@ -236,33 +236,16 @@ def _label_games(conn: sqlite3.Connection, engines: Sequence[_Labeller], games: 
     return made
 
 
-def _variant_last(options: Mapping[str, str], variant: str) -> dict[str, str]:
-    """The options in the order they are sent, ``UCI_Variant`` (``variant`` unless given) last:
-    an option such as Fairy-Stockfish's ``VariantPath`` defines the variant it then names, and a
-    variant named before it exists is ignored (the engine would score another game).
-
-    >>> _variant_last({"UCI_Variant": "ctrl7", "VariantPath": "v.ini"}, "minishogi")
-    {'VariantPath': 'v.ini', 'UCI_Variant': 'ctrl7'}
-    """
-    out = {k: x for k, x in options.items() if k != "UCI_Variant"}
-    out["UCI_Variant"] = options.get("UCI_Variant", variant)
-    return out
-
-
 def _start(command: Sequence[str], options: Mapping[str, str]) -> _Labeller:
     """A labelling engine, past ``usi`` and ``isready`` with ``options`` set."""
 
     eng = UsiProcess(list(command), name=Path(command[0]).name)
     try:
-        eng.send("usi")
-        found = [m.group(1) for m in map(_THREADS.match, eng.until("usiok", 60)) if m]
-        for name, value in options.items():
-            eng.send(f"setoption name {name} value {value}")
-        eng.send("isready")
-        eng.until("readyok", 120)
+        said = eng.handshake(options, timeout=120)
     except BaseException:
         eng.close(timeout=5)
         raise
+    found = [m.group(1) for m in map(_THREADS.match, said) if m]
     threads = options.get("Threads", found[0] if found else None)
     return _Labeller(eng, None if threads is None else f"setoption name Threads value {threads}")
 

@@ -16,7 +16,6 @@ exits, or does not speak USI at all, raises :class:`EngineError`.  Both are
 
 from __future__ import annotations
 
-import time
 from typing import Any
 
 from komaken.clock import TimeLeft
@@ -66,34 +65,12 @@ class UsiPlayer:
         eng = UsiProcess(self.command)
         self._eng = eng
         try:
-            self._handshake(eng)
-            options = dict(self.options)
-            variant = options.pop("UCI_Variant", None)
-            if variant:
-                eng.send(f"setoption name UCI_Variant value {variant}")
-            for k, v in options.items():
-                eng.send(f"setoption name {k} value {v}")
-            self._ready()
-            self._variant_sent = variant
+            eng.handshake({k: v for k, v in self.options.items() if k != "UCI_Variant" or v}, self.timeout)
         except BaseException:
             eng.kill()
             raise
-
-    def _handshake(self, eng: UsiProcess) -> None:
-        eng.send("usi")
-        deadline = time.perf_counter() + self.timeout
-        while True:
-            try:
-                line = eng.read(deadline - time.perf_counter())[1].strip()
-            except EngineTimeoutError:
-                raise EngineTimeoutError(f"USI engine {self.command!r} did not answer 'usi' with 'usiok' within "
-                                         f"{self.timeout:.3g} s; killed it", self.timeout, "usiok") from None
-            if line == "usi":
-                raise EngineError(f"{self.command!r} does not speak USI: it echoes its input")
-            if line.startswith("id name "):
-                self.name = line[8:].strip()
-            if line == "usiok":
-                return
+        self.name = eng.id_name or self.name
+        self._variant_sent = self.options.get("UCI_Variant") or None
 
     def restart(self) -> None:
         """Kill the engine (if still running) and start it again with the same options."""

@@ -2,7 +2,7 @@
 
 >>> import sys
 >>> eng = UsiProcess([sys.executable, "-m", "komaken", "usi"])  # doctest: +SKIP
->>> eng.send("usi"); lines = eng.until("usiok", timeout=30)  # doctest: +SKIP
+>>> said = eng.handshake({"USI_Hash": "64"}, timeout=30)  # usi, the options, isready  # doctest: +SKIP
 >>> eng.close()  # doctest: +SKIP
 
 A reader thread moves each output line into a queue together with the moment it arrived, so a
@@ -22,7 +22,7 @@ import signal
 import subprocess
 import threading
 import time
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from typing import IO, Any
 
 from komaken.errors import KomakenError
@@ -45,6 +45,20 @@ class EngineTimeoutError(EngineError):
 
 
 _EOF = None
+
+
+def variant_last(options: Mapping[str, str]) -> dict[str, str]:
+    """``options`` in the order they are to be sent: ``UCI_Variant`` last.  An option such as
+    Fairy-Stockfish's ``VariantPath`` defines the variants that ``UCI_Variant`` then names; a
+    variant named before it exists is ignored, and the engine would play another game.
+
+    >>> variant_last({"UCI_Variant": "ctrl7", "VariantPath": "v.ini", "Threads": "1"})
+    {'VariantPath': 'v.ini', 'Threads': '1', 'UCI_Variant': 'ctrl7'}
+    """
+    out = {k: v for k, v in options.items() if k != "UCI_Variant"}
+    if "UCI_Variant" in options:
+        out["UCI_Variant"] = options["UCI_Variant"]
+    return out
 
 
 class UsiProcess:
@@ -70,6 +84,39 @@ class UsiProcess:
         self._reader = threading.Thread(target=self._read_forever, name=f"usi-reader {self.name}", daemon=True)
         self._reader.start()
         self.closed_output = False
+        #: the engine's ``id name``, once :meth:`handshake` has read it
+        self.id_name: str | None = None
+
+    def handshake(self, options: Mapping[str, str] | None = None, timeout: float = 60.0) -> list[str]:
+        """Start the conversation as a GUI does: ``usi`` until ``usiok``, each of ``options`` with
+        ``setoption`` (``UCI_Variant`` last: :func:`variant_last`), then ``isready`` until
+        ``readyok``; each wait at most ``timeout`` seconds.  Returns what the engine said before
+        ``usiok`` (its ``id`` and ``option`` lines) and keeps its ``id name`` as :attr:`id_name`.
+
+        Raises :class:`EngineError` for a program that echoes ``usi`` back (it does not speak
+        USI) and :class:`EngineTimeoutError` (the engine killed) for one that does not answer."""
+        self.send("usi")
+        deadline = time.perf_counter() + timeout
+        said: list[str] = []
+        while True:
+            try:
+                line = self.read(deadline - time.perf_counter())[1].strip()
+            except EngineTimeoutError:
+                raise EngineTimeoutError(f"USI engine {self.name!r} did not answer 'usi' with 'usiok' within "
+                                         f"{timeout:.3g} s" + ("; killed it" if self.kill_on_timeout else ""),
+                                         timeout, "usiok") from None
+            if line == "usi":
+                raise EngineError(f"{self.name!r} does not speak USI: it echoes its input")
+            if line == "usiok":
+                break
+            if line.startswith("id name "):
+                self.id_name = line[8:].strip()
+            said.append(line)
+        for name, value in variant_last(options or {}).items():
+            self.send(f"setoption name {name} value {value}")
+        self.send("isready")
+        self.until("readyok", timeout)
+        return said
 
     def _read_forever(self) -> None:
         out = self.proc.stdout
@@ -195,4 +242,4 @@ class UsiProcess:
                 os.killpg(proc.pid, signal.SIGKILL)
 
 
-__all__ = ["EngineError", "EngineTimeoutError", "UsiProcess"]
+__all__ = ["EngineError", "EngineTimeoutError", "UsiProcess", "variant_last"]
