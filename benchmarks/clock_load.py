@@ -37,7 +37,7 @@ from komaken.usi.client import EngineError, UsiProcess  # noqa: E402
 from strength import BYOYOMI, KOMAKEN, VARIANT, Tally, machine, play, quiet_openings, start  # noqa: E402
 from usi_rapidfire import start_load, stop_load  # noqa: E402
 
-NAMES = {"komaken": "komaken", "fsf": "Fairy-SF"}
+NAMES = {"komaken": "komaken", "peer": "Fairy-SF"}
 
 
 def figures(replies: list[float], limit: float) -> str:
@@ -56,13 +56,13 @@ def run(fsf: str, size: int, skill: int, want: int, byoyomi: int, margin: float,
     variant = VARIANT[size]
 
     def new_komaken() -> UsiProcess:
-        return start(KOMAKEN, variant, komaken_options, "komaken")
+        return start(KOMAKEN, {"UCI_Variant": variant, **komaken_options}, "komaken")
 
     def new_fsf() -> UsiProcess:
-        return start([fsf], variant, {"Skill Level": str(skill)}, "fairy-stockfish")
+        return start([fsf], {"UCI_Variant": variant, "Skill Level": str(skill)}, "fairy-stockfish")
 
-    restart = {"komaken": new_komaken, "fsf": new_fsf}
-    engines = {"komaken": new_komaken(), "fsf": new_fsf()}
+    restart = {"komaken": new_komaken, "peer": new_fsf}
+    engines = {"komaken": new_komaken(), "peer": new_fsf()}
     t = Tally()
     loads: list[float] = []
     book = quiet_openings(size, openings, seed)  # cycled: a long run replays them, the games soon part
@@ -72,14 +72,14 @@ def run(fsf: str, size: int, skill: int, want: int, byoyomi: int, margin: float,
         g = 0
         while len(t.replies["komaken"]) < want:
             loads.append(os.getloadavg()[0])
-            sente = "komaken" if g % 2 == 0 else "fsf"
+            sente = "komaken" if g % 2 == 0 else "peer"
             r = play(engines, restart, sente, book[(g // 2) % len(book)], size, byoyomi, margin, t)
             t.wins += r == 1.0
             t.losses += r == 0.0
             t.draws += r == 0.5
             g += 1
             if g % 10 == 0:
-                k, f = t.replies["komaken"], t.replies["fsf"]
+                k, f = t.replies["komaken"], t.replies["peer"]
                 print(f"  {g} games, {time.perf_counter() - began:.0f} s, load {loads[-1]:.2f}: komaken "
                       f"{len(k)} replies (max {max(k, default=0):.0f} ms), Fairy-SF {len(f)} "
                       f"(max {max(f, default=0):.0f} ms); time losses {t.time_losses}", flush=True)
@@ -128,11 +128,11 @@ def main() -> None:
                    args.log, options)
     games = t.wins + t.losses + t.draws
     print(f"{games} games in {time.perf_counter() - t0:.0f} s, komaken W/L/D {t.wins}/{t.losses}/{t.draws}; "
-          f"illegal moves komaken {t.illegal['komaken']}, Fairy-SF {t.illegal['fsf']}; "
-          f"losses on time komaken {t.time_losses['komaken']}, Fairy-SF {t.time_losses['fsf']}")
-    for who in ("komaken", "fsf"):
+          f"illegal moves komaken {t.illegal['komaken']}, Fairy-SF {t.illegal['peer']}; "
+          f"losses on time komaken {t.time_losses['komaken']}, Fairy-SF {t.time_losses['peer']}")
+    for who in ("komaken", "peer"):
         print(f"  {NAMES[who]:9s} {figures(t.replies[who], limit)}")
-    k, f = t.replies["komaken"], t.replies["fsf"]
+    k, f = t.replies["komaken"], t.replies["peer"]
     if k and f:
         print(f"  longest reply komaken / Fairy-SF: {max(k) / max(f):.2f}")
     if loads:

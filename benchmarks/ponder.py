@@ -151,8 +151,8 @@ def main() -> None:
     print(f"{args.size}x{args.size}, byoyomi {byoyomi} ms; komaken (USI_Ponder) vs Fairy-Stockfish Skill {args.skill}; "
           f"{args.games} games; {args.busy} busy process(es)", flush=True)
     book = quiet_openings(args.size, (args.games + 1) // 2, args.seed)
-    kom = start(KOMAKEN, variant, {"USI_Ponder": "true"}, "komaken")
-    fsf = start([fsf_cmd], variant, {"Skill Level": str(args.skill)}, "fairy-stockfish")
+    kom = start(KOMAKEN, {"UCI_Variant": variant, "USI_Ponder": "true"}, "komaken")
+    fsf = start([fsf_cmd], {"UCI_Variant": variant, "Skill Level": str(args.skill)}, "fairy-stockfish")
     load = start_load(args.busy)
     p = Ponder()
     t0 = time.perf_counter()

@@ -1,10 +1,11 @@
-"""Refereed matches of ``komaken usi`` against Fairy-Stockfish (Debian's ``fairy-stockfish``).
+"""Refereed matches of ``komaken usi`` against Fairy-Stockfish (Debian's ``fairy-stockfish``) or gpsshogi.
 
     python benchmarks/strength.py --size 5 --skill 2 --games 40          # 5x5, byoyomi 200 ms
     python benchmarks/strength.py --size 9 --skill 0 5 --games 10        # 9x9, byoyomi 300 ms
     python benchmarks/strength.py --skill 10 --option EvalFile=my.toml   # komaken with other parameters
     python benchmarks/strength.py --skill 10 --games 100 --seed 1        # another set of openings
     python benchmarks/strength.py --skill 20 --quiet --seed 4141         # quiet 4-ply openings
+    python benchmarks/strength.py --size 9 --opponent gpsshogi --byoyomi 1 --margin 1 --real --games 40
 
 Both engines run as USI subprocesses at the same time on the same machine.  Each game starts
 from a fixed opening (a seeded set of two-ply openings, each played with both colours; colours
@@ -15,7 +16,13 @@ forbids: such a move loses as illegal, and each disagreement is counted).  A rep
 byoyomi + ``--margin`` (0.05 s) loses on time; an engine silent for 10 s more is killed, loses on time
 and is restarted.  Printed per Skill Level: W/L/D for komaken, its score with a 95% interval
 and the Elo difference, illegal moves and time losses of each side, and each engine's longest
-reply.  If ``fairy-stockfish`` is missing the script says how to install it.
+reply.  If the opponent is missing the script says how to install it.
+
+``--opponent gpsshogi`` plays Debian's ``gpsshogi`` (``/usr/games/gpsusi``, 9×9 only, one thread,
+its opening book as shipped) instead; it has no skill levels.  It overruns byoyomi by up to about
+0.2 s at 1 s whatever it is told, so its matches need a wider ``--margin``, which can only favour
+it.  ``--real`` draws the openings from real games, as ``benchmarks/arena.py`` does: distinct
+16- and 24-move prefixes (``--plies``) of the record corpus's games from the normal start.
 """
 
 from __future__ import annotations
@@ -42,13 +49,13 @@ class Tally:
     wins: int = 0
     losses: int = 0
     draws: int = 0
-    illegal: dict[str, int] = field(default_factory=lambda: {"komaken": 0, "fsf": 0})
-    time_losses: dict[str, int] = field(default_factory=lambda: {"komaken": 0, "fsf": 0})
-    max_reply: dict[str, float] = field(default_factory=lambda: {"komaken": 0.0, "fsf": 0.0})
+    illegal: dict[str, int] = field(default_factory=lambda: {"komaken": 0, "peer": 0})
+    time_losses: dict[str, int] = field(default_factory=lambda: {"komaken": 0, "peer": 0})
+    max_reply: dict[str, float] = field(default_factory=lambda: {"komaken": 0.0, "peer": 0.0})
     #: every reply time (ms, from writing ``go`` to reading ``bestmove``) of each engine, in order
-    replies: dict[str, list[float]] = field(default_factory=lambda: {"komaken": [], "fsf": []})
+    replies: dict[str, list[float]] = field(default_factory=lambda: {"komaken": [], "peer": []})
     #: and when each ``go`` was written (``time.perf_counter()``, the same clock as an engine's on Linux)
-    sent: dict[str, list[float]] = field(default_factory=lambda: {"komaken": [], "fsf": []})
+    sent: dict[str, list[float]] = field(default_factory=lambda: {"komaken": [], "peer": []})
     disagreements: int = 0
     plies: int = 0
 
@@ -120,10 +127,28 @@ class Referee:
         return list(reversed(out))
 
 
-def start(command: list[str], variant: str, options: dict[str, str], name: str) -> UsiProcess:
+def start(command: list[str], options: dict[str, str], name: str) -> UsiProcess:
     eng = UsiProcess(command, name=name)
-    eng.handshake({**options, "UCI_Variant": variant}, timeout=300)
+    eng.handshake(options, timeout=300)
     return eng
+
+
+@dataclass(frozen=True)
+class Opponent:
+    """The engine komaken plays: its command and options at one level (``skill``: a Fairy-Stockfish
+    Skill Level, ``None`` for an engine without levels)."""
+
+    name: str
+    command: str
+    skill: int | None
+
+    def options(self, variant: str) -> dict[str, str]:
+        if self.name == "gpsshogi":
+            return {"Thread": "1"}
+        return {"UCI_Variant": variant, "Skill Level": str(self.skill)}
+
+    def label(self) -> str:
+        return self.name if self.skill is None else f"{self.name} Skill {self.skill}"
 
 
 def openings(size: int, n: int, seed: int = 0) -> list[list[str]]:
@@ -171,7 +196,7 @@ def play(engines: dict[str, UsiProcess], restart: dict[str, object], sente: str,
          byoyomi: int, margin: float, t: Tally, show_moves: bool = False) -> float:
     """One game; komaken's score (1, 0.5, 0)."""
     ref = Referee(size, opening)
-    players = [sente, "fsf" if sente == "komaken" else "komaken"]
+    players = [sente, "peer" if sente == "komaken" else "komaken"]
     for eng in engines.values():
         eng.send("usinewgame")
         eng.send("isready")
@@ -235,31 +260,38 @@ def _elo(s: float) -> str:
     return f"{elo:+d}"
 
 
-def match(fsf: str, size: int, skill: int, games: int, margin: float, byoyomi: int,
+def match(peer: Opponent, size: int, games: int, margin: float, byoyomi: int,
           options: dict[str, str] | None = None, show_moves: bool = False, seed: int = 0,
-          quiet: bool = False) -> Tally:
+          book_kind: str = "random", plies: tuple[int, ...] = (16, 24)) -> Tally:
     variant = VARIANT[size]
 
     def new_komaken() -> UsiProcess:
-        return start(KOMAKEN, variant, options or {}, "komaken")
+        return start(KOMAKEN, {"UCI_Variant": variant, **(options or {})}, "komaken")
 
-    def new_fsf() -> UsiProcess:
-        return start([fsf], variant, {"Skill Level": str(skill)}, "fairy-stockfish")
+    def new_peer() -> UsiProcess:
+        return start([peer.command], peer.options(variant), peer.name)
 
-    restart = {"komaken": new_komaken, "fsf": new_fsf}
-    engines = {"komaken": new_komaken(), "fsf": new_fsf()}
-    book = (quiet_openings if quiet else openings)(size, max(1, (games + 1) // 2), seed)
+    restart = {"komaken": new_komaken, "peer": new_peer}
+    engines = {"komaken": new_komaken(), "peer": new_peer()}
+    n = max(1, (games + 1) // 2)
+    if book_kind == "real":
+        from arena import corpus_openings
+
+        book = corpus_openings(n, list(plies), seed)
+    else:
+        book = (quiet_openings if book_kind == "quiet" else openings)(size, n, seed)
     t = Tally()
     try:
         for g in range(games):
-            sente = "komaken" if g % 2 == 0 else "fsf"
+            sente = "komaken" if g % 2 == 0 else "peer"
             r = play(engines, restart, sente, book[g // 2], size, byoyomi, margin, t, show_moves)
             t.wins += r == 1.0
             t.losses += r == 0.0
             t.draws += r == 0.5
             print(f"  game {g + 1}: komaken {'sente' if sente == 'komaken' else 'gote '} "
                   f"{ {1.0: 'win', 0.0: 'loss', 0.5: 'draw'}[r]}  (W/L/D {t.wins}/{t.losses}/{t.draws}; longest reply "
-                  f"so far komaken {t.max_reply['komaken']:.0f} ms, fsf {t.max_reply['fsf']:.0f} ms)", flush=True)
+                  f"so far komaken {t.max_reply['komaken']:.0f} ms, {peer.name} {t.max_reply['peer']:.0f} ms)",
+                  flush=True)
     except EngineError as exc:
         print(f"  match stopped: {exc}")
     finally:
@@ -288,6 +320,7 @@ def machine() -> str:
 def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--size", type=int, choices=(5, 9), default=5)
+    ap.add_argument("--opponent", choices=("fairy-stockfish", "gpsshogi"), default="fairy-stockfish")
     ap.add_argument("--skill", type=int, nargs="+", default=[2], help="Fairy-Stockfish Skill Level(s), 0..20")
     ap.add_argument("--games", type=int, default=40)
     ap.add_argument("--byoyomi", type=float, default=None,
@@ -299,6 +332,9 @@ def main() -> None:
     ap.add_argument("--quiet", action="store_true",
                     help="quiet random 4-ply openings (no capture in the line, none available at its end, "
                          "no check) instead of random 2-ply ones")
+    ap.add_argument("--real", action="store_true",
+                    help="9x9: openings from the record corpus's real games (prefixes of --plies moves)")
+    ap.add_argument("--plies", type=int, nargs="+", default=[16, 24], help="with --real: the prefix lengths")
     ap.add_argument("--seed", type=int, default=0,
                     help="seed of the opening set (0: the default set; docs/strength.md names the sets it reports)")
     args = ap.parse_args()
@@ -308,27 +344,35 @@ def main() -> None:
         if not eq or not name.strip():
             sys.exit(f"--option {item!r}: write NAME=VALUE")
         options[name.strip()] = value
-    fsf = shutil.which("fairy-stockfish") or shutil.which("fairy-stockfish", path="/usr/games")
-    if fsf is None:
-        sys.exit("fairy-stockfish not found: install Debian's package (apt-get install fairy-stockfish; "
+    program, package = {"fairy-stockfish": ("fairy-stockfish", "fairy-stockfish"),
+                        "gpsshogi": ("gpsusi", "gpsshogi")}[args.opponent]
+    command = shutil.which(program) or shutil.which(program, path="/usr/games")
+    if command is None:
+        sys.exit(f"{program} not found: install Debian's package (apt-get install {package}; "
                  "it lands in /usr/games) and run again")
+    if (args.opponent == "gpsshogi" or args.real) and args.size != 9:
+        sys.exit("gpsshogi and --real openings are 9x9 only: add --size 9")
+    book_kind = "real" if args.real else "quiet" if args.quiet else "random"
+    levels: list[int | None] = list(args.skill) if args.opponent == "fairy-stockfish" else [None]
     byoyomi = round(args.byoyomi * 1000) if args.byoyomi else BYOYOMI[args.size]  # ms, as USI writes it
     if byoyomi <= 0 or args.margin < 0:
         sys.exit("--byoyomi must be positive and --margin not negative (seconds)")
     margin = args.margin * 1000
     print(machine(), flush=True)
-    for skill in args.skill:
+    for skill in levels:
+        peer = Opponent(args.opponent, command, skill)
         print(f"{args.size}x{args.size}, byoyomi {byoyomi} ms (+{margin:.0f} ms margin), "
-              f"Fairy-Stockfish Skill Level {skill}, {args.games} games", flush=True)
+              f"{peer.label()}, {args.games} games, {book_kind} openings", flush=True)
         t0 = time.perf_counter()
-        t = match(fsf, args.size, skill, args.games, margin, byoyomi, options, args.moves, args.seed, args.quiet)
+        t = match(peer, args.size, args.games, margin, byoyomi, options, args.moves, args.seed, book_kind,
+                  tuple(args.plies))
         if t.wins + t.losses + t.draws == 0:
             continue
-        print(f"komaken vs Skill {skill}: W/L/D {t.wins}/{t.losses}/{t.draws}  {score_line(t)}")
-        print(f"  illegal moves: komaken {t.illegal['komaken']}, fsf {t.illegal['fsf']} "
+        print(f"komaken vs {peer.label()}: W/L/D {t.wins}/{t.losses}/{t.draws}  {score_line(t)}")
+        print(f"  illegal moves: komaken {t.illegal['komaken']}, {peer.name} {t.illegal['peer']} "
               f"(komaken rules vs referee library: {t.disagreements});  losses on time: komaken "
-              f"{t.time_losses['komaken']}, fsf {t.time_losses['fsf']}")
-        print(f"  longest reply: komaken {t.max_reply['komaken']:.0f} ms, fsf {t.max_reply['fsf']:.0f} ms "
+              f"{t.time_losses['komaken']}, {peer.name} {t.time_losses['peer']}")
+        print(f"  longest reply: komaken {t.max_reply['komaken']:.0f} ms, {peer.name} {t.max_reply['peer']:.0f} ms "
               f"(byoyomi {byoyomi});  {t.plies} plies, {time.perf_counter() - t0:.0f} s;  {machine()}",
               flush=True)
 
