@@ -67,3 +67,14 @@ def test_an_unknown_step_is_one_line_and_nothing_runs(tmp_path: Path) -> None:
     assert out.returncode != 0
     assert out.stderr.strip() == "play.py: no step named nope (--list shows them)"
     assert not (tmp_path / "out").exists()
+
+
+@pytest.mark.skipif(not Path("/proc/self/autogroup").exists(), reason="Linux's autogroup scheduler only")
+def test_started_niced_the_script_gives_its_niceness_to_a_session_of_its_own() -> None:
+    """Otherwise the scheduler shares the CPU between sessions first and ``nice`` is void against
+    an engine match in another session."""
+    code = (f"import sys; sys.path.insert(0, {str(SCRIPT.parent)!r}); import play, os; "
+            "play.background(); print(os.getsid(0) == os.getpid(), open('/proc/self/autogroup').read())")
+    out = subprocess.run(["nice", "-n", "7", sys.executable, "-c", code], capture_output=True, text=True,
+                         check=True).stdout.split()
+    assert out[0] == "True" and out[-2:] == ["nice", "7"]

@@ -24,6 +24,7 @@ machine's two cores (the 9×9 study 6 of them).
 from __future__ import annotations
 
 import argparse
+import contextlib
 import os
 import resource
 import subprocess
@@ -150,6 +151,23 @@ def commit() -> str:
     return out + ("+dirty" if dirty else "")
 
 
+def background() -> None:
+    """Make ``nice`` hold against the other sessions of the machine.  Linux's autogroup scheduler
+    shares the CPU between sessions first and applies a process's niceness only within its own
+    session, so ``nice -n 19 play.py`` started from a shell still took its session's full share
+    from an engine match started in another (each USI engine runs in a session of its own), and
+    the match's engines answered up to 120 ms late.  Started niced, the script starts a session
+    of its own and gives that session its niceness; its commands inherit both."""
+    niceness = os.nice(0)
+    autogroup = Path("/proc/self/autogroup")
+    if niceness <= 0 or not autogroup.exists():
+        return
+    with contextlib.suppress(OSError):
+        os.setsid()  # fails only for a session leader, which has its own autogroup already
+    with contextlib.suppress(OSError):
+        autogroup.write_text(str(niceness), encoding="utf-8")
+
+
 def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("folder", type=Path)
@@ -170,6 +188,7 @@ def main() -> None:
             print(f"{s.cpu / 60:7.1f} CPU-min  komaken {' '.join(s.args).format(out=args.folder)}")
         print(f"{sum(s.cpu for s in steps) / 3600:.1f} CPU-hours in all")
         return
+    background()
     args.folder.mkdir(parents=True, exist_ok=True)
     log = args.folder / "played.tsv"
     if not log.exists():
