@@ -19,9 +19,9 @@ and the Elo difference, illegal moves and time losses of each side, and each eng
 reply.  If the opponent is missing the script says how to install it.
 
 ``--opponent gpsshogi`` plays Debian's ``gpsshogi`` (``/usr/games/gpsusi``, 9×9 only, one thread,
-its opening book as shipped) instead; it has no skill levels.  It overruns byoyomi by up to about
-0.2 s at 1 s whatever it is told, so its matches need a wider ``--margin``, which can only favour
-it.  ``--real`` draws the openings from real games, as ``benchmarks/arena.py`` does: distinct
+its opening book as shipped) instead; it has no skill levels.  It overruns a byoyomi of 1 s by up
+to about 0.5 s whatever it is told, so its matches need a wider ``--margin``, which can only
+favour it.  ``--real`` draws the openings from real games, as ``benchmarks/arena.py`` does: distinct
 16- and 24-move prefixes (``--plies``) of the record corpus's games from the normal start.
 """
 

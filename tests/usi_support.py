@@ -20,12 +20,7 @@ DEADLINE = 30.0
 def start_engine(variant: str | None = None) -> UsiProcess:
     """A ``komaken usi`` process after ``usi``/``isready`` (and the variant, if given)."""
     eng = UsiProcess(CMD, stderr=subprocess.PIPE, name="komaken usi")
-    eng.send("usi")
-    eng.until("usiok", STARTUP)
-    if variant:
-        eng.send(f"setoption name UCI_Variant value {variant}")
-    eng.send("isready")
-    eng.until("readyok", STARTUP)
+    eng.handshake({"UCI_Variant": variant} if variant else {}, STARTUP)
     return eng
 
 
