@@ -119,6 +119,7 @@ def test_a_late_answer_shortens_the_next_budget() -> None:
     s0 = server._search
     assert calm is not None and s0.deadline == calm
     server.lag.observe(0.31)  # as if that answer had gone out 310 ms late
+    margin = server.lag.margin
     t = time.perf_counter()
     server.handle("go btime 0 wtime 0 byoyomi 1000")
     assert server._search is not None and server._search.join(10)
@@ -127,6 +128,10 @@ def test_a_late_answer_shortens_the_next_budget() -> None:
     # 1 s byoyomi: the search stops at 0.91 s; with 0.3 s of margin earned, 0.3 s sooner
     assert late - t == pytest.approx(0.91 - 0.30, abs=0.05)
     assert sum(line.startswith("bestmove") for line in lines) == 2
+    # and the GUI is told why this answer comes early, before the search starts
+    said = [i for i, line in enumerate(lines) if line.startswith("info string stop margin")]
+    first = next(i for i, line in enumerate(lines) if line.startswith("bestmove"))
+    assert len(said) == 1 and said[0] > first and lines[said[0]].split()[4] == f"{margin * 1000:.0f}"
 
 
 def test_ponderhit_sets_the_kernel_deadline() -> None:
