@@ -132,6 +132,11 @@ def test_a_late_answer_shortens_the_next_budget() -> None:
     said = [i for i, line in enumerate(lines) if line.startswith("info string stop margin")]
     first = next(i for i, line in enumerate(lines) if line.startswith("bestmove"))
     assert len(said) == 1 and said[0] > first and lines[said[0]].split()[4] == f"{margin * 1000:.0f}"
+    # a search without a clock has no budget to shorten, and says nothing of it
+    assert server.lag.margin > 0.2
+    server.handle("go depth 2")
+    assert server._search is not None and server._search.join(10)
+    assert sum(line.startswith("info string stop margin") for line in lines) == 1
 
 
 def test_ponderhit_sets_the_kernel_deadline() -> None:
