@@ -341,11 +341,10 @@ class UsiServer:
     def _job(self, go: Go, pos: Position, t_go: float) -> tuple[Search, Callable[[], str]]:
         """The :class:`Search` for ``go`` and the work its thread does."""
         overhead = float(self.options["MoveOverhead"]) / 1000.0 + self.lag.margin
-        timed = any(t is not None for t in (go.btime, go.wtime, go.byoyomi, go.movetime))
-        if timed and not go.infinite and go.mate is None and self.lag.margin >= 0.0005:
-            # a GUI's log shows why this answer comes early
-            self.send(f"info string stop margin {self.lag.margin * 1000:.0f} ms: recent answers came late")
         side, wait, pending = int(pos.turn), go.infinite or go.ponder, go if go.ponder else None
+        timed = go.mate is None and go.limits().budget(side) is not None
+        if timed and self.lag.margin >= 0.0005:  # a GUI's log shows why this answer comes early
+            self.send(f"info string stop margin {self.lag.margin * 1000:.0f} ms: recent answers came late")
         engine, thesis = self.engine, self._thesis
         fresh, self._fresh = self._fresh, False
         if go.mate is not None:
