@@ -183,11 +183,9 @@ def test_an_illegal_click_leaves_the_board(page) -> None:  # type: ignore[no-unt
 
 
 def test_a_running_experiment_counts_up_live(page, server, folder) -> None:  # type: ignore[no-untyped-def]
-    toml = write_experiment(folder, 10)
     # against the random player the 20 games take half a second, often over before the page has read
     # its first count; against an engine of 30 000 nodes a move they take some 13 s, and the page sees them
-    text = toml.read_text(encoding="utf-8").replace('engine = "random"', 'engine = "engine"\nnodes = 30000')
-    toml.write_text(text, encoding="utf-8")
+    toml = write_experiment(folder, 10, opponent='engine = "engine"\nnodes = 30000')
     run = subprocess.Popen([sys.executable, "-m", "komaken", "experiment", "run", str(toml), "--db",
                             str(folder / "live.db"), "-j", "1", "-q"], stdout=subprocess.DEVNULL,
                            stderr=subprocess.DEVNULL)

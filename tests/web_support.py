@@ -37,7 +37,7 @@ engine = "engine"
 depth = 1
 
 [players.rnd]
-engine = "random"
+{opponent}
 
 [[pairings]]
 a = "d1"
@@ -52,9 +52,11 @@ colors = "fixed"
 """
 
 
-def write_experiment(folder: Path, games: int) -> Path:
+def write_experiment(folder: Path, games: int, opponent: str = 'engine = "random"') -> Path:
+    """``small.toml``: ``games`` games of a depth-1 engine against the player ``rnd``, whose table
+    is ``opponent`` (by default the random player)."""
     path = folder / "small.toml"
-    path.write_text(SMALL_TOML.format(games=games), encoding="utf-8")
+    path.write_text(SMALL_TOML.format(games=games, opponent=opponent), encoding="utf-8")
     return path
 
 
