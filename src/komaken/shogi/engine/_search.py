@@ -12,7 +12,8 @@ least valuable attacker) → killer moves → captures that lose material by sta
 evaluation (:mod:`komaken.shogi.engine._see`) → history, the quiet moves that pruning would skip
 dropped from the list once it sets in; null-move pruning and late-move reductions;
 one ply of extension for checks; quiescence search over captures that do not lose material by
-SEE (all evasions when in check);
+SEE (all evasions when in check), reading and writing the transposition table with the setting
+``qs_tt``;
 mate scores ``±(MATE - plies)``; repetition (千日手, 連続王手の千日手), 持将棋 point counts,
 declarations and the ply limit per variant.
 
@@ -95,6 +96,7 @@ from komaken.shogi.engine._searchparams import (
     SP_NULL_DIV,
     SP_NULL_R,
     SP_QS_DELTA,
+    SP_QS_TT,
     SP_RFP_DEPTH,
     SP_RFP_MARGIN,
     SP_SEE_DEPTH,
@@ -217,9 +219,27 @@ def qsearch(pos: KernelState, c: Context, alpha, beta, ply) -> int:
     stand = -INF
     if ply >= MAX_PLY - 2:
         return eval_deep(bd, hd, st, rules, c.bval, c.hval, c.w, ev, hh[st[ST_PLY]], seed, ply)
+    h = hh[st[ST_PLY]]
+    use_tt = c.sp[SP_QS_TT] != 0
+    static = -INF
+    if use_tt:
+        idx = int(h & np.uint64(len(c.tt_key) - 1))
+        if tt_hit(c.tt_key, idx, h):
+            static = tt_static(c.tt_key, idx)
+            data = c.tt_data[idx]
+            tf = (data >> 29) & 3
+            ts = from_tt(data >> 32, ply)
+            if beta - alpha == 1 and (tf == F_EXACT or (tf == F_LOWER and ts >= beta)
+                                      or (tf == F_UPPER and ts <= alpha)):
+                return ts
+    old_alpha = alpha
     if not checked:
-        stand = eval_node(bd, hd, st, rules, c.w, ev, hh[st[ST_PLY]], seed, ply)
+        if static == -INF:
+            static = eval_node(bd, hd, st, rules, c.w, ev, h, seed, ply)
+        stand = static
         if stand >= beta:
+            if use_tt:
+                tt_store(c.tt_key, c.tt_data, h, 0, stand, 0, F_LOWER, ply, static)
             return stand
         if stand > alpha:
             alpha = stand
@@ -248,6 +268,7 @@ def qsearch(pos: KernelState, c: Context, alpha, beta, ply) -> int:
         moves[n] = mv
         scores[n] = abs(c.bval[victim]) * 64 - (abs(c.bval[bd[frm]]) >> 6 if frm != 0 else 0)
         n += 1
+    best_move = 0
     for i in range(n):
         mv = pick(moves, scores, i, n)
         eval_before(bd, hd, st, rules, c.bval, c.hval, c.w, ev, mv, st[ST_SIDE], ply)
@@ -261,8 +282,12 @@ def qsearch(pos: KernelState, c: Context, alpha, beta, ply) -> int:
             best = v
             if v > alpha:
                 alpha = v
+                best_move = mv
                 if v >= beta:
                     break
+    if use_tt:
+        flag = F_LOWER if best >= beta else (F_EXACT if best > old_alpha else F_UPPER)
+        tt_store(c.tt_key, c.tt_data, h, best_move, best, 0, flag, ply, static)
     return best
 
 
