@@ -45,6 +45,7 @@ from komaken.shogi.engine._context import (
 )
 from komaken.shogi.engine._evalfile import NetChoice, resolve_net
 from komaken.shogi.engine._evaluate import TERMS
+from komaken.shogi.engine._gameover import KNOWN_WIN
 from komaken.shogi.engine._searchparams import SP_ASPIRATION, lmr_table
 from komaken.shogi.engine._tt import KEY_HIGH
 from komaken.shogi.engine.evalparams import EvalParams, override_values, resolve
@@ -317,7 +318,7 @@ class Engine:
         if len(legal) == 0:
             return _result(None, -S.MATE)
         if position.can_declare():
-            return _result(None, S.KNOWN_WIN, declare=True)
+            return _result(None, KNOWN_WIN, declare=True)
         if not keep:
             self.clear()
         else:
