@@ -215,8 +215,8 @@ def test_moves_and_words_fall_back_to_the_shipped_font(browsers, server) -> None
       return ['歩', '投了', 'なし', '７'].map(t => {
         s.textContent = t; return s.getBoundingClientRect().width / [...t].length; }); }""")
     assert all(abs(w - 15) < 0.5 for w in widths), widths  # 15 px: the page's font size, one em each
-    # 駒研 in the header, laid out before the font came: Chromium draws it again in the font, though
-    # not always by the time the font reports itself loaded (once seen 12 px, two boxes, in a CI run)
+    # 駒研 in the header, laid out before the font came: Chromium does not always draw it again in the
+    # font by itself (seen twice in CI runs as 12 px, two boxes), so the page sets it anew once a font loads
     brand = """() => { const t = document.querySelector('.brand').firstChild, r = document.createRange();
       r.setStart(t, t.length - 2); r.setEnd(t, t.length); return r.getBoundingClientRect().width; }"""
     try:

@@ -490,4 +490,13 @@ window.addEventListener("pieces", () => {
   if (games.doc) { fillReplayMoves(games.doc); showPly(games.ply); }
 });
 
+// text laid out before the page's own Japanese font arrived (the header's 駒研, on a machine with no
+// Japanese font) is not always drawn again in it by Chromium: once a font has loaded, set it anew
+function relayoutBrand() {
+  const b = document.querySelector(".brand");
+  if (b) b.textContent = b.textContent;
+}
+document.fonts.addEventListener("loadingdone", relayoutBrand);
+document.fonts.ready.then(relayoutBrand);
+
 route();
