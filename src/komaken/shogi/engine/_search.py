@@ -93,17 +93,18 @@ from komaken.shogi.engine._searchparams import (
 )
 from komaken.shogi.engine._see import see, threat_on
 from komaken.shogi.engine._tt import (
-    F_EXACT,
     F_LOWER,
-    F_UPPER,
     INF,
     MATE,
     MATE_BOUND,
-    from_tt,
+    bound_decides,
+    bound_of,
     tt_hit,
+    tt_index,
     tt_key_word,
     tt_static,
     tt_store,
+    tt_unpack,
 )
 from komaken.shogi.kernel import KernelState
 
@@ -156,14 +157,11 @@ def qsearch(pos: KernelState, c: Context, alpha, beta, ply) -> int:
     use_tt = c.sp[SP_QS_TT] != 0
     static = -INF
     if use_tt:
-        idx = int(h & np.uint64(len(c.tt_key) - 1))
+        idx = tt_index(c.tt_key, h)
         if tt_hit(c.tt_key, idx, h):
             static = tt_static(c.tt_key, idx)
-            data = c.tt_data[idx]
-            tf = (data >> 29) & 3
-            ts = from_tt(data >> 32, ply)
-            if beta - alpha == 1 and (tf == F_EXACT or (tf == F_LOWER and ts >= beta)
-                                      or (tf == F_UPPER and ts <= alpha)):
+            _, _, tf, ts = tt_unpack(c.tt_data[idx], ply)
+            if beta - alpha == 1 and bound_decides(tf, ts, alpha, beta):
                 return ts
     old_alpha = alpha
     if not checked:
@@ -219,8 +217,7 @@ def qsearch(pos: KernelState, c: Context, alpha, beta, ply) -> int:
                 if v >= beta:
                     break
     if use_tt:
-        flag = F_LOWER if best >= beta else (F_EXACT if best > old_alpha else F_UPPER)
-        tt_store(c.tt_key, c.tt_data, h, best_move, best, 0, flag, ply, static)
+        tt_store(c.tt_key, c.tt_data, h, best_move, best, 0, bound_of(best, old_alpha, beta), ply, static)
     return best
 
 
@@ -261,7 +258,7 @@ def negamax(pos: KernelState, c: Context, depth: int, alpha: int, beta: int, ply
         depth = 0
     pv_node = beta - alpha > 1
     h = hh[st[ST_PLY]]
-    idx = int(h & np.uint64(len(c.tt_key) - 1))
+    idx = tt_index(c.tt_key, h)
     ttm = 0
     # the static evaluation, kept with the position's table entry; computed below only where a
     # pruning rule reads it
@@ -269,14 +266,9 @@ def negamax(pos: KernelState, c: Context, depth: int, alpha: int, beta: int, ply
     hit = tt_hit(c.tt_key, idx, h)
     if hit:
         static = tt_static(c.tt_key, idx)
-        data = c.tt_data[idx]
-        ttm = data & 0x1FFFFF
-        td = (data >> 21) & 0xFF
-        tf = (data >> 29) & 3
-        ts = from_tt(data >> 32, ply)
-        if ply > 0 and not pv_node and td >= depth:
-            if tf == F_EXACT or (tf == F_LOWER and ts >= beta) or (tf == F_UPPER and ts <= alpha):
-                return ts
+        ttm, td, tf, ts = tt_unpack(c.tt_data[idx], ply)
+        if ply > 0 and not pv_node and td >= depth and bound_decides(tf, ts, alpha, beta):
+            return ts
     seed = ctl.seed
     us = st[ST_SIDE]
     if static == -INF and not checked and not pv_node and ply > 0 and (
@@ -420,8 +412,7 @@ def negamax(pos: KernelState, c: Context, depth: int, alpha: int, beta: int, ply
         return alpha  # every move was pruned (cannot happen at the root: its first move is searched)
     if ply == 0 and ctl.excluded > 0:
         return best  # a root with moves left out is not this position's value
-    flag = F_LOWER if best >= beta else (F_EXACT if best > old_alpha else F_UPPER)
-    tt_store(c.tt_key, c.tt_data, h, best_move, best, depth, flag, ply, static)
+    tt_store(c.tt_key, c.tt_data, h, best_move, best, depth, bound_of(best, old_alpha, beta), ply, static)
     return best
 
 

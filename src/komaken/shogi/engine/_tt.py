@@ -41,6 +41,30 @@ def from_tt(score: int, ply: int) -> int:
 
 
 @njit(cache=True)
+def tt_index(tt_key: np.ndarray, h: np.uint64) -> int:
+    """The slot of the position with key ``h`` (the key's low bits)."""
+    return int(h & np.uint64(len(tt_key) - 1))
+
+
+@njit(cache=True)
+def tt_unpack(data: int, ply: int) -> tuple[int, int, int, int]:
+    """An entry's data word as (best move, depth, bound, score at ``ply``)."""
+    return data & 0x1FFFFF, (data >> 21) & 0xFF, (data >> 29) & 3, from_tt(data >> 32, ply)
+
+
+@njit(cache=True)
+def bound_decides(flag: int, score: int, alpha: int, beta: int) -> bool:
+    """Whether a stored ``score`` with bound ``flag`` answers a search of the window (alpha, beta)."""
+    return flag == F_EXACT or (flag == F_LOWER and score >= beta) or (flag == F_UPPER and score <= alpha)
+
+
+@njit(cache=True)
+def bound_of(best: int, alpha: int, beta: int) -> int:
+    """The bound a node's ``best`` score is, searched with the window (``alpha``, ``beta``)."""
+    return F_LOWER if best >= beta else (F_EXACT if best > alpha else F_UPPER)
+
+
+@njit(cache=True)
 def tt_hit(tt_key: np.ndarray, idx: int, h: np.uint64) -> bool:
     """Whether slot ``idx`` holds the position with key ``h``."""
     return (tt_key[idx] ^ h) & KEY_HIGH == np.uint64(0)
@@ -65,7 +89,7 @@ def tt_store(tt_key: np.ndarray, tt_data: np.ndarray, h: np.uint64, mv: int, sco
              flag: int, ply: int, static: int) -> None:
     """Write the node's entry (replacing whatever the slot held), with its static evaluation
     (``-INF``: none computed)."""
-    i = int(h & np.uint64(len(tt_key) - 1))
+    i = tt_index(tt_key, h)
     tt_key[i] = tt_key_word(h, static)
     d = depth if depth > 0 else 0
     tt_data[i] = (to_tt(score, ply) << 32) | (flag << 29) | (min(d, 255) << 21) | (mv & 0x1FFFFF)
