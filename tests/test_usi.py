@@ -44,6 +44,16 @@ def test_go_depth_gives_info_and_a_legal_bestmove(usi: UsiProcess) -> None:
     assert is_legal_answer(position_after("shogi", None, ["7g7f", "3c3d"]), lines[-1].split()[1])
 
 
+def test_the_last_info_line_counts_the_whole_search(usi: UsiProcess) -> None:
+    """A search cut short inside a depth (here by a node limit) reports once more before
+    ``bestmove``: the nodes and time of everything searched, not only of the last complete depth."""
+    lines = ask(usi, "usinewgame", "position startpos moves 7g7f 3c3d 2g2f", "go nodes 20000")
+    infos = [x for x in lines if x.startswith("info depth")]
+    nodes = [int(x.split(" nodes ")[1].split()[0]) for x in infos]
+    assert nodes[-1] >= 20000 > nodes[-2], infos[-2:]  # the last complete depth stopped short of the limit
+    assert infos[-1].split(" pv ")[1].split()[0] == lines[-1].split()[1]  # its move is the one played
+
+
 def test_bad_input_keeps_the_engine_alive(usi: UsiProcess) -> None:
     usi.send("flurb")
     assert usi.until("info string error", DEADLINE)[-1].startswith("info string error: unknown command")
