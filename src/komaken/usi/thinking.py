@@ -160,13 +160,14 @@ def think(s: Search, engine: Engine, pos: Position, limits: Limits, t_go: float,
     An ``info`` line goes out as each depth completes and, when the clock or a node limit cut the
     last depth short, once more before ``bestmove`` with the nodes and time of the whole search (as
     Stockfish and YaneuraOu do), so a GUI or tournament manager shows what the move cost."""
-    reported = [0]
+    reported = 0  # nodes of the last line sent
 
     def info(r: SearchResult[Move]) -> None:
+        nonlocal reported
         if r.rank <= multipv:  # a skill level searches more lines than were asked for
             send(r.usi_info())
         if r.rank <= 1:
-            reported[0] = r.nodes
+            reported = r.nodes
             s.depth_done()
         if s.halted.is_set():  # a stop that came before the search began: say it again
             engine.stop()
@@ -177,7 +178,7 @@ def think(s: Search, engine: Engine, pos: Position, limits: Limits, t_go: float,
     s.began()
     try:
         result = engine.search(pos, limits, info=info, multipv=multipv)
-        if result.move is not None and result.nodes > reported[0]:
+        if result.move is not None and result.nodes > reported:
             # the chosen line alone unless several were asked for (a skill level's pick is line 1 here)
             for line in (result.lines[:multipv] if multipv > 1 else [dataclasses.replace(result, rank=0)]):
                 send(line.usi_info())
