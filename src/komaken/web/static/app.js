@@ -491,12 +491,15 @@ window.addEventListener("pieces", () => {
 });
 
 // text laid out before the page's own Japanese font arrived (the header's 駒研, on a machine with no
-// Japanese font) is not always drawn again in it by Chromium: once a font has loaded, set it anew
+// Japanese font) is not always drawn again in it by Chromium: the header's face is asked for at
+// once rather than when layout first meets the characters, and once a font has loaded the text is
+// set anew
 function relayoutBrand() {
   const b = document.querySelector(".brand");
   if (b) b.textContent = b.textContent;
 }
 document.fonts.addEventListener("loadingdone", relayoutBrand);
+document.fonts.load('700 1em "komaken-ja"', "駒研").then(relayoutBrand, () => {});
 document.fonts.ready.then(relayoutBrand);
 
 route();
