@@ -165,6 +165,10 @@ def test_usi_evalfile_loads_a_network_and_a_bad_one_keeps_the_evaluation(tmp_pat
     pos = Position.start("minishogi")
     r = usi.engine.search(pos, Limits(depth=3))
     assert r.score == Engine("minishogi", net=net).search(pos, Limits(depth=3)).score
+    # the variant set again (the lab's USI player does at its first move) keeps the net, and the
+    # search is still the net's
+    usi.handle("setoption name UCI_Variant value minishogi")
+    assert usi.engine.search(pos, Limits(depth=3)).score == r.score
     usi.handle("setoption name EvalFile value <empty>")
     assert usi.engine.net is default_network(v)  # back to the variant's default: its shipped net
 

@@ -535,7 +535,12 @@ def test_usi_evalfile_loads_refuses_bad_files_whole_and_resets_with_the_variant(
         error = eng.until("info string error", 30.0)[-1]
         assert "bad.toml: psq.rank.P" in error
         assert _score(eng, sfen) == tuned  # nothing of the bad file was taken, not even its tempo
-        eng.send("setoption name UCI_Variant value minishogi")  # a variant change: its own defaults
+        # the same variant again, as the lab's USI player and GUIs send it at a game's start: the file stays
+        eng.send("setoption name UCI_Variant value minishogi")
+        assert _score(eng, sfen) == tuned
+        eng.send("setoption name UCI_Variant value shogi")  # another variant: its own defaults, and it says so
+        assert f"EvalFile {good} is not used for shogi" in eng.until("info string EvalFile", 30.0)[-1]
+        eng.send("setoption name UCI_Variant value minishogi")
         assert _score(eng, sfen) == before
         eng.send("setoption name UCI_Variant value shogi")
         eng.send(f"setoption name EvalFile value {good}")

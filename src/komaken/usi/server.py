@@ -242,7 +242,12 @@ class UsiServer:
         try:
             text = OPTIONS["UCI_Variant"].parse(value)
             variant = load_variant(text)
-            options = {**self.options, "UCI_Variant": variant.name, "EvalFile": ""}  # a parameter file is per variant
+            # a parameter file or net is per variant: another variant starts from its own default,
+            # the same one again (GUIs and referees set the variant at the start of each game) keeps it
+            same = self.unset is None and variant == self.variant
+            file = self.options["EvalFile"]
+            dropped = "" if same else file
+            options = {**self.options, "UCI_Variant": variant.name, "EvalFile": file if same else ""}
             engine, thesis = self._build(variant, options, self.explicit | {"UCI_Variant"})
         except Exception as exc:  # noqa: BLE001 - any failure: the GUI's board is not the one set up here
             reason = exc if isinstance(exc, KomakenError) else f"{type(exc).__name__}: {exc}"
@@ -252,6 +257,8 @@ class UsiServer:
         self.options, self.explicit = options, self.explicit | {"UCI_Variant"}
         self.engine, self._thesis, self.variant, self.unset = engine, thesis, variant, None
         self.position = Position.start(variant)
+        if dropped:
+            self.send(f"info string EvalFile {dropped} is not used for {variant.name}: set it again for this variant")
         note = defaults_notice(variant)
         if note is not None:
             self.send(f"info string {note}")
