@@ -344,9 +344,9 @@ def test_quiescence_reading_the_hash_table_cuts_nodes_and_keeps_the_answers(tmp_
 
 
 def test_the_linear_boards_search_selectively(tmp_path: Path) -> None:
-    """The ``[search]`` table of the files that evaluate linearly (judkins's since it beat the plain
-    search by +142 Elo) reaches the same depth with a fraction of the plain search's nodes, and
-    still finds a mate."""
+    """The ``[search]`` table of judkins's and 9×9's files (judkins's since it beat the plain search
+    by +142 Elo), read by their linear evaluation, reaches the same depth with a fraction of the
+    plain search's nodes, and still finds a mate, with the net judkins plays by default too."""
     for variant in ("judkins", "shogi"):
         text = _shipped_text(variant)
         assert "\n[search]" in text and "H1" in text.split("\n[search]")[1]
@@ -355,12 +355,13 @@ def test_the_linear_boards_search_selectively(tmp_path: Path) -> None:
         plain = _file(tmp_path, text.split("\n[search]")[0] + "\n[search]\n" + plain_table, f"{variant}-plain.toml")
         pos = Position.start(variant)
         a = Engine(variant, params=plain).search(pos, Limits(depth=6))
-        b = Engine(variant).search(pos, Limits(depth=6))
+        b = Engine(variant, net=None).search(pos, Limits(depth=6))
         assert b.depth == 6 and b.move in pos.legal_moves()
         assert b.nodes * 2 < a.nodes, (variant, b.nodes, a.nodes)
     mate = Position.from_sfen("5k/6/5P/6/6/K5 b G 1", "judkins")
-    r = Engine("judkins").search(mate, Limits(depth=5))
-    assert r.mate == 1 and str(r.move) == "G*1b"
+    for net in ("default", None):
+        r = Engine("judkins", net=net).search(mate, Limits(depth=5))
+        assert r.mate == 1 and str(r.move) == "G*1b"
 
 
 def test_history_setting_bounds_the_statistics_and_changes_the_order(tmp_path: Path) -> None:
@@ -767,10 +768,14 @@ def test_every_shipped_sprt_file_loads_and_builds_its_players(path: Path, monkey
         assert len(exp.openings.sfens) == 240
 
 
-def test_the_fairy_stockfish_selfplay_example_loads() -> None:
-    """examples/eval/fsf-selfplay-minishogi.toml (games to tune on, docs/engine.md) is a valid experiment."""
+@pytest.mark.parametrize(("name", "variant", "openings"), [("fsf-selfplay-minishogi", "minishogi", 0),
+                                                              ("judkins-vs-fsf20", "judkins", 100)])
+def test_the_fairy_stockfish_examples_load(name: str, variant: str, openings: int) -> None:
+    """examples/eval's matches with Fairy-Stockfish (games to tune on, docs/engine.md; judkins against
+    full strength, docs/strength.md) are valid experiments, their openings read."""
     from komaken.lab import load_experiment
 
-    exp = load_experiment(str(Path(__file__).parent.parent / "examples/eval/fsf-selfplay-minishogi.toml"), games=2)
-    assert exp.variant_or_none() is not None and exp.variant_or_none().name == "minishogi"  # type: ignore[union-attr]
+    exp = load_experiment(str(Path(__file__).parent.parent / f"examples/eval/{name}.toml"), games=2)
+    assert exp.variant_or_none() is not None and exp.variant_or_none().name == variant  # type: ignore[union-attr]
     assert {p.kind for p in exp.players.values()} == {"usi"}
+    assert len(exp.openings.sfens) == openings

@@ -32,7 +32,7 @@ NetChoice = NetArrays | Literal["default"] | None
 #: The shipped variants whose shipped net is the engine's default evaluation.  A net is listed
 #: here once it beat the linear evaluation in an SPRT at equal time (docs/engine.md, "Shipped
 #: nets"); the other shipped nets stay an ``EvalFile`` away until theirs do.
-DEFAULT_NETS = frozenset({"minishogi"})
+DEFAULT_NETS = frozenset({"minishogi", "judkins"})
 
 
 def is_network_file(path: str | Path) -> bool:
