@@ -115,8 +115,11 @@ def test_movetime_is_seconds_and_units_are_checked() -> None:
 
 
 def test_old_engine_name_keeps_milliseconds_with_a_warning() -> None:
-    with pytest.warns(FutureWarning, match="write engine = \"engine\" and movetime = 0.25"):
+    with pytest.warns(FutureWarning) as caught:  # both warnings: the old name, and its unit
         exp = experiment_from_dict(experiment({"engine": "komaken", "movetime": 250}))
+    said = [str(w.message) for w in caught]
+    assert any("player type 'komaken' is deprecated: write 'engine'" in m for m in said), said
+    assert any('write engine = "engine" and movetime = 0.25' in m for m in said), said
     assert exp.players["p"].kind == "engine" and exp.players["p"].options["movetime"] == 0.25
 
 
