@@ -216,8 +216,8 @@ def test_moves_and_words_fall_back_to_the_shipped_font(browsers, server) -> None
         s.textContent = t; return s.getBoundingClientRect().width / [...t].length; }); }""")
     assert all(abs(w - 15) < 0.5 for w in widths), widths  # 15 px: the page's font size, one em each
     # 駒研 in the header, laid out before the font came: Chromium does not always draw it again in the
-    # font by itself (seen in CI runs as 12 px, two boxes), so the page sets it anew once a font loads;
-    # a third CI run saw it even so: the cause is not found
+    # font by itself (seen in CI runs as 12 px, two boxes), so the page asks for the header's face at
+    # start and sets the text anew once a font loads
     brand = """() => { const t = document.querySelector('.brand').firstChild, r = document.createRange();
       r.setStart(t, t.length - 2); r.setEnd(t, t.length); return r.getBoundingClientRect().width; }"""
     try:

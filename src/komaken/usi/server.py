@@ -244,10 +244,9 @@ class UsiServer:
             variant = load_variant(text)
             # a parameter file or net is per variant: another variant starts from its own default,
             # the same one again (GUIs and referees set the variant at the start of each game) keeps it
-            same = self.unset is None and variant == self.variant
             file = self.options["EvalFile"]
-            dropped = "" if same else file
-            options = {**self.options, "UCI_Variant": variant.name, "EvalFile": file if same else ""}
+            kept, dropped = (file, "") if self.unset is None and variant == self.variant else ("", file)
+            options = {**self.options, "UCI_Variant": variant.name, "EvalFile": kept}
             engine, thesis = self._build(variant, options, self.explicit | {"UCI_Variant"})
         except Exception as exc:  # noqa: BLE001 - any failure: the GUI's board is not the one set up here
             reason = exc if isinstance(exc, KomakenError) else f"{type(exc).__name__}: {exc}"
