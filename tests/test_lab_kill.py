@@ -1,4 +1,5 @@
-"""kill -9 of a running experiment leaves no process behind: workers notice and take their engines along."""
+"""kill -9 of a running experiment leaves no process behind: workers notice and take their engines along.
+A plain kill (SIGTERM) does the same, and the run cleans up as after Ctrl-C."""
 
 from __future__ import annotations
 
@@ -12,6 +13,8 @@ import uuid
 from pathlib import Path
 
 import pytest
+
+from komaken.lab import live
 
 FAKE = Path(__file__).with_name("lab_fake_usi.py")
 #: the issue's promise: every process of the run is gone this long after the kill
@@ -78,7 +81,8 @@ def _stored(db: Path) -> int:
 
 
 @pytest.mark.skipif(not Path("/proc/self/environ").exists(), reason="needs /proc to find the run's processes")
-def test_sigkill_of_the_run_leaves_no_process_behind(tmp_path: Path) -> None:
+@pytest.mark.parametrize("sig", [signal.SIGKILL, signal.SIGTERM], ids=["kill-9", "kill"])
+def test_killing_the_run_leaves_no_process_behind(tmp_path: Path, sig: signal.Signals) -> None:
     exp = tmp_path / "kill.toml"
     exp.write_text(EXPERIMENT.format(python=sys.executable, fake=FAKE), encoding="utf-8")
     db = tmp_path / "kill.db"
@@ -86,7 +90,7 @@ def test_sigkill_of_the_run_leaves_no_process_behind(tmp_path: Path) -> None:
     env = {**os.environ, "KOMAKEN_TEST_MARKER": marker}
     proc = subprocess.Popen([sys.executable, "-m", "komaken", "experiment", "run", str(exp), "--db", str(db),
                              "--workers", "2", "--quiet"], env=env, stdout=subprocess.DEVNULL,
-                            stderr=subprocess.DEVNULL)
+                            stderr=subprocess.PIPE)
     try:
         deadline = time.monotonic() + STARTUP
         # Both workers' engines hang after two resignations each: wait for games, then for engines.
@@ -102,14 +106,22 @@ def test_sigkill_of_the_run_leaves_no_process_behind(tmp_path: Path) -> None:
         assert sum(c.startswith("sleep") for c in before.values()) >= 2  # the engines' own children
         assert len(before) >= 7  # the run, 2 workers, 2 engines, 2 engine children (+ the pool's helpers)
 
-        os.kill(proc.pid, signal.SIGKILL)
+        os.kill(proc.pid, sig)
         proc.wait(timeout=30)
         t0 = time.monotonic()
         while marked(marker) and time.monotonic() - t0 < GONE_WITHIN:
             time.sleep(0.05)
         left = marked(marker)
-        print(f"all {len(before)} processes of the run gone {time.monotonic() - t0:.2f} s after kill -9")
-        assert not left, f"still running {GONE_WITHIN} s after kill -9: {left}"
+        print(f"all {len(before)} processes of the run gone {time.monotonic() - t0:.2f} s after {sig.name}")
+        assert not left, f"still running {GONE_WITHIN} s after {sig.name}: {left}"
+        assert proc.stderr is not None
+        err = proc.stderr.read()  # every process that shared the pipe is gone: no wait
+        if sig == signal.SIGTERM:
+            # the clean-up of Ctrl-C ran: the live folder is gone, the pool was shut down (no
+            # semaphore reported leaked), and the status is the one a shell gives a terminated process
+            assert proc.returncode == 128 + signal.SIGTERM, (proc.returncode, err)
+            assert not err.strip(), err
+            assert not live.folder_of(db).exists()
     finally:
         if proc.poll() is None:
             proc.kill()

@@ -4,6 +4,7 @@ the tests of how a process ends (``quit``, end of input) start their own."""
 
 from __future__ import annotations
 
+import signal
 import time
 from collections.abc import Iterator
 
@@ -227,6 +228,17 @@ def test_eof_ends_quietly() -> None:
     eng.send("go infinite")
     eng.proc.stdin.close()
     assert eng.proc.wait(timeout=DEADLINE) == 0
+
+
+def test_sigterm_during_an_infinite_search_ends_the_process() -> None:
+    """A GUI closing, or a tournament manager giving up on an engine, sends SIGTERM: the search
+    thread must not keep the process alive."""
+    eng = start_engine()
+    eng.send("position startpos")
+    eng.send("go infinite")
+    assert eng.until("info depth", DEADLINE)[-1].startswith("info depth")
+    eng.proc.send_signal(signal.SIGTERM)
+    assert eng.proc.wait(timeout=DEADLINE) == 128 + signal.SIGTERM
 
 
 def _last_score(lines: list[str]) -> int:

@@ -2,14 +2,21 @@
 
 Each sub-command lives in its own module of this package, listed in :data:`COMMANDS` and imported
 when it runs.  Bad input (any :class:`komaken.errors.KomakenError`, a missing file, a usage
-error) is reported as one line on stderr with exit status 2 — never a traceback.
+error) is reported as one line on stderr with exit status 2 — never a traceback.  ``SIGTERM``
+(``kill``, a supervisor stopping a job) stops a command as Ctrl-C does: its clean-up runs (an
+experiment drops its games in flight, shuts its workers and engines down and clears its live
+folder) and it exits with status 143 (128 + 15, what a shell reports for a process the signal
+ended), printing nothing more.  ``komaken serve`` leaves the signal to its web server, which
+shuts down gracefully and exits 0.
 """
 
 from __future__ import annotations
 
 import importlib
+import signal
 import sys
 import textwrap
+import threading
 from typing import Any
 
 import click
@@ -23,14 +30,38 @@ def fail(message: str) -> None:
     sys.exit(2)
 
 
+class Terminated(KeyboardInterrupt):
+    """``SIGTERM`` arrived.  A :class:`KeyboardInterrupt`, so that every clean-up written for
+    Ctrl-C (``finally`` blocks, pools cancelled, engines quit) runs for it too; by default the
+    signal ends the process at once, leaving worker pools and half-published files behind."""
+
+
+def _terminate(signum: int, frame: Any) -> None:
+    raise Terminated
+
+
+def _exit_terminated() -> None:
+    """Exit as a shell reports a process ``SIGTERM`` ended (143), and through the interpreter's
+    own exit: dying by the signal's default action would skip it, and multiprocessing's
+    resource tracker would then warn of the worker pool's semaphores as leaked."""
+    sys.exit(128 + signal.SIGTERM)
+
+
 class _Group(click.Group):
     def main(self, *args: Any, **kwargs: Any) -> Any:  # noqa: D102
         kwargs["standalone_mode"] = False
+        if threading.current_thread() is threading.main_thread() and \
+                signal.getsignal(signal.SIGTERM) is signal.SIG_DFL:
+            signal.signal(signal.SIGTERM, _terminate)
         try:
             return super().main(*args, **kwargs)
         except click.exceptions.Exit as exc:
             sys.exit(exc.exit_code)
-        except click.exceptions.Abort:
+        except Terminated:
+            _exit_terminated()
+        except click.exceptions.Abort as exc:
+            if isinstance(exc.__context__, Terminated):
+                _exit_terminated()
             fail("aborted")
         except click.ClickException as exc:
             fail(exc.format_message().replace("\n", " "))

@@ -225,7 +225,14 @@ class _Pool:
         return set(done)
 
     def close(self, cancel: bool) -> None:
+        # Cancelling only stops the tasks not yet started: a worker in a game would play it out,
+        # and the interpreter's exit waits for it (for ever, if an engine hangs).  The games in
+        # flight are dropped anyway, so the workers are stopped: SIGTERM, on which each one
+        # kills its engines (:mod:`komaken.lab.lifeline`).
+        workers = list((self._pool._processes or {}).values()) if cancel else []
         self._pool.shutdown(wait=not cancel, cancel_futures=cancel)
+        for worker in workers:
+            worker.terminate()
 
 
 class _Dask:
