@@ -40,13 +40,6 @@ def _terminate(signum: int, frame: Any) -> None:
     raise Terminated
 
 
-def _exit_terminated() -> None:
-    """Exit as a shell reports a process ``SIGTERM`` ended (143), and through the interpreter's
-    own exit: dying by the signal's default action would skip it, and multiprocessing's
-    resource tracker would then warn of the worker pool's semaphores as leaked."""
-    sys.exit(128 + signal.SIGTERM)
-
-
 class _Group(click.Group):
     def main(self, *args: Any, **kwargs: Any) -> Any:  # noqa: D102
         kwargs["standalone_mode"] = False
@@ -57,11 +50,12 @@ class _Group(click.Group):
             return super().main(*args, **kwargs)
         except click.exceptions.Exit as exc:
             sys.exit(exc.exit_code)
-        except Terminated:
-            _exit_terminated()
-        except click.exceptions.Abort as exc:
-            if isinstance(exc.__context__, Terminated):
-                _exit_terminated()
+        except (Terminated, click.exceptions.Abort) as exc:  # click turns a KeyboardInterrupt into Abort
+            if Terminated in (type(exc), type(exc.__context__)):
+                # the status a shell reports for a process SIGTERM ended, reached through the
+                # interpreter's own exit: dying by the signal's default action would skip it, and
+                # multiprocessing's resource tracker would report the pool's semaphores as leaked
+                sys.exit(128 + signal.SIGTERM)
             fail("aborted")
         except click.ClickException as exc:
             fail(exc.format_message().replace("\n", " "))
