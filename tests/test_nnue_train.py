@@ -4,6 +4,7 @@ repeatable and resumes to the same weights, it learns, the integer net follows t
 
 from __future__ import annotations
 
+import shlex
 from pathlib import Path
 
 import numpy as np
@@ -203,6 +204,12 @@ def test_tune_nnue_end_to_end_writes_a_net_with_provenance(tmp_path: Path) -> No
     net = Network.load(out, "minishogi")
     assert net.width == 8 and net.provenance["command"].startswith("komaken tune nnue --variant minishogi")
     assert {"commit", "data", "target", "holdout_loss", "holdout_loss_linear"} <= set(net.provenance)
+    # the recorded command is one the command line takes, naming the label file it read
+    from komaken.cli.tune_nnue import nnue as nnue_command
+
+    given = nnue_command.make_context("nnue", shlex.split(net.provenance["command"])[3:]).params
+    assert given["labels"].name == "t.labels.sqlite" and given["psqt"] is True
+    assert (given["epochs"], given["width"], given["label_nodes"]) == (2, 8, 100)
     assert not (tmp_path / "tiny.nnue.ckpt.npz").exists()
     with pytest.raises(EvalError):
         Network.load(out, "judkins")

@@ -110,7 +110,7 @@ def nnue(variant: str, games: int, db: Path, out: Path, nodes: int, random_plies
     say(f"{len(data.samples)} positions from {data.games} games; target scale {data.samples.scale:.0f} units per logit")
     checkpoint = checkpoint or out.with_name(out.name + ".ckpt.npz")
     result = _train(data.samples, config, checkpoint, console, quiet, say, EvalParams.default(v).arrays())
-    given = {"variant": variant, "games": games, "db": db.name, "out": out.name, "nodes": nodes,
+    given = {"variant": variant, "games": games, "db": db.name, "labels": labels.name, "out": out.name, "nodes": nodes,
              "random-plies": random_plies, "noise": noise, "label-engine": label_engine, "label-nodes": label_nodes,
              "label-every": label_every, "blend": blend, "scale": scale, "width": width, "psqt": psqt,
              "epochs": epochs, "batch": batch, "lr": lr, "decay": decay, "king-region": king_region, "seed": seed}
@@ -126,6 +126,13 @@ def nnue(variant: str, games: int, db: Path, out: Path, nodes: int, random_plies
                f"({losses['linear_fit']:.5f} with its own fitted scale); constant {losses['constant']:.5f}")
 
 
+def _option(name: str, value: Any) -> str:
+    """One setting as the command line takes it: a switch by its on or off form."""
+    if isinstance(value, bool):
+        return f"--{name}" if value else f"--no-{name}"
+    return f"--{name} {shlex.quote(str(value))}"
+
+
 def _provenance(given: dict[str, Any], v: Variant, data: NnueData, result: TrainResult,
                 losses: dict[str, float]) -> dict[str, str]:
     """What a trained net carries: the command with every setting (``given``), the commit, the data
@@ -133,8 +140,7 @@ def _provenance(given: dict[str, Any], v: Variant, data: NnueData, result: Train
     every = given["label-every"]
     sample = "" if every == 1 else f" (one in {every} of each game's)"
     return {
-        "command": "komaken tune nnue " + " ".join(f"--{k} {shlex.quote(str(x))}" for k, x in given.items()
-                                                   if x is not None),
+        "command": "komaken tune nnue " + " ".join(_option(k, x) for k, x in given.items() if x is not None),
         "commit": _commit(),
         "date": datetime.date.today().isoformat(),
         "data": (f"{data.games} self-play games of {v.name} at {given['nodes']} nodes a move "
