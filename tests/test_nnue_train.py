@@ -166,6 +166,12 @@ def test_the_holdout_keeps_games_whole() -> None:
     assert 0.04 < held.mean() < 0.2
     for g in range(200):
         assert len(set(held[game == g])) == 1
+    # a game's side does not depend on which other games are present
+    rng = np.random.default_rng(5)
+    for _ in range(5):
+        present = rng.random(len(game)) < 0.5
+        assert (holdout_split(game[present], seed=3) == held[present]).all()
+    assert not (holdout_split(game, seed=4) == held).all()
     with pytest.raises(TrainError, match="at least two games"):
         train(Samples("minishogi", (5, 5), np.full((3, 2, 64), -1, np.int32), np.full(3, 0.5, np.float32),
                       np.zeros(3, np.int64)), TrainConfig(width=8, epochs=1))
