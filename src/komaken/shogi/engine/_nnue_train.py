@@ -11,6 +11,7 @@ from numba import njit
 
 from komaken.shogi._kernels import R_NSQ, R_SQUARES, ST_SIDE, push
 from komaken.shogi.engine._nnue import HAND_KINDS, _bucket, board_feature, forward, hand_feature, square_index
+from komaken.shogi.engine._selfplay import _splitmix
 
 
 @njit(cache=True)
@@ -278,4 +279,16 @@ def integer_scores(feats: np.ndarray, w: np.ndarray, b: np.ndarray, l1w: np.ndar
                 for i in range(b.shape[0]):
                     acc[s, i] += w[f, i]
         out[r] = forward(acc[0], acc[1], l1w, l1b, l2w, l2b, ow, ob)
+    return out
+
+
+@njit(cache=True)
+def unit_hash(ids: np.ndarray, key: np.uint64) -> np.ndarray:
+    """A number in [0, 1) for each of ``ids`` that depends on it and ``key`` alone: the
+    splitmix64 number that follows ``id + key`` (the self-play's :func:`_splitmix`)."""
+    out = np.empty(ids.shape[0], dtype=np.float64)
+    state = np.zeros(1, dtype=np.uint64)
+    for i in range(ids.shape[0]):
+        state[0] = np.uint64(ids[i]) + key
+        out[i] = (_splitmix(state) >> np.uint64(11)) / 9007199254740992.0  # 2 ** 53
     return out

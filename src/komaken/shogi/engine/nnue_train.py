@@ -64,6 +64,7 @@ from komaken.shogi.engine._nnue_train import (
     integer_scores,
     predict,
     train_epoch,
+    unit_hash,
 )
 from komaken.shogi.engine.nnue import DENSE, Network
 from komaken.shogi.position import Position
@@ -117,20 +118,10 @@ def holdout_split(game: np.ndarray, seed: int, fraction: float = 0.1) -> np.ndar
     labels with other mates left out — hold out the same games, and one can be judged on
     positions the others never saw."""
     ids = np.unique(game)
-    held = ids[_unit_hash(ids, seed) < fraction]
+    held = ids[unit_hash(ids, np.uint64((seed * 0x9E3779B97F4A7C15 + 0x4E4E) % (1 << 64))) < fraction]
     if len(held) == 0 and len(ids) > 1:
         held = ids[:1]
     return np.isin(game, held)
-
-
-def _unit_hash(ids: np.ndarray, seed: int) -> np.ndarray:
-    """A number in [0, 1) for each of ``ids`` from it and ``seed`` alone (splitmix64's mix)."""
-    with np.errstate(over="ignore"):
-        z = ids.astype(np.uint64) + np.uint64((seed * 0x9E3779B97F4A7C15 + 0x4E4E) % (1 << 64))
-        z = (z ^ (z >> np.uint64(30))) * np.uint64(0xBF58476D1CE4E5B9)
-        z = (z ^ (z >> np.uint64(27))) * np.uint64(0x94D049BB133111EB)
-        z = z ^ (z >> np.uint64(31))
-    return (z >> np.uint64(11)).astype(np.float64) / float(1 << 53)
 
 
 # ---- the float model -----------------------------------------------------------------------------
