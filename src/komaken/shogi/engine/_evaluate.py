@@ -297,11 +297,17 @@ def noise(key: np.uint64, seed: int, amplitude: int) -> int:
     """Deterministic noise in ``[-amplitude, amplitude]`` from a position hash (splitmix64)."""
     if amplitude <= 0:
         return 0
-    z = key ^ np.uint64(seed * 0x9E3779B97F4A7C15 & 0x7FFFFFFFFFFFFFFF)
+    z = splitmix_mix(key ^ np.uint64(seed * 0x9E3779B97F4A7C15 & 0x7FFFFFFFFFFFFFFF))
+    return int(z % np.uint64(2 * amplitude + 1)) - amplitude
+
+
+@njit(cache=True)
+def splitmix_mix(z: np.uint64) -> np.uint64:
+    """splitmix64's output function: a well-mixed 64-bit number from ``z`` (the evaluation's
+    noise hashes a position with it; the self-play's random stream steps through it)."""
     z = (z ^ (z >> np.uint64(30))) * np.uint64(0xBF58476D1CE4E5B9)
     z = (z ^ (z >> np.uint64(27))) * np.uint64(0x94D049BB133111EB)
-    z = z ^ (z >> np.uint64(31))
-    return int(z % np.uint64(2 * amplitude + 1)) - amplitude
+    return z ^ (z >> np.uint64(31))
 
 
 @njit(cache=True)

@@ -54,7 +54,7 @@ from komaken.shogi._kernels import (
     push,
 )
 from komaken.shogi.engine._context import MAX_PLY, SearchContext, clear_control
-from komaken.shogi.engine._evaluate import W_NOISE, evaluate, material_psq
+from komaken.shogi.engine._evaluate import W_NOISE, evaluate, material_psq, splitmix_mix
 from komaken.shogi.engine._search import INF, MATE, MATE_BOUND, qsearch, search_depth
 from komaken.shogi.kernel import KernelState
 
@@ -81,10 +81,7 @@ _BOARD_COL = np.array([-1, 0, 1, 2, 3, 4, 5, 6, -1, 7, 8, 9, 10, -1, 11, 12], dt
 def _splitmix(state: np.ndarray) -> np.uint64:
     """The next number of a splitmix64 stream kept in ``state[0]``."""
     state[0] += np.uint64(0x9E3779B97F4A7C15)
-    z = state[0]
-    z = (z ^ (z >> np.uint64(30))) * np.uint64(0xBF58476D1CE4E5B9)
-    z = (z ^ (z >> np.uint64(27))) * np.uint64(0x94D049BB133111EB)
-    return z ^ (z >> np.uint64(31))
+    return splitmix_mix(state[0])
 
 
 @njit(cache=True)
