@@ -490,16 +490,12 @@ window.addEventListener("pieces", () => {
   if (games.doc) { fillReplayMoves(games.doc); showPly(games.ply); }
 });
 
-// text laid out before the page's own Japanese font arrived (the header's 駒研, on a machine with no
-// Japanese font) is not always drawn again in it by Chromium: the header's face is asked for at
-// once rather than when layout first meets the characters, and once a font has loaded the text is
-// set anew
-function relayoutBrand() {
-  const b = document.querySelector(".brand");
-  if (b) b.textContent = b.textContent;
-}
-document.fonts.addEventListener("loadingdone", relayoutBrand);
-document.fonts.load('700 1em "komaken-ja"', "駒研").then(relayoutBrand, () => {});
-document.fonts.ready.then(relayoutBrand);
+// The header's 駒研 is written only once the page's own Japanese font is ready (or has failed):
+// Chromium lays out text met while a web font is still loading with missing-glyph boxes and may
+// keep those for that size and weight after the font has come (a machine without Japanese fonts
+// showed the header as two boxes until something else changed its size)
+document.fonts.load('700 1em "komaken-ja"', "駒研").finally(() => {
+  document.querySelector(".brand").textContent = "komaken 駒研";
+});
 
 route();
