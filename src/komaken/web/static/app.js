@@ -494,8 +494,9 @@ window.addEventListener("pieces", () => {
 // Chromium lays out text met while a web font is still loading with missing-glyph boxes and may
 // keep those for that size and weight after the font has come (a machine without Japanese fonts
 // showed the header as two boxes until something else changed its size)
-document.fonts.load('700 1em "komaken-ja"', "駒研").finally(() => {
-  document.querySelector(".brand").textContent = "komaken 駒研";
+const BRAND_KANJI = "駒研";
+document.fonts.load('700 1em "komaken-ja"', BRAND_KANJI).finally(() => {
+  document.querySelector(".brand").textContent += " " + BRAND_KANJI;
 });
 
 route();
