@@ -10,7 +10,9 @@ always-replace, each entry keeping its position's static evaluation); move order
 (:mod:`komaken.shogi.engine._ordering`) hash move → captures by MVV-LVA (most valuable victim,
 least valuable attacker) → killer moves → captures that lose material by static exchange
 evaluation (:mod:`komaken.shogi.engine._see`) → history, the quiet moves that pruning would skip
-dropped from the list once it sets in; null-move pruning and late-move reductions;
+dropped from the list once it sets in; null-move pruning, futility pruning and late-move
+reductions (reading the hash table's score where it says more than the static evaluation, with
+``tt_eval``);
 one ply of extension for checks; quiescence search over captures that do not lose material by
 SEE (all evasions when in check), reading and writing the transposition table with the setting
 ``qs_tt``;
