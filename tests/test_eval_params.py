@@ -15,6 +15,7 @@ from komaken.shogi import Position
 from komaken.shogi import _kernels as KR
 from komaken.shogi._board import BLACK_BIT, DIRS, WALL, WHITE_BIT
 from komaken.shogi.engine import Engine, Limits
+from komaken.shogi.engine._evalfile import default_network
 from komaken.shogi.engine._evaluate import (
     N_FILES,
     N_HAND,
@@ -30,7 +31,6 @@ from komaken.shogi.engine._evaluate import (
     W_SIZE,
     evaluate,
 )
-from komaken.shogi.engine._evalfile import default_network
 from komaken.shogi.engine._features import N_FEATURES, O_BOARD, O_HAND, eval_features
 from komaken.shogi.engine.evalparams import EvalParams, ParamsError, pad_tables, search_defaults
 from komaken.shogi.variant import SHOGI, load_variant
