@@ -15,6 +15,7 @@ from komaken.shogi import Position
 from komaken.shogi import _kernels as KR
 from komaken.shogi._board import BLACK_BIT, DIRS, WALL, WHITE_BIT
 from komaken.shogi.engine import Engine, Limits
+from komaken.shogi.engine._evalfile import default_network
 from komaken.shogi.engine._evaluate import (
     N_FILES,
     N_HAND,
@@ -32,7 +33,7 @@ from komaken.shogi.engine._evaluate import (
 )
 from komaken.shogi.engine._features import N_FEATURES, O_BOARD, O_HAND, eval_features
 from komaken.shogi.engine.evalparams import EvalParams, ParamsError, pad_tables, search_defaults
-from komaken.shogi.variant import SHOGI
+from komaken.shogi.variant import SHOGI, load_variant
 
 VARIANTS = ("minishogi", "judkins", "shogi")
 
@@ -340,6 +341,32 @@ def test_quiescence_reading_the_hash_table_cuts_nodes_and_keeps_the_answers(tmp_
     assert r.mate == 1 and str(r.move) == "G*1b"
     won = Position.from_sfen("4k4/9/9/5r3/9/9/2B6/9/4K4 b - 1", "shogi")  # the rook on 4d hangs to the bishop
     r = Engine("shogi", params=_file(tmp_path, "[search]\nqs_tt = 1\n", "won.toml")).search(won, Limits(depth=3))
+    assert r.move is not None and won.piece_at(r.move.to_square) is not None
+
+
+def test_tt_eval_prunes_on_the_hash_tables_bound_and_keeps_the_answers(tmp_path: Path) -> None:
+    """``tt_eval``: the pruning rules read a stored score where its bound says the position is
+    worth more or less than its static evaluation, so the tree changes; the move is legal, a mate
+    in one and a hanging rook are still found, with the net as with the linear evaluation."""
+    text = "".join(line for line in _shipped_text("minishogi").splitlines(keepends=True)
+                   if not line.startswith("tt_eval"))
+    off = _file(tmp_path, text.replace("[search]", "[search]\ntt_eval = 0", 1), "off.toml")
+    on = _file(tmp_path, text.replace("[search]", "[search]\ntt_eval = 1", 1), "on.toml")
+    net = default_network(load_variant("minishogi"))
+    differ = 0
+    for sfen in ["rbsgk/4p/5/P4/KGSBR b - 1", "rb1gk/1s2p/5/P4/KGSBR b - 1", "rbsgk/4p/5/P1S2/KG1BR w - 2"]:
+        pos = Position.from_sfen(sfen, "minishogi")
+        a = Engine("minishogi", params=off, net=net).search(pos, Limits(depth=10))
+        b = Engine("minishogi", params=on, net=net).search(pos, Limits(depth=10))
+        assert b.depth == 10 and b.move in pos.legal_moves()
+        differ += b.nodes != a.nodes
+    assert differ >= 2
+    mate = Position.from_sfen("4k/5/4P/5/K4 b G 1", "minishogi")
+    for engine in (Engine("minishogi", params=on), Engine("minishogi", params=on, net=net)):
+        r = engine.search(mate, Limits(depth=6))
+        assert r.mate == 1 and str(r.move) == "G*1b"
+    won = Position.from_sfen("4k4/9/9/5r3/9/9/2B6/9/4K4 b - 1", "shogi")  # the rook on 4d hangs to the bishop
+    r = Engine("shogi", params=_file(tmp_path, "[search]\ntt_eval = 1\n", "won.toml")).search(won, Limits(depth=7))
     assert r.move is not None and won.piece_at(r.move.to_square) is not None
 
 

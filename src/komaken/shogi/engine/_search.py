@@ -10,7 +10,9 @@ always-replace, each entry keeping its position's static evaluation); move order
 (:mod:`komaken.shogi.engine._ordering`) hash move → captures by MVV-LVA (most valuable victim,
 least valuable attacker) → killer moves → captures that lose material by static exchange
 evaluation (:mod:`komaken.shogi.engine._see`) → history, the quiet moves that pruning would skip
-dropped from the list once it sets in; null-move pruning and late-move reductions;
+dropped from the list once it sets in; null-move pruning, futility pruning and late-move
+reductions (reading the hash table's score where it says more than the static evaluation, with
+``tt_eval``);
 one ply of extension for checks; quiescence search over captures that do not lose material by
 SEE (all evasions when in check), reading and writing the transposition table with the setting
 ``qs_tt``;
@@ -90,10 +92,13 @@ from komaken.shogi.engine._searchparams import (
     SP_RFP_MARGIN,
     SP_SEE_DEPTH,
     SP_SEE_MARGIN,
+    SP_TT_EVAL,
 )
 from komaken.shogi.engine._see import see, threat_on
 from komaken.shogi.engine._tt import (
+    F_EXACT,
     F_LOWER,
+    F_UPPER,
     INF,
     MATE,
     MATE_BOUND,
@@ -264,6 +269,8 @@ def negamax(pos: KernelState, c: Context, depth: int, alpha: int, beta: int, ply
     # pruning rule reads it
     static = -INF
     hit = tt_hit(c.tt_key, idx, h)
+    tf = 0
+    ts = 0
     if hit:
         static = tt_static(c.tt_key, idx)
         ttm, td, tf, ts = tt_unpack(c.tt_data[idx], ply)
@@ -277,13 +284,19 @@ def negamax(pos: KernelState, c: Context, depth: int, alpha: int, beta: int, ply
         static = eval_node(bd, hd, st, rules, c.w, ev, h, seed, ply)
         if hit:
             c.tt_key[idx] = tt_key_word(h, static)
+    # what the pruning rules read: the static evaluation, or with tt_eval the hash table's score
+    # where its bound says the position is worth more (a lower bound above it) or less
+    est = static
+    if (c.sp[SP_TT_EVAL] != 0 and static != -INF and tf != 0 and abs(ts) < MATE_BOUND
+            and (tf == F_EXACT or (tf == F_LOWER and ts > static) or (tf == F_UPPER and ts < static))):
+        est = ts
     # reverse futility: far enough above beta that a quiet reply will not bring it back
     if (not pv_node and not checked and ply > 0 and depth <= c.sp[SP_RFP_DEPTH] and abs(beta) < MATE_BOUND
-            and static - c.sp[SP_RFP_MARGIN] * depth >= beta):
-        return static
+            and est - c.sp[SP_RFP_MARGIN] * depth >= beta):
+        return est
     # null move: if passing still holds beta, a real move will too (not in check, not near mates)
     if (can_null != 0 and not pv_node and not checked and depth >= 3 and ply > 0 and abs(beta) < MATE_BOUND
-            and static >= beta):
+            and est >= beta):
         cur = st[ST_PLY]
         hist[cur, H_MOVE] = 0
         hist[cur, H_CAPTURED] = 0
@@ -328,7 +341,7 @@ def negamax(pos: KernelState, c: Context, depth: int, alpha: int, beta: int, ply
         i += 1
         if may_cull and searched > 0 and best > -MATE_BOUND and (
                 (depth <= c.sp[SP_LMP_DEPTH] and quiets >= lmp_count)
-                or (depth <= c.sp[SP_FUT_DEPTH] and static + c.sp[SP_FUT_MARGIN] * depth <= alpha)):
+                or (depth <= c.sp[SP_FUT_DEPTH] and est + c.sp[SP_FUT_MARGIN] * depth <= alpha)):
             n = keep_unprunable(bd, st, rules, moves, scores, i, n, ttm)
             may_cull = False
             if i >= n:
@@ -351,7 +364,7 @@ def negamax(pos: KernelState, c: Context, depth: int, alpha: int, beta: int, ply
             if depth <= c.sp[SP_LMP_DEPTH] and quiets > lmp_count:
                 undo_move(bd, hd, st, hist)
                 continue
-            if depth <= c.sp[SP_FUT_DEPTH] and static + c.sp[SP_FUT_MARGIN] * depth <= alpha:
+            if depth <= c.sp[SP_FUT_DEPTH] and est + c.sp[SP_FUT_MARGIN] * depth <= alpha:
                 undo_move(bd, hd, st, hist)
                 continue
         eval_after(bd, hd, st, rules, ev, ply)  # after the pruning above: a pruned move needs no evaluation state
