@@ -10,9 +10,9 @@ always-replace, each entry keeping its position's static evaluation); move order
 (:mod:`komaken.shogi.engine._ordering`) hash move → captures by MVV-LVA (most valuable victim,
 least valuable attacker) → killer moves → captures that lose material by static exchange
 evaluation (:mod:`komaken.shogi.engine._see`) → history, the quiet moves that pruning would skip
-dropped from the list once it sets in; null-move pruning, futility pruning and late-move
-reductions (reading the hash table's score where it says more than the static evaluation, with
-``tt_eval``);
+dropped from the list once it sets in; null-move and futility pruning (which, with ``tt_eval``,
+read the hash table's score where its bound says more than the static evaluation) and late-move
+reductions;
 one ply of extension for checks; quiescence search over captures that do not lose material by
 SEE (all evasions when in check), reading and writing the transposition table with the setting
 ``qs_tt``;
@@ -96,9 +96,7 @@ from komaken.shogi.engine._searchparams import (
 )
 from komaken.shogi.engine._see import see, threat_on
 from komaken.shogi.engine._tt import (
-    F_EXACT,
     F_LOWER,
-    F_UPPER,
     INF,
     MATE,
     MATE_BOUND,
@@ -287,8 +285,7 @@ def negamax(pos: KernelState, c: Context, depth: int, alpha: int, beta: int, ply
     # what the pruning rules read: the static evaluation, or with tt_eval the hash table's score
     # where its bound says the position is worth more (a lower bound above it) or less
     est = static
-    if (c.sp[SP_TT_EVAL] != 0 and static != -INF and tf != 0 and abs(ts) < MATE_BOUND
-            and (tf == F_EXACT or (tf == F_LOWER and ts > static) or (tf == F_UPPER and ts < static))):
+    if c.sp[SP_TT_EVAL] != 0 and static != -INF and abs(ts) < MATE_BOUND and bound_decides(tf, ts, static, static):
         est = ts
     # reverse futility: far enough above beta that a quiet reply will not bring it back
     if (not pv_node and not checked and ply > 0 and depth <= c.sp[SP_RFP_DEPTH] and abs(beta) < MATE_BOUND
