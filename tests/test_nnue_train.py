@@ -223,6 +223,14 @@ def test_tune_nnue_end_to_end_writes_a_net_with_provenance(tmp_path: Path) -> No
     assert not (tmp_path / "tiny.nnue.ckpt.npz").exists()
     with pytest.raises(EvalError):
         Network.load(out, "judkins")
+    assert not net.threats and given["threats"] is False
+    # the same games and labels again, with the threat features
+    r = komaken_in_process("tune", "nnue", "-v", "minishogi", "--games", "0", "--db", str(tmp_path / "t.db"),
+                           "--label-nodes", "100", "--epochs", "1", "--width", "8", "--threats", "--out",
+                           str(tmp_path / "thr.nnue"))
+    assert r.returncode == 0, r.stderr
+    thr = Network.load(tmp_path / "thr.nnue", "minishogi")
+    assert thr.threats and thr.feature_set == "halfkp-drop+threats" and " --threats " in thr.provenance["command"]
 
 
 def test_tune_nnue_on_a_study_holding_more_games_labels_and_trains_on_its_first_games(tmp_path: Path) -> None:
