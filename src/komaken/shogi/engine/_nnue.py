@@ -36,12 +36,16 @@ from __future__ import annotations
 import numpy as np
 from numba import njit
 
-from komaken.shogi._board import BASE, BLACK_BIT, BOARD_SIZE, DIRS, KIND_MASK, KING, PROMOTED
+from komaken.shogi._board import BASE, BLACK_BIT, BOARD_SIZE, KIND_MASK, KING, PROMOTED
 from komaken.shogi._kernels import (
-    CAN_SLIDE_BIT,
-    R_CAN,
+    MAX_SLIDES,
+    MAX_STEPS,
     R_NSQ,
+    R_SLIDE_N,
+    R_SLIDES,
     R_SQUARES,
+    R_STEP_N,
+    R_STEPS,
     ST_KING,
     ST_SIDE,
     move_drop_kind,
@@ -226,7 +230,8 @@ def _apply(acc: np.ndarray, w: np.ndarray, b: int, nsq: int, c: int, piece: int,
 def attack_maps(bd: np.ndarray, rules: np.ndarray, att: np.ndarray) -> None:
     """``att[side, board index]`` = 1 where a piece of ``side`` attacks that square (whether or
     not the piece is pinned), else 0, for every square of the board; ``att`` is int8 ``[2,
-    BOARD_SIZE]``.  One walk over each piece's steps and slides."""
+    BOARD_SIZE]``.  One walk over each piece's steps and slides, read from the move generator's
+    per-piece lists (``rules[R_STEPS ...]``, ``rules[R_SLIDES ...]``)."""
     nsq = rules[R_NSQ]
     for i in range(nsq):
         sq = rules[R_SQUARES + i]
@@ -238,20 +243,15 @@ def attack_maps(bd: np.ndarray, rules: np.ndarray, att: np.ndarray) -> None:
         if p == 0:
             continue
         by = _colour(p)
-        can = rules[R_CAN + p]
-        for j in range(8):
-            d = DIRS[j]
-            if (can >> j) & 1:
-                att[by, s + d] = 1
-            if (can >> (CAN_SLIDE_BIT + j)) & 1:
-                t = s + d
-                while bd[t] == 0:
-                    att[by, t] = 1
-                    t += d
+        for k in range(rules[R_STEP_N + p]):
+            att[by, s + rules[R_STEPS + p * MAX_STEPS + k]] = 1
+        for k in range(rules[R_SLIDE_N + p]):
+            d = rules[R_SLIDES + p * MAX_SLIDES + k]
+            t = s + d
+            while bd[t] == 0:
                 att[by, t] = 1
-        for j in range(8 + 2 * by, 10 + 2 * by):  # the knight's jumps of colour ``by``
-            if (can >> j) & 1:
-                att[by, s + DIRS[j]] = 1
+                t += d
+            att[by, t] = 1
 
 
 @njit(cache=True)
