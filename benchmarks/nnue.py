@@ -5,8 +5,10 @@ on 5×5, 6×6 and 9×9, and the cost of the dense layers after it.
 
 Then the search itself, in the same run: nodes per second (CPU time) of fixed-depth searches
 with the linear evaluation, with a random network of that width (accumulators updated move by
-move), and with the network and a full refresh of both accumulators added at every evaluated
-node (the search's test audit) — what evaluating without the incremental update would cost.
+move), with the network and a full refresh of both accumulators added at every evaluated
+node (the search's test audit) — what evaluating without the incremental update would cost —
+and with the same network reading the threat features too (their rows random as well), which
+are computed afresh at every evaluation.
 
 Each board replays the same random legal game (captures preferred, so hands fill and drops
 follow) ``reps`` times: once updating the accumulators move by move, once refreshing both
@@ -89,7 +91,8 @@ def _timed(engine: Engine, pos: Position, depth: int) -> tuple[int, float]:
 def search_speed(hidden: int) -> None:
     """Nodes per second (CPU time) of the linear search and the network's, in the same run."""
     print(f"search, fixed depth, CPU time; random network 2x{hidden} -> 16 -> 16 -> 1; load {os.getloadavg()[0]:.1f}")
-    print("position                        depth   linear n/s  network n/s  net/linear  net+refresh n/s  refresh cost")
+    print("position                        depth   linear n/s  network n/s  net/linear  net+refresh n/s  refresh cost"
+          "  threats n/s  threats/net")
     for variant, sfen, depth in SEARCH_POSITIONS:
         pos = Position.start(variant) if sfen == "startpos" else Position.from_sfen(sfen, variant)
         net = random_network(load_variant(variant), hidden, seed=1)
@@ -98,9 +101,12 @@ def search_speed(hidden: int) -> None:
         audited = Engine(variant, hash_mb=64, net=net)
         audited._ctx.nn.audit[0] = 1  # type: ignore[union-attr]
         ref = _timed(audited, pos, depth - 2)
-        rate = [n / max(t, 1e-9) for n, t in (lin, nn, ref)]
+        thr = _timed(Engine(variant, hash_mb=64, net=random_network(load_variant(variant), hidden, seed=1,
+                                                                    threats=True)), pos, depth - 2)
+        rate = [n / max(t, 1e-9) for n, t in (lin, nn, ref, thr)]
         print(f"{variant[:5]} {sfen[:24]:24s} {depth:4d}/{depth - 2:<2d} {rate[0]:10.0f} {rate[1]:12.0f} "
-              f"{rate[1] / rate[0]:10.2f} {rate[2]:16.0f} {rate[1] / rate[2]:12.2f}x")
+              f"{rate[1] / rate[0]:10.2f} {rate[2]:16.0f} {rate[1] / rate[2]:12.2f}x {rate[3]:12.0f} "
+              f"{rate[3] / rate[1]:12.2f}")
 
 
 def main() -> None:

@@ -8,9 +8,31 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from komaken.shogi import Position
-from komaken.shogi._board import KIND_MASK, KING
-from komaken.shogi._kernels import MAX_MOVES, R_NSQ, gen_legal, move_from, move_promotes, move_to, push, undo_move
-from komaken.shogi.engine._nnue import MAX_CHANGES, changes, n_features, refresh, square_index, update
+from komaken.shogi._board import BLACK_BIT, KIND_MASK, KING
+from komaken.shogi._kernels import (
+    MAX_MOVES,
+    R_NSQ,
+    R_SQUARES,
+    attacked,
+    gen_legal,
+    move_from,
+    move_promotes,
+    move_to,
+    push,
+    undo_move,
+)
+from komaken.shogi.engine._nnue import (
+    MAX_CHANGES,
+    attack_maps,
+    changes,
+    n_features,
+    refresh,
+    square_index,
+    threat_features,
+    threat_maps,
+    update,
+)
+from test_engine_nnue_search import _random_position
 
 VARIANTS = ["minishogi", "judkins", "shogi", "dobutsu"]
 HIDDEN = 8
@@ -121,3 +143,44 @@ def test_the_integer_network_follows_its_float_original() -> None:
     # rounding the weights to 1/64 costs about 2 % of the scale on average on these random nets
     # (saturating ones, harder than trained); a wrong index or scale costs hundreds of units
     assert np.mean(errors) < 0.03 * OUT_SCALE and np.max(errors) < 0.15 * OUT_SCALE, (np.mean(errors), max(errors))
+
+
+@settings(max_examples=40, deadline=None)
+@given(variant=st.sampled_from(VARIANTS), seed=st.integers(0, 2**32 - 1), plies=st.integers(0, 80))
+def test_attack_maps_are_the_rules_attack_test(variant: str, seed: int, plies: int) -> None:
+    """The threat features' attack maps, made in one walk over the pieces, say of every square
+    what the rules' own test (``attacked``, used for check) says, for both colours."""
+    s = _random_position(variant, seed, plies).kernel_state()
+    att = threat_maps()
+    attack_maps(s.bd, s.rules, att)
+    for i in range(int(s.rules[R_NSQ])):
+        sq = int(s.rules[R_SQUARES + i])
+        for side in range(2):
+            assert bool(att[side, sq]) == attacked(s.bd, sq, side, s.rules), (variant, i, side)
+
+
+def test_threat_features_name_each_attacked_and_each_defended_piece() -> None:
+    """In a middle-game position each perspective has one threat feature per fact "this piece is
+    attacked" and "this piece is defended" (counted with the rules' attack test), none twice, all
+    beyond the board and hand features; the two perspectives number them differently."""
+    pos = Position.from_sfen("rb1gk/1s2p/5/P1S2/KG1BR b - 5", "minishogi")
+    s = pos.kernel_state()
+    att = threat_maps()
+    attack_maps(s.bd, s.rules, att)
+    inv = square_index(s.rules)
+    facts = 0
+    for i in range(25):
+        sq = int(s.rules[R_SQUARES + i])
+        p = int(s.bd[sq])
+        if p:
+            owner = 0 if p & BLACK_BIT else 1
+            facts += int(attacked(s.bd, sq, 1 - owner, s.rules)) + int(attacked(s.bd, sq, owner, s.rules))
+    lists = []
+    for c in range(2):
+        out = np.full(64, -1, dtype=np.int64)
+        n = threat_features(s.bd, s.rules, inv, att, c, out, 0)
+        got = out[:n]
+        assert n == facts and len(set(got.tolist())) == n
+        assert (got >= n_features(25)).all() and (got < n_features(25, True)).all()
+        lists.append(sorted(got.tolist()))
+    assert facts > 4 and lists[0] != lists[1]

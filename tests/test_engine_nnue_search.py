@@ -14,30 +14,45 @@ from hypothesis import strategies as st
 
 from komaken.errors import EvalError
 from komaken.shogi import Position, load_variant
+from komaken.shogi._kernels import R_NSQ
 from komaken.shogi.engine import Engine, Limits
 from komaken.shogi.engine._context import NetArrays
 from komaken.shogi.engine._evalfile import default_network, load_network, random_network, save_network
-from komaken.shogi.engine._nnue import forward, refresh, square_index
+from komaken.shogi.engine._nnue import (
+    add_threats,
+    forward,
+    n_features,
+    refresh,
+    square_index,
+    threat_list,
+    threat_maps,
+)
 from komaken.shogi.engine.nnue import shipped_path
 
 
 def _reference(pos: Position, net: NetArrays) -> int:
-    """The network's score of ``pos`` from accumulators refreshed whole (side to move's view)."""
+    """The network's score of ``pos`` from accumulators refreshed whole (side to move's view),
+    the threat features' rows added when the net has them."""
     s = pos.kernel_state()
     inv = square_index(s.rules)
     acc = np.zeros((2, net.w.shape[1]), dtype=np.int32)
     for c in range(2):
         refresh(s.bd, s.hd, s.st, s.rules, inv, net.w, net.b, c, acc[c])
+    if net.w.shape[0] == n_features(int(s.rules[R_NSQ]), True):
+        acc, board = np.zeros_like(acc), acc
+        add_threats(s.bd, s.rules, inv, net.w, threat_maps(), threat_list(), board, acc)
     us = int(pos.turn)
     return int(forward(acc[us], acc[1 - us], net.l1w, net.l1b, net.l2w, net.l2b, net.ow, int(net.ob[0])))
 
 
-def test_depth_one_scores_are_the_network_on_each_child() -> None:
+@pytest.mark.parametrize("threats", [False, True])
+def test_depth_one_scores_are_the_network_on_each_child(threats: bool) -> None:
     """From the 9x9 start no reply captures, so a depth-1 search scores each move by the
     network's evaluation of the position after it (the child's accumulators come from the
-    root's by the move's changes): exactly what a refresh of that child gives."""
+    root's by the move's changes, the threat features are added afresh): exactly what a refresh
+    of that child gives."""
     start = Position.start("shogi")
-    net = random_network(start.variant, 16, seed=3)
+    net = random_network(start.variant, 16, seed=3, threats=threats)
     result = Engine("shogi", net=net).search(start, Limits(depth=1), multipv=30)
     assert len(result.lines) == 30
     for line in result.lines:
@@ -116,12 +131,16 @@ def test_set_net_switches_the_evaluation_both_ways() -> None:
 
 # ---- files -------------------------------------------------------------------------------------
 
-def test_a_saved_network_loads_back(tmp_path: Path) -> None:
+@pytest.mark.parametrize("threats", [False, True])
+def test_a_saved_network_loads_back(tmp_path: Path, threats: bool) -> None:
     v = load_variant("minishogi")
-    net = random_network(v, 8, seed=1)
+    net = random_network(v, 8, seed=1, threats=threats)
     save_network(tmp_path / "n.nnue", net, v)
     back = load_network(tmp_path / "n.nnue", v)
     assert all(x.shape == y.shape and (x == y).all() for x, y in zip(net, back, strict=True))
+    pos = Position.from_sfen("rb1gk/1s2p/5/P1S2/KG1BR b - 5", "minishogi")
+    a, b = (Engine("minishogi", net=n).search(pos, Limits(depth=6)) for n in (net, back))
+    assert (a.move, a.score, a.nodes) == (b.move, b.score, b.nodes)
 
 
 def _bad_files(tmp_path: Path) -> dict[str, tuple[Path, str]]:

@@ -39,10 +39,11 @@ def _set_header(members: dict[str, np.ndarray], **changes: object) -> None:
     members["header"] = np.frombuffer(json.dumps(h).encode(), dtype=np.uint8)
 
 
+@pytest.mark.parametrize("threats", [False, True])
 @pytest.mark.parametrize("psqt", [False, True])
 @pytest.mark.parametrize("variant", ["minishogi", "judkins", "shogi"])
-def test_a_net_round_trips_exactly(tmp_path: Path, variant: str, psqt: bool) -> None:
-    net = Network.random(variant, width=16, seed=3, psqt=psqt)
+def test_a_net_round_trips_exactly(tmp_path: Path, variant: str, psqt: bool, threats: bool) -> None:
+    net = Network.random(variant, width=16, seed=3, psqt=psqt, threats=threats)
     path = tmp_path / "a.nnue"
     net.save(path)
     back = Network.load(path, variant=variant)
@@ -50,7 +51,8 @@ def test_a_net_round_trips_exactly(tmp_path: Path, variant: str, psqt: bool) -> 
         a, b = getattr(net, name), getattr(back, name)
         assert a.dtype == b.dtype and (a == b).all(), name
     assert back.ob == net.ob and back.widths == (16, 16, 16) and back.board == net.board
-    assert back.provenance == net.provenance and back.w.shape == (n_features(net.nsq), 16 + psqt)
+    assert back.provenance == net.provenance and back.w.shape == (n_features(net.nsq, threats), 16 + psqt)
+    assert back.threats == threats and back.feature_set == _header(_members(path))["feature_set"]
     assert back.psqt == int(psqt) and _header(_members(path))["psqt"] == int(psqt)
     pos = Position.start(variant)
     assert evaluate(back, pos) == evaluate(net, pos)
@@ -137,6 +139,8 @@ def _faulty(tmp_path: Path, fault: str) -> Path:
         _set_header(m, scale={"QA": 255, "QB": 64, "OUT_SCALE": 600})
     elif fault == "feature-count":
         _set_header(m, n_features=12345)
+    elif fault == "threats-without-rows":
+        _set_header(m, feature_set="halfkp-drop+threats")
     elif fault == "missing-array":
         del m["l2w"]
     elif fault == "shape":
@@ -172,7 +176,8 @@ def _faulty(tmp_path: Path, fault: str) -> Path:
 FAULTS = {"truncated": "truncated", "empty": "truncated", "not-a-net": "not a komaken NNUE file",
           "other-zip": "no header", "no-header": "no header", "feature-set": "feature set 'halfkp-chess'",
           "feature-version": "version 2", "format-version": "file format version 9", "scale": "quantisation",
-          "feature-count": "12345 features", "missing-array": "missing array 'l2w'", "shape": "l1w has shape",
+          "feature-count": "12345 features", "threats-without-rows": "features in 'halfkp-drop+threats'",
+          "missing-array": "missing array 'l2w'", "shape": "l1w has shape",
           "nan": "l2w holds NaN", "inf": "ft_rows holds NaN or infinite", "float": "ow is float64",
           "overflow": "overflow int16", "header-json": "unreadable header", "psqt-flag": "material column flag psqt 3",
           "psqt-in-v1": "material column flag", "psqt-shape": "ft_base has shape [800, 8], expected [800, 9]"}

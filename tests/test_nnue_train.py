@@ -13,8 +13,9 @@ import pytest
 from cli_support import komaken_in_process, komaken_process
 from komaken.errors import EvalError
 from komaken.shogi import Position
-from komaken.shogi._kernels import ST_SIDE
-from komaken.shogi.engine._nnue import OUT_SCALE, refresh, square_index
+from komaken.shogi._board import BLACK_BIT
+from komaken.shogi._kernels import R_NSQ, R_SQUARES, ST_SIDE, attacked
+from komaken.shogi.engine._nnue import OUT_SCALE, n_features, refresh, square_index
 from komaken.shogi.engine._nnue_train import predict
 from komaken.shogi.engine.evalparams import EvalParams
 from komaken.shogi.engine.nnue import DENSE, Network, evaluate, find_network
@@ -82,17 +83,20 @@ def samples() -> Samples:
     return _samples()
 
 
-def test_the_features_trained_on_are_the_ones_the_kernels_sum() -> None:
-    net = Network.random("judkins", width=8, seed=4)
+@pytest.mark.parametrize("threats", [False, True])
+def test_the_features_trained_on_are_the_ones_the_kernels_sum(threats: bool) -> None:
+    net = Network.random("judkins", width=8, seed=4, threats=threats)
     for pos in _random_positions("judkins", 30, 1):
-        feats = position_features(pos)
+        feats = position_features(pos, threats)
         s = pos.kernel_state()
         acc = np.zeros(8, dtype=np.int32)
         us = int(s.st[ST_SIDE])
         refresh(s.bd, s.hd, s.st, s.rules, square_index(s.rules), net.w, net.b, us, acc)
         rows = feats[0][feats[0] >= 0]
-        assert (net.b + net.w[rows].astype(np.int32).sum(axis=0) == acc).all()
+        board = rows[rows < n_features(pos.variant.width * pos.variant.height)]
+        assert (net.b + net.w[board].astype(np.int32).sum(axis=0) == acc).all()
         assert integer_outputs(net, feats[None])[0] == evaluate(net, pos)
+        assert (len(rows) > len(board)) == threats  # the walks leave pieces attacked or defended
 
 
 def test_a_seeded_run_repeats_and_a_resumed_one_ends_the_same(samples: Samples, tmp_path: Path) -> None:
@@ -219,6 +223,14 @@ def test_tune_nnue_end_to_end_writes_a_net_with_provenance(tmp_path: Path) -> No
     assert not (tmp_path / "tiny.nnue.ckpt.npz").exists()
     with pytest.raises(EvalError):
         Network.load(out, "judkins")
+    assert not net.threats and given["threats"] is False
+    # the same games and labels again, with the threat features
+    r = komaken_in_process("tune", "nnue", "-v", "minishogi", "--games", "0", "--db", str(tmp_path / "t.db"),
+                           "--label-nodes", "100", "--epochs", "1", "--width", "8", "--threats", "--out",
+                           str(tmp_path / "thr.nnue"))
+    assert r.returncode == 0, r.stderr
+    thr = Network.load(tmp_path / "thr.nnue", "minishogi")
+    assert thr.threats and thr.feature_set == "halfkp-drop+threats" and " --threats " in thr.provenance["command"]
 
 
 def test_tune_nnue_on_a_study_holding_more_games_labels_and_trains_on_its_first_games(tmp_path: Path) -> None:
@@ -332,3 +344,36 @@ def test_the_material_column_learns_faster_than_the_layers_alone(samples: Sample
         losses[psqt] = r.epochs[-1].holdout_loss
         assert r.network.psqt == int(psqt)
     assert v.name == "minishogi" and losses[True] < losses[False] - 0.01
+
+
+def _hanging(pos: Position) -> int:
+    """How many of the side not to move's pieces stand attacked and undefended."""
+    s = pos.kernel_state()
+    them = 1 - int(s.st[ST_SIDE])
+    count = 0
+    for i in range(int(s.rules[R_NSQ])):
+        sq = int(s.rules[R_SQUARES + i])
+        p = int(s.bd[sq])
+        if p and (0 if p & BLACK_BIT else 1) == them and attacked(s.bd, sq, 1 - them, s.rules) \
+                and not attacked(s.bd, sq, them, s.rules):
+            count += 1
+    return count
+
+
+def test_threat_features_learn_what_hangs_and_the_integer_net_is_the_engines() -> None:
+    """Targets that depend on which pieces hang (attacked and undefended) are learnt better with
+    the threat features than without, and the quantised net with them evaluates each position as
+    :func:`evaluate` (the engine's reference) does."""
+    positions = _random_positions("minishogi", 1500, 3)
+    target = np.array([0.8 if _hanging(p) else 0.35 for p in positions], dtype=np.float32)
+    game = np.arange(len(positions)) // 3
+    losses = {}
+    for threats in (False, True):
+        feats = np.stack([position_features(p, threats) for p in positions])
+        r = train(Samples("minishogi", (5, 5), feats, target, game, 600.0, threats),
+                  TrainConfig(width=16, epochs=8, batch=32, lr=5e-3, seed=1))
+        losses[threats] = r.holdout_float
+        assert r.network.threats == threats and r.network.w.shape[0] == n_features(25, threats)
+        rows = r.holdout_rows[:40]
+        assert (integer_outputs(r.network, feats[rows]) == [evaluate(r.network, positions[i]) for i in rows]).all()
+    assert losses[True] < losses[False] - 0.01, losses

@@ -61,6 +61,8 @@ OWN_ENGINE = "komaken usi"
               help="Accumulator width per perspective (the dense layers are 16 and 16).")
 @click.option("--psqt/--no-psqt", default=True, show_default=True,
               help="A material column beside the layers, started from the variant's piece values.")
+@click.option("--threats/--no-threats", default=False, show_default=True,
+              help="Inputs saying which pieces are attacked and which defended (feature set halfkp-drop+threats).")
 @click.option("--epochs", type=within((1, 10_000)), default=30, show_default=True)
 @click.option("--batch", type=within((1, 1 << 16)), default=256, show_default=True)
 @click.option("--lr", type=within((1e-6, 0.5)), default=2e-3, show_default=True, help="Adam learning rate.")
@@ -79,7 +81,7 @@ OWN_ENGINE = "komaken usi"
 @click.option("--quiet", "-q", is_flag=True, help="No progress bar or lines.")
 def nnue(variant: str, games: int, db: Path, out: Path, nodes: int, random_plies: int, noise: float,
          label_engine: str, label_nodes: int, label_every: int, labels: Path | None, blend: float,
-         scale: float | None, width: int, psqt: bool, epochs: int, batch: int, lr: float, decay: float,
+         scale: float | None, width: int, psqt: bool, threats: bool, epochs: int, batch: int, lr: float, decay: float,
          king_region: int, seed: int, checkpoint: Path | None, workers: int, quiet: bool) -> None:
     """Train an NNUE network for a variant on self-play positions labelled by a deeper search and
     blended with the games' results; prints the held-out loss per epoch, and the linear
@@ -106,14 +108,16 @@ def nnue(variant: str, games: int, db: Path, out: Path, nodes: int, random_plies
                        every=label_every,
                        progress=lambda n, of: say(f"labelled {n}/{of} games") if n % 100 == 0 or n == of else None)
     say(f"{labels}: {made} positions labelled now ({label_engine}, {label_nodes} nodes)")
-    data = read_study(db, load_labels(labels, db), v, blend=blend, scale=scale, games=sample, every=label_every)
+    data = read_study(db, load_labels(labels, db), v, blend=blend, scale=scale, games=sample, every=label_every,
+                      threats=threats)
     say(f"{len(data.samples)} positions from {data.games} games; target scale {data.samples.scale:.0f} units per logit")
     checkpoint = checkpoint or out.with_name(out.name + ".ckpt.npz")
     result = _train(data.samples, config, checkpoint, console, quiet, say, EvalParams.default(v).arrays())
     given = {"variant": variant, "games": games, "db": db.name, "labels": labels.name, "out": out.name, "nodes": nodes,
              "random-plies": random_plies, "noise": noise, "label-engine": label_engine, "label-nodes": label_nodes,
              "label-every": label_every, "blend": blend, "scale": scale, "width": width, "psqt": psqt,
-             "epochs": epochs, "batch": batch, "lr": lr, "decay": decay, "king-region": king_region, "seed": seed}
+             "threats": threats, "epochs": epochs, "batch": batch, "lr": lr, "decay": decay,
+             "king-region": king_region, "seed": seed}
     losses = _baselines(data, result)
     provenance = _provenance(given, v, data, result, losses)
     net = Network(**{**result.network.__dict__, "provenance": provenance})

@@ -27,6 +27,7 @@ from typing import NamedTuple
 import numpy as np
 from numba import njit
 
+from komaken.shogi._board import BOARD_SIZE
 from komaken.shogi._kernels import MAX_MOVES, R_NSQ, SCRATCH_SIZE
 from komaken.shogi.engine._evaluate import W_SIZE
 from komaken.shogi.engine._nnue import MAX_CHANGES, n_features, square_index
@@ -109,7 +110,10 @@ class NnueState(NamedTuple):
     square numbering ``inv`` (:func:`~komaken.shogi.engine._nnue.square_index`), the accumulators
     ``acc[ply, colour]`` (int32) and each ply's move's feature changes ``chg[ply]`` (pieces, squares,
     signs) and their count ``nchg[ply]``; ``audit`` (on, evaluations, mismatches) and ``scratch``
-    let a test compare every evaluated node's accumulators with a full refresh."""
+    let a test compare every evaluated node's accumulators with a full refresh.  A net with the
+    threat features has ``att`` int8 ``[2, BOARD_SIZE]`` (:func:`~komaken.shogi.engine._nnue.attack_maps`)
+    ``tfeat`` (one perspective's threat features) and ``tacc`` (the accumulators with the threats
+    added, at the node being evaluated); without them ``att`` has no rows."""
 
     w: np.ndarray
     b: np.ndarray
@@ -125,23 +129,29 @@ class NnueState(NamedTuple):
     nchg: np.ndarray
     audit: np.ndarray
     scratch: np.ndarray
+    att: np.ndarray
+    tfeat: np.ndarray
+    tacc: np.ndarray
 
 
 def nnue_state(net: NetArrays, rules: np.ndarray) -> NnueState:
     """The search's state for ``net`` on the board of ``rules`` (ValueError if ``net`` is not
     for a board of that size)."""
     nsq = int(rules[R_NSQ])
-    if net.w.ndim != 2 or net.w.shape[0] != n_features(nsq):
+    if net.w.ndim != 2 or net.w.shape[0] not in (n_features(nsq), n_features(nsq, True)):
         raise ValueError(f"the network has {net.w.shape[0] if net.w.ndim else 0} features, a board of {nsq} "
-                         f"squares has {n_features(nsq)}")
+                         f"squares has {n_features(nsq)} ({n_features(nsq, True)} with the threat features)")
     hidden = net.w.shape[1]
+    threats = net.w.shape[0] == n_features(nsq, True)
     # the dense layers in int64 whatever the file's types: one compiled forward, no overflow
     dense = [np.ascontiguousarray(np.asarray(a).reshape(-1) if k == "ob" else a, dtype=np.int64)
              for k, a in zip(NetArrays._fields[2:], net[2:], strict=True)]
     return NnueState._make([np.ascontiguousarray(net.w, dtype=np.int16), np.ascontiguousarray(net.b, dtype=np.int32),
                             *dense, square_index(rules), np.zeros((ROWS, 2, hidden), dtype=np.int32),
                             np.zeros((ROWS, 3, MAX_CHANGES), dtype=np.int64), np.zeros(ROWS, dtype=np.int64),
-                            np.zeros(3, dtype=np.int64), np.zeros((2, hidden), dtype=np.int32)])
+                            np.zeros(3, dtype=np.int64), np.zeros((2, hidden), dtype=np.int32),
+                            np.zeros((2 if threats else 0, BOARD_SIZE), dtype=np.int8),
+                            np.zeros(2 * BOARD_SIZE, dtype=np.int64), np.zeros((2, hidden), dtype=np.int32)])
 
 
 class NnueContext(NamedTuple):

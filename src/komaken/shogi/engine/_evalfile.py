@@ -22,7 +22,7 @@ from komaken.shogi._kernels import R_NSQ
 from komaken.shogi.engine._context import NetArrays
 from komaken.shogi.engine._nnue import n_features
 from komaken.shogi.engine.evalparams import params_id
-from komaken.shogi.engine.nnue import Network, find_network
+from komaken.shogi.engine.nnue import FEATURE_SET, THREAT_SET, Network, find_network
 from komaken.shogi.variant import Variant, shipped_id
 
 #: What an engine evaluates with: a network's arrays, ``None`` for the linear evaluation, or
@@ -79,17 +79,20 @@ def resolve_net(net: NetChoice, variant: Variant, linear_asked: bool) -> NetArra
 
 def save_network(path: str | Path, net: NetArrays, variant: Variant) -> None:
     """Write ``net`` for ``variant`` as a ``.nnue`` file :func:`load_network` reads."""
+    threats = net.w.shape[0] == n_features(int(variant.rules[R_NSQ]), True)
     Network(shipped_id(variant) or variant.name, (variant.width, variant.height), net.w.astype(np.int16),
             net.b.astype(np.int32), net.l1w.astype(np.int16), net.l1b.astype(np.int32), net.l2w.astype(np.int16),
-            net.l2b.astype(np.int32), net.ow.astype(np.int16), int(net.ob[0]),
+            net.l2b.astype(np.int32), net.ow.astype(np.int16), int(net.ob[0]), THREAT_SET if threats else FEATURE_SET,
             provenance={"made": "save_network"}).save(path)
 
 
-def random_network(variant: Variant, hidden: int = 64, n1: int = 16, n2: int = 16, seed: int = 0) -> NetArrays:
-    """An untrained network of random weights for ``variant``'s board (tests and speed
-    measurements: it plays nonsense, but every path of the search runs as with a trained one)."""
+def random_network(variant: Variant, hidden: int = 64, n1: int = 16, n2: int = 16, seed: int = 0,
+                   threats: bool = False) -> NetArrays:
+    """An untrained network of random weights for ``variant``'s board, with the threat features
+    or without (tests and speed measurements: it plays nonsense, but every path of the search
+    runs as with a trained one)."""
     rng = np.random.default_rng(seed)
-    nf = n_features(int(variant.rules[R_NSQ]))
+    nf = n_features(int(variant.rules[R_NSQ]), threats)
     # the dtypes of a loaded net (:func:`arrays`), so both run one compiled search
     return NetArrays(rng.integers(-40, 40, size=(nf, hidden)).astype(np.int16),
                      rng.integers(0, 60, size=hidden).astype(np.int32),

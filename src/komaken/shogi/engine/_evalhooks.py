@@ -34,7 +34,7 @@ from numba.extending import overload
 
 from komaken.shogi._kernels import ST_SIDE
 from komaken.shogi.engine._evaluate import W_NOISE, evaluate, evaluate_sums, material_psq, move_delta, noise
-from komaken.shogi.engine._nnue import changes, forward, refresh, update
+from komaken.shogi.engine._nnue import add_threats, changes, forward, refresh, update
 
 
 def _with_net(c: Any) -> bool:
@@ -189,12 +189,17 @@ def _audit(bd, hd, st, rules, nn, ply):
 
 @njit(cache=True)
 def _network_score(bd, hd, st, rules, w, nn, key, seed, ply):
-    """The network's score from the accumulators of ``ply`` (side to move's first), plus the
-    seeded noise the linear evaluation adds (the weaker skill levels play by it)."""
+    """The network's score from the accumulators of ``ply`` (side to move's first; with the
+    threat features, those added to copies of them), plus the seeded noise the linear
+    evaluation adds (the weaker skill levels play by it)."""
     us = st[ST_SIDE]
     if nn.audit[0] != 0:
         _audit(bd, hd, st, rules, nn, ply)
-    v = forward(nn.acc[ply, us], nn.acc[ply, 1 - us], nn.l1w, nn.l1b, nn.l2w, nn.l2b, nn.ow, nn.ob[0])
+    if nn.att.shape[0] > 0:
+        add_threats(bd, rules, nn.inv, nn.w, nn.att, nn.tfeat, nn.acc[ply], nn.tacc)
+        v = forward(nn.tacc[us], nn.tacc[1 - us], nn.l1w, nn.l1b, nn.l2w, nn.l2b, nn.ow, nn.ob[0])
+    else:
+        v = forward(nn.acc[ply, us], nn.acc[ply, 1 - us], nn.l1w, nn.l1b, nn.l2w, nn.l2b, nn.ow, nn.ob[0])
     if w[W_NOISE] > 0.0:
         v += noise(key, seed, int(w[W_NOISE]))
     return v

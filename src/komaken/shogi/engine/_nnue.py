@@ -12,7 +12,14 @@ perspective of colour ``c``:
   the feature "at least two pawns"), by relative colour and kind, up to :data:`HAND_CAP` of a
   kind; hand features do not depend on the king.
 
-So one move changes at most four features of each perspective (the piece leaving its square,
+With the **threat features** (feature set ``halfkp-drop+threats``), for every piece on the board
+two more: ``(attacked, relative colour, piece kind, square)`` — "the other side attacks this
+piece" — and the same with "its own side defends it", king-independent, after the hand
+features.  What a move changes there reaches far from it (a slider's line opens or closes), so
+they are not kept incrementally: each evaluation adds their rows to copies of the two
+accumulators (:func:`add_threats`, from one walk over every piece's moves, :func:`attack_maps`).
+
+So one move changes at most four board and hand features of each perspective (the piece leaving its square,
 arriving, a captured piece leaving the board and entering the hand); a move of ``c``'s own king
 changes its bucket, and that perspective is refreshed whole.
 
@@ -29,18 +36,34 @@ from __future__ import annotations
 import numpy as np
 from numba import njit
 
-from komaken.shogi._board import BASE, BLACK_BIT, KIND_MASK, KING, PROMOTED
-from komaken.shogi._kernels import R_NSQ, R_SQUARES, ST_KING, ST_SIDE, move_drop_kind, move_from, move_promotes, move_to
+from komaken.shogi._board import BASE, BLACK_BIT, BOARD_SIZE, KIND_MASK, KING, PROMOTED
+from komaken.shogi._kernels import (
+    MAX_SLIDES,
+    MAX_STEPS,
+    R_NSQ,
+    R_SLIDE_N,
+    R_SLIDES,
+    R_SQUARES,
+    R_STEP_N,
+    R_STEPS,
+    ST_KING,
+    ST_SIDE,
+    move_drop_kind,
+    move_from,
+    move_promotes,
+    move_to,
+)
 
 PLANES = 32  # relative colour (2) x piece code kind (16: 1..7 and their promoted forms, king 8)
 HAND_KINDS = 8
 HAND_CAP = 18  # hand features per kind: "at least 1" .. "at least 18" (18 pawns in 9x9 shogi)
 MAX_CHANGES = 4  # what :func:`changes` writes at most
+THREAT_PLANES = 2 * PLANES  # attacked by the other side (32 planes), defended by its own (32)
 
 
-def n_features(nsq: int) -> int:
-    """How many features a board of ``nsq`` squares has."""
-    return (nsq + 1) * PLANES * nsq + 2 * HAND_KINDS * HAND_CAP
+def n_features(nsq: int, threats: bool = False) -> int:
+    """How many features a board of ``nsq`` squares has (with the threat features or without)."""
+    return (nsq + 1) * PLANES * nsq + 2 * HAND_KINDS * HAND_CAP + (THREAT_PLANES * nsq if threats else 0)
 
 
 @njit(cache=True)
@@ -200,6 +223,91 @@ def _apply(acc: np.ndarray, w: np.ndarray, b: int, nsq: int, c: int, piece: int,
     else:
         for i in range(acc.shape[1]):
             acc[c, i] -= w[f, i]
+
+
+# --- threat features: computed afresh at each evaluation -------------------------------------------
+@njit(cache=True, _nrt=False)
+def attack_maps(bd: np.ndarray, rules: np.ndarray, att: np.ndarray) -> None:
+    """``att[side, board index]`` = 1 where a piece of ``side`` attacks that square (whether or
+    not the piece is pinned), else 0, for every square of the board; ``att`` is int8 ``[2,
+    BOARD_SIZE]``.  One walk over each piece's steps and slides, read from the move generator's
+    per-piece lists (``rules[R_STEPS ...]``, ``rules[R_SLIDES ...]``)."""
+    nsq = rules[R_NSQ]
+    for i in range(nsq):
+        sq = rules[R_SQUARES + i]
+        att[0, sq] = 0
+        att[1, sq] = 0
+    for i in range(nsq):
+        s = rules[R_SQUARES + i]
+        p = bd[s]
+        if p == 0:
+            continue
+        by = _colour(p)
+        for k in range(rules[R_STEP_N + p]):
+            att[by, s + rules[R_STEPS + p * MAX_STEPS + k]] = 1
+        for k in range(rules[R_SLIDE_N + p]):
+            d = rules[R_SLIDES + p * MAX_SLIDES + k]
+            t = s + d
+            while bd[t] == 0:
+                att[by, t] = 1
+                t += d
+            att[by, t] = 1
+
+
+@njit(cache=True)
+def threat_feature(nsq: int, c: int, p: int, sq: int, inv: np.ndarray, defended: int) -> int:
+    """The feature "piece code ``p`` on board index ``sq`` is attacked by the other side"
+    (``defended`` 0) or "... defended by its own side" (1), from colour ``c``'s side."""
+    s = inv[sq]
+    if c == 1:
+        s = nsq - 1 - s
+    plane = (0 if _colour(p) == c else 16) + (p & KIND_MASK)
+    return (nsq + 1) * PLANES * nsq + 2 * HAND_KINDS * HAND_CAP + (defended * PLANES + plane) * nsq + s
+
+
+@njit(cache=True, _nrt=False)
+def threat_features(bd: np.ndarray, rules: np.ndarray, inv: np.ndarray, att: np.ndarray, c: int, out: np.ndarray,
+                    n: int) -> int:
+    """Writes colour ``c``'s active threat features to ``out`` from ``out[n]`` on (``att`` from
+    :func:`attack_maps` of this position) and returns the new count."""
+    nsq = rules[R_NSQ]
+    for i in range(nsq):
+        sq = rules[R_SQUARES + i]
+        p = bd[sq]
+        if p == 0:
+            continue
+        owner = _colour(p)
+        for defended in range(2):
+            if att[owner if defended else 1 - owner, sq] and n < out.shape[0]:
+                out[n] = threat_feature(nsq, c, p, sq, inv, defended)
+                n += 1
+    return n
+
+
+@njit(cache=True, _nrt=False)
+def add_threats(bd: np.ndarray, rules: np.ndarray, inv: np.ndarray, w: np.ndarray, att: np.ndarray,
+                feats: np.ndarray, acc: np.ndarray, out: np.ndarray) -> None:
+    """``out[c] = acc[c] + Σ w[f]`` over colour ``c``'s active threat features, both colours
+    (``att``, ``feats``: scratch from :func:`threat_maps` and :func:`threat_list`)."""
+    attack_maps(bd, rules, att)
+    for c in range(2):
+        n = threat_features(bd, rules, inv, att, c, feats, 0)
+        for i in range(out.shape[1]):
+            out[c, i] = acc[c, i]
+        for j in range(n):
+            f = feats[j]
+            for i in range(out.shape[1]):
+                out[c, i] += w[f, i]
+
+
+def threat_maps() -> np.ndarray:
+    """A scratch array for :func:`attack_maps`."""
+    return np.zeros((2, BOARD_SIZE), dtype=np.int8)
+
+
+def threat_list() -> np.ndarray:
+    """A scratch array for one perspective's threat features (two a square at most)."""
+    return np.zeros(2 * BOARD_SIZE, dtype=np.int64)
 
 
 # --- the network after the accumulator ----------------------------------------------------------

@@ -9,8 +9,18 @@ import math
 import numpy as np
 from numba import njit
 
+from komaken.shogi._board import BOARD_SIZE
 from komaken.shogi._kernels import R_NSQ, R_SQUARES, ST_SIDE, push
-from komaken.shogi.engine._nnue import HAND_KINDS, _bucket, board_feature, forward, hand_feature, square_index
+from komaken.shogi.engine._nnue import (
+    HAND_KINDS,
+    _bucket,
+    attack_maps,
+    board_feature,
+    forward,
+    hand_feature,
+    square_index,
+    threat_features,
+)
 from komaken.shogi.engine._selfplay import _splitmix
 
 
@@ -42,21 +52,36 @@ def active_features(bd: np.ndarray, hd: np.ndarray, st: np.ndarray, rules: np.nd
 
 
 @njit(cache=True)
+def position_features_into(bd: np.ndarray, hd: np.ndarray, st: np.ndarray, rules: np.ndarray, inv: np.ndarray,
+                           threats: bool, att: np.ndarray, out: np.ndarray) -> None:
+    """Both perspectives' active features (side to move's first) to ``out[2, width]``: the board
+    and hand features, then with ``threats`` the threat features (``att``: scratch for
+    :func:`~komaken.shogi.engine._nnue.attack_maps`)."""
+    us = st[ST_SIDE]
+    if threats:
+        attack_maps(bd, rules, att)
+    for j, c in ((0, us), (1, 1 - us)):
+        n = active_features(bd, hd, st, rules, inv, c, out[j])
+        if threats:
+            threat_features(bd, rules, inv, att, c, out[j], n)
+
+
+@njit(cache=True)
 def game_features(bd: np.ndarray, hd: np.ndarray, st: np.ndarray, hh: np.ndarray, hist: np.ndarray,
                   rules: np.ndarray, moves: np.ndarray, first: int, keep: np.ndarray, feats: np.ndarray,
-                  side: np.ndarray) -> int:
+                  side: np.ndarray, threats: bool) -> int:
     """Plays ``moves`` from the state given; for each position ``first + i`` that ``keep[i]``
-    marks, writes both perspectives' features (side to move's first) to ``feats[k]`` and the
-    side to move to ``side[k]``.  Returns how many positions were written."""
+    marks, writes both perspectives' features (side to move's first; with ``threats`` the
+    threat features too) to ``feats[k]`` and the side to move to ``side[k]``.  Returns how many
+    positions were written."""
     inv = square_index(rules)
+    att = np.zeros((2, BOARD_SIZE), dtype=np.int8)
     k = 0
     for ply in range(moves.shape[0] + 1):
         i = ply - first
         if 0 <= i < keep.shape[0] and keep[i]:
-            us = st[ST_SIDE]
-            active_features(bd, hd, st, rules, inv, us, feats[k, 0])
-            active_features(bd, hd, st, rules, inv, 1 - us, feats[k, 1])
-            side[k] = us
+            position_features_into(bd, hd, st, rules, inv, threats, att, feats[k])
+            side[k] = st[ST_SIDE]
             k += 1
         if ply < moves.shape[0]:
             push(bd, hd, st, hh, hist, rules, moves[ply])

@@ -19,7 +19,8 @@ member     dtype    shape                 meaning
 header     uint8    [bytes]               UTF-8 JSON: ``format`` ("komaken-nnue"),
                                           ``version`` (2), ``variant``, ``board``
                                           ([width, height]), ``nsq``, ``feature_set``
-                                          ("halfkp-drop"), ``feature_version`` (1),
+                                          ("halfkp-drop", or "halfkp-drop+threats"
+                                          with the threat features), ``feature_version`` (1),
                                           ``n_features``, ``width`` (H), ``psqt`` (P: 1
                                           with a material column, else 0), ``dense``
                                           ([n1, n2]), ``scale`` ({QA, QB, OUT_SCALE}),
@@ -62,7 +63,19 @@ import numpy as np
 
 from komaken.errors import EvalError
 from komaken.shogi._kernels import R_NSQ, ST_SIDE
-from komaken.shogi.engine._nnue import OUT_SCALE, PLANES, QA, QB, forward, n_features, refresh, square_index
+from komaken.shogi.engine._nnue import (
+    OUT_SCALE,
+    PLANES,
+    QA,
+    QB,
+    add_threats,
+    forward,
+    n_features,
+    refresh,
+    square_index,
+    threat_list,
+    threat_maps,
+)
 from komaken.shogi.position import Position
 from komaken.shogi.variant import Variant, load_variant, shipped_id
 
@@ -71,6 +84,10 @@ FORMAT_VERSION = 2
 #: the versions this komaken reads (1: no material column)
 READS_VERSIONS = (1, 2)
 FEATURE_SET = "halfkp-drop"
+#: the board and hand features plus "this piece is attacked / defended" (see ``_nnue``)
+THREAT_SET = "halfkp-drop+threats"
+#: the feature sets this komaken evaluates, and whether each has the threat features
+FEATURE_SETS = {FEATURE_SET: False, THREAT_SET: True}
 FEATURE_VERSION = 1
 SUFFIX = ".nnue"
 #: the widths of the dense layers after the accumulator
@@ -110,6 +127,11 @@ class Network:
     @property
     def nsq(self) -> int:
         return self.board[0] * self.board[1]
+
+    @property
+    def threats(self) -> bool:
+        """Whether the net reads the threat features (feature set ``halfkp-drop+threats``)."""
+        return FEATURE_SETS[self.feature_set]
 
     @property
     def width(self) -> int:
@@ -171,9 +193,10 @@ class Network:
 
     # ---- for tests and experiments -----------------------------------------------------------
     @classmethod
-    def random(cls, variant: str | Variant, width: int = 32, seed: int = 0, psqt: bool = False) -> Network:
+    def random(cls, variant: str | Variant, width: int = 32, seed: int = 0, psqt: bool = False,
+               threats: bool = False) -> Network:
         """An untrained net of the shape a trained one has (small random weights; with ``psqt``
-        a random material column too)."""
+        a random material column too, with ``threats`` the threat features' rows)."""
         v = load_variant(variant)
         rng = np.random.default_rng(seed)
         nsq = v.width * v.height
@@ -183,10 +206,11 @@ class Network:
             return np.round(rng.normal(0, scale, shape)).astype(dtype)
 
         cols = width + (1 if psqt else 0)
-        return cls(shipped_id(v) or v.name, (v.width, v.height), ints(8, (n_features(nsq), cols), np.int16),
+        return cls(shipped_id(v) or v.name, (v.width, v.height), ints(8, (n_features(nsq, threats), cols), np.int16),
                    ints(30, (cols,), np.int32), ints(8, (n1, 2 * width), np.int16), ints(QA * QB / 4, (n1,), np.int32),
                    ints(16, (n2, n1), np.int16), ints(QA * QB / 4, (n2,), np.int32), ints(32, (n2,), np.int16),
-                   int(rng.integers(-QA * QB // 8, QA * QB // 8)), provenance={"made": f"Network.random(seed={seed})"})
+                   int(rng.integers(-QA * QB // 8, QA * QB // 8)), THREAT_SET if threats else FEATURE_SET,
+                   provenance={"made": f"Network.random(seed={seed})"})
 
 
 def evaluate(network: Network, position: Position) -> int:
@@ -201,6 +225,9 @@ def evaluate(network: Network, position: Position) -> int:
     acc = np.zeros((2, network.w.shape[1]), dtype=np.int32)
     for c in range(2):
         refresh(s.bd, s.hd, s.st, s.rules, inv, network.w, network.b, c, acc[c])
+    if network.threats:
+        acc, board = np.zeros_like(acc), acc
+        add_threats(s.bd, s.rules, inv, network.w, threat_maps(), threat_list(), board, acc)
     us = int(s.st[ST_SIDE])
     return int(forward(acc[us], acc[1 - us], *network.dense()))
 
@@ -263,9 +290,9 @@ def _checked_header(h: dict[str, Any], bad: Callable[[str], EvalError]) -> dict[
     if h.get("version") not in READS_VERSIONS:
         raise bad(f"file format version {h.get('version')!r}; this komaken reads versions "
                   f"{', '.join(map(str, READS_VERSIONS))}")
-    if h.get("feature_set") != FEATURE_SET or h.get("feature_version") != FEATURE_VERSION:
+    if h.get("feature_set") not in FEATURE_SETS or h.get("feature_version") != FEATURE_VERSION:
         raise bad(f"feature set {h.get('feature_set')!r} version {h.get('feature_version')!r}; this komaken "
-                  f"evaluates {FEATURE_SET!r} version {FEATURE_VERSION}")
+                  f"evaluates {' and '.join(map(repr, FEATURE_SETS))} version {FEATURE_VERSION}")
     if h.get("scale") != {"QA": QA, "QB": QB, "OUT_SCALE": OUT_SCALE}:
         raise bad(f"quantisation scale {h.get('scale')!r}; this komaken uses QA={QA}, QB={QB}, "
                   f"OUT_SCALE={OUT_SCALE}")
@@ -274,10 +301,10 @@ def _checked_header(h: dict[str, Any], bad: Callable[[str], EvalError]) -> dict[
             or not isinstance(variant, str) or not isinstance(provenance, dict)):
         raise bad("header lacks a valid variant, board or provenance")
     nsq = board[0] * board[1]
-    nf = n_features(nsq)
+    nf = n_features(nsq, FEATURE_SETS[h["feature_set"]])
     if h.get("n_features") != nf or h.get("nsq") != nsq:
         raise bad(f"{h.get('n_features')} features for {h.get('nsq')} squares; a {board[0]}x{board[1]} board "
-                  f"has {nf} features and {nsq} squares")
+                  f"has {nf} features in {h['feature_set']!r} and {nsq} squares")
     width, dense = h.get("width"), h.get("dense")
     if (not isinstance(width, int) or not 1 <= width <= 4096 or not isinstance(dense, list) or len(dense) != 2
             or not all(isinstance(x, int) and 1 <= x <= 4096 for x in dense)):
@@ -292,7 +319,7 @@ def _build(arrays: dict[str, np.ndarray], h: dict[str, Any], bad: Callable[[str]
     board, width, (n1, n2) = h["board"], h["width"], h["dense"]
     cols = width + h.get("psqt", 0)
     nsq = board[0] * board[1]
-    nf = n_features(nsq)
+    nf = h["n_features"]
     shapes: dict[str, tuple[tuple[int, ...], type[np.generic]]] = {
         "ft_base": ((PLANES * nsq, cols), np.int16), "ft_rows": ((nf, cols), np.int16),
         "ft_bias": ((cols,), np.int32), "l1w": ((n1, 2 * width), np.int16), "l1b": ((n1,), np.int32),
@@ -317,8 +344,9 @@ def _build(arrays: dict[str, np.ndarray], h: dict[str, Any], bad: Callable[[str]
     if w.min() < _INT16.min or w.max() > _INT16.max:
         raise bad("feature weights (ft_base + ft_rows) overflow int16")
     return Network(h["variant"], (board[0], board[1]), w.astype(np.int16), got["ft_bias"], got["l1w"], got["l1b"],
-                   got["l2w"], got["l2b"], got["ow"], int(got["ob"][0]), FEATURE_SET, FEATURE_VERSION,
+                   got["l2w"], got["l2b"], got["ow"], int(got["ob"][0]), h["feature_set"], FEATURE_VERSION,
                    {str(k): str(v) for k, v in h.get("provenance", {}).items()})
 
 
-__all__ = ["DENSE", "FEATURE_SET", "FORMAT", "Network", "SUFFIX", "evaluate", "find_network", "shipped_path"]
+__all__ = ["DENSE", "FEATURE_SET", "FEATURE_SETS", "THREAT_SET",
+           "FORMAT", "Network", "SUFFIX", "evaluate", "find_network", "shipped_path"]

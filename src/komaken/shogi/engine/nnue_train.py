@@ -47,7 +47,7 @@ import numpy as np
 
 from komaken.errors import KomakenError
 from komaken.shogi._board import BLACK_BIT
-from komaken.shogi._kernels import ST_SIDE
+from komaken.shogi._kernels import R_NSQ, R_SQUARES
 from komaken.shogi.engine._nnue import (
     HAND_CAP,
     HAND_KINDS,
@@ -57,16 +57,18 @@ from komaken.shogi.engine._nnue import (
     QB,
     n_features,
     square_index,
+    threat_maps,
 )
 from komaken.shogi.engine._nnue_train import (
     active_features,
     game_features,
     integer_scores,
+    position_features_into,
     predict,
     train_epoch,
     unit_hash,
 )
-from komaken.shogi.engine.nnue import DENSE, Network
+from komaken.shogi.engine.nnue import DENSE, FEATURE_SET, THREAT_SET, Network
 from komaken.shogi.position import Position
 from komaken.shogi.variant import Variant, load_variant, shipped_id
 
@@ -75,25 +77,36 @@ MAX_ACTIVE = 64
 _I16 = 32767
 
 
+def feature_width(variant: str | Variant, threats: bool) -> int:
+    """Room for one perspective's active features: :data:`MAX_ACTIVE`, or with the threat
+    features three per piece of the variant (its one board or hand feature and at most two
+    threats; captures move pieces to the hand, so the count never grows)."""
+    if not threats:
+        return MAX_ACTIVE
+    s = Position.start(variant).kernel_state()
+    nsq = int(s.rules[R_NSQ])
+    pieces = int(np.count_nonzero(s.bd[s.rules[R_SQUARES:R_SQUARES + nsq]])) + int(s.hd.sum())
+    return 3 * max(pieces, 1)
+
+
 class TrainError(KomakenError):
     """Training data or a checkpoint that cannot be used (empty, another variant, another run)."""
 
 
-def position_features(position: Position) -> np.ndarray:
-    """``int32[2, MAX_ACTIVE]``: the active features of ``position``, side to move's first."""
+def position_features(position: Position, threats: bool = False) -> np.ndarray:
+    """``int32[2, width]``: the active features of ``position`` (with ``threats`` the threat
+    features too), side to move's first, -1 padded to :func:`feature_width`."""
     s = position.kernel_state()
-    out = np.full((2, MAX_ACTIVE), -1, dtype=np.int32)
-    inv = square_index(s.rules)
-    us = int(s.st[ST_SIDE])
-    active_features(s.bd, s.hd, s.st, s.rules, inv, us, out[0])
-    active_features(s.bd, s.hd, s.st, s.rules, inv, 1 - us, out[1])
+    out = np.full((2, feature_width(position.variant, threats)), -1, dtype=np.int32)
+    position_features_into(s.bd, s.hd, s.st, s.rules, square_index(s.rules), threats, threat_maps(), out)
     return out
 
 
 @dataclasses.dataclass
 class Samples:
-    """Positions to train on: ``feats`` int32 [n, 2, MAX_ACTIVE] (side to move's perspective
-    first, -1 padded), ``target`` float32 [n] (side to move's expected score), ``game`` int64 [n]."""
+    """Positions to train on: ``feats`` int32 [n, 2, width] (side to move's perspective
+    first, -1 padded), ``target`` float32 [n] (side to move's expected score), ``game`` int64 [n];
+    ``threats``: whether ``feats`` hold the threat features."""
 
     variant: str
     board: tuple[int, int]
@@ -102,12 +115,14 @@ class Samples:
     game: np.ndarray
     #: evaluation units per unit of logit: the net predicts ``σ(evaluation / scale)``
     scale: float = 600.0
+    threats: bool = False
 
     def __len__(self) -> int:
         return int(self.target.shape[0])
 
     def take(self, rows: np.ndarray) -> Samples:
-        return Samples(self.variant, self.board, self.feats[rows], self.target[rows], self.game[rows], self.scale)
+        return Samples(self.variant, self.board, self.feats[rows], self.target[rows], self.game[rows], self.scale,
+                       self.threats)
 
 
 def holdout_split(game: np.ndarray, seed: int, fraction: float = 0.1) -> np.ndarray:
@@ -129,7 +144,8 @@ _PARAMS = ("W", "F", "B", "L1", "b1", "L2", "b2", "O", "ob")
 
 
 def init_params(nsq: int, width: int, dense: tuple[int, int], seed: int,
-                material: tuple[np.ndarray, np.ndarray] | None = None, psqt: bool = True) -> dict[str, np.ndarray]:
+                material: tuple[np.ndarray, np.ndarray] | None = None, psqt: bool = True,
+                threats: bool = False) -> dict[str, np.ndarray]:
     """Start weights: bucket rows 0 (the factor ``F`` carries a feature's first weight), small
     random ``F``, the dense layers scaled to their fan-in, the output near 0.
 
@@ -137,16 +153,18 @@ def init_params(nsq: int, width: int, dense: tuple[int, int], seed: int,
     :func:`~komaken.shogi.engine._nnue.forward`), which starts at ``material`` — ``(bval,
     hval)`` piece values of the board and the hand, as :meth:`PieceValues.arrays
     <komaken.shogi.engine.values.PieceValues.arrays>` gives them — so training starts from a
-    material count instead of from nothing."""
+    material count instead of from nothing.  With ``threats`` the table has the threat
+    features' rows (no factor and no material, as the hand rows)."""
     rng = np.random.default_rng([seed, 0x1417])
     n1, n2 = dense
     f32 = np.float32
     cols = width + (1 if psqt else 0)
-    W = np.zeros((n_features(nsq), cols), dtype=f32)
+    W = np.zeros((n_features(nsq, threats), cols), dtype=f32)
     F = np.zeros((PLANES * nsq, cols), dtype=f32)
     F[:, :width] = rng.normal(0, 0.05, (PLANES * nsq, width))
     if psqt and material is not None:
-        W[:, width], F[:, width] = material_column(nsq, *material)
+        rows, F[:, width] = material_column(nsq, *material)
+        W[:len(rows), width] = rows
     return {"W": W, "F": F,
             "B": np.concatenate([np.full(width, 0.3), np.zeros(cols - width)]).astype(f32),
             "L1": rng.normal(0, 1 / math.sqrt(2 * width), (n1, 2 * width)).astype(f32),
@@ -235,7 +253,8 @@ def _fingerprint(samples: Samples, config: TrainConfig) -> str:
     h = np.uint64(len(samples)) ^ np.uint64(int(samples.feats.astype(np.int64).sum()) & 0xFFFFFFFFFFFF)
     return (f"{samples.variant}/{samples.board[0]}x{samples.board[1]}/{int(h)}/{float(samples.target.sum()):.6f}/"
             f"k{samples.scale:.6g}/w{config.width}/b{config.batch}/lr{config.lr:g}/d{config.decay:g}/s{config.seed}/h{config.holdout:g}"
-            f"/p{int(config.psqt)}" + (f"/r{config.king_region}" if config.king_region > 1 else ""))
+            f"/p{int(config.psqt)}" + (f"/r{config.king_region}" if config.king_region > 1 else "")
+            + ("/threats" if samples.threats else ""))
 
 
 def learning_rate(config: TrainConfig, epoch: int) -> float:
@@ -267,7 +286,7 @@ def train(samples: Samples, config: TrainConfig, *, checkpoint: Path | None = No
     rep = king_buckets(samples.board, config.king_region)
     tr, ho = (tie_buckets(samples.take(np.flatnonzero(h)), rep, cells) for h in (~held, held))
     key = _fingerprint(samples, config)
-    params = init_params(nsq, config.width, DENSE, config.seed, material, config.psqt)
+    params = init_params(nsq, config.width, DENSE, config.seed, material, config.psqt, samples.threats)
     moments = {k: (np.zeros_like(v), np.zeros_like(v)) for k, v in params.items()}
     done: list[EpochReport] = []
     step = 0
@@ -292,7 +311,7 @@ def train(samples: Samples, config: TrainConfig, *, checkpoint: Path | None = No
             _save_checkpoint(checkpoint, key, params, moments, done, step)
         if on_epoch is not None:
             on_epoch(report)
-    net = quantise(params, samples.variant, samples.board, provenance or {}, rep)
+    net = quantise(params, samples.variant, samples.board, provenance or {}, rep, samples.threats)
     o_float = _predict(ho, params, nboard, cells)
     o_int = integer_outputs(net, ho.feats)
     diff = np.abs(o_int - o_float * OUT_SCALE)
@@ -352,7 +371,7 @@ def tie_buckets(samples: Samples, rep: np.ndarray, cells: int) -> Samples:
 
 
 def quantise(params: dict[str, np.ndarray], variant: str, board: tuple[int, int],
-             provenance: dict[str, str], rep: np.ndarray | None = None) -> Network:
+             provenance: dict[str, str], rep: np.ndarray | None = None, threats: bool = False) -> Network:
     """The integer :class:`Network` of float ``params`` (each king bucket's board rows copied from
     its representative's, ``rep`` of :func:`king_buckets`, and the factor ``F`` folded into
     every bucket), clipped to the integer types."""
@@ -378,7 +397,7 @@ def quantise(params: dict[str, np.ndarray], variant: str, board: tuple[int, int]
                    q(params["L1"], QB, _I16, np.int16), q(params["b1"], QA * QB, i32, np.int32),
                    q(params["L2"], QB, _I16, np.int16), q(params["b2"], QA * QB, i32, np.int32),
                    q(params["O"], QB, _I16, np.int16), int(q(params["ob"], QA * QB, i32, np.int32)[0]),
-                   provenance=dict(provenance))
+                   THREAT_SET if threats else FEATURE_SET, provenance=dict(provenance))
 
 
 def integer_outputs(net: Network, feats: np.ndarray) -> np.ndarray:
@@ -428,5 +447,5 @@ def variant_id(variant: str | Variant) -> tuple[str, tuple[int, int]]:
 
 
 __all__ = ["MAX_ACTIVE", "Samples", "TrainConfig", "TrainError", "TrainResult", "active_features", "cross_entropy",
-           "game_features", "holdout_split", "init_params", "integer_outputs", "king_buckets", "material_column",
-           "position_features", "quantise", "tie_buckets", "train"]
+           "feature_width", "game_features", "holdout_split", "init_params", "integer_outputs", "king_buckets",
+           "material_column", "position_features", "quantise", "tie_buckets", "train"]
