@@ -14,19 +14,10 @@ from hypothesis import strategies as st
 
 from komaken.errors import EvalError
 from komaken.shogi import Position, load_variant
-from komaken.shogi._kernels import R_NSQ
 from komaken.shogi.engine import Engine, Limits
 from komaken.shogi.engine._context import NetArrays
 from komaken.shogi.engine._evalfile import default_network, load_network, random_network, save_network
-from komaken.shogi.engine._nnue import (
-    add_threats,
-    forward,
-    n_features,
-    refresh,
-    square_index,
-    threat_list,
-    threat_maps,
-)
+from komaken.shogi.engine._nnue import full_score
 from komaken.shogi.engine.nnue import shipped_path
 
 
@@ -34,15 +25,8 @@ def _reference(pos: Position, net: NetArrays) -> int:
     """The network's score of ``pos`` from accumulators refreshed whole (side to move's view),
     the threat features' rows added when the net has them."""
     s = pos.kernel_state()
-    inv = square_index(s.rules)
-    acc = np.zeros((2, net.w.shape[1]), dtype=np.int32)
-    for c in range(2):
-        refresh(s.bd, s.hd, s.st, s.rules, inv, net.w, net.b, c, acc[c])
-    if net.w.shape[0] == n_features(int(s.rules[R_NSQ]), True):
-        acc, board = np.zeros_like(acc), acc
-        add_threats(s.bd, s.rules, inv, net.w, threat_maps(), threat_list(), board, acc)
-    us = int(pos.turn)
-    return int(forward(acc[us], acc[1 - us], net.l1w, net.l1b, net.l2w, net.l2b, net.ow, int(net.ob[0])))
+    return full_score(s.bd, s.hd, s.st, s.rules, net.w, net.b, net.l1w, net.l1b, net.l2w, net.l2b, net.ow,
+                      int(net.ob[0]))
 
 
 @pytest.mark.parametrize("threats", [False, True])

@@ -30,7 +30,7 @@ from numba import njit
 from komaken.shogi._board import BOARD_SIZE
 from komaken.shogi._kernels import MAX_MOVES, R_NSQ, SCRATCH_SIZE
 from komaken.shogi.engine._evaluate import W_SIZE
-from komaken.shogi.engine._nnue import MAX_CHANGES, n_features, square_index
+from komaken.shogi.engine._nnue import MAX_CHANGES, n_features, reads_threats, square_index
 from komaken.shogi.engine._searchparams import LMR_N, SP_SIZE
 
 MAX_PLY = 128
@@ -142,7 +142,7 @@ def nnue_state(net: NetArrays, rules: np.ndarray) -> NnueState:
         raise ValueError(f"the network has {net.w.shape[0] if net.w.ndim else 0} features, a board of {nsq} "
                          f"squares has {n_features(nsq)} ({n_features(nsq, True)} with the threat features)")
     hidden = net.w.shape[1]
-    threats = net.w.shape[0] == n_features(nsq, True)
+    threats = reads_threats(net.w, nsq)
     # the dense layers in int64 whatever the file's types: one compiled forward, no overflow
     dense = [np.ascontiguousarray(np.asarray(a).reshape(-1) if k == "ob" else a, dtype=np.int64)
              for k, a in zip(NetArrays._fields[2:], net[2:], strict=True)]

@@ -20,7 +20,7 @@ import numpy as np
 
 from komaken.shogi._kernels import R_NSQ
 from komaken.shogi.engine._context import NetArrays
-from komaken.shogi.engine._nnue import n_features
+from komaken.shogi.engine._nnue import n_features, reads_threats
 from komaken.shogi.engine.evalparams import params_id
 from komaken.shogi.engine.nnue import FEATURE_SET, THREAT_SET, Network, find_network
 from komaken.shogi.variant import Variant, shipped_id
@@ -79,7 +79,7 @@ def resolve_net(net: NetChoice, variant: Variant, linear_asked: bool) -> NetArra
 
 def save_network(path: str | Path, net: NetArrays, variant: Variant) -> None:
     """Write ``net`` for ``variant`` as a ``.nnue`` file :func:`load_network` reads."""
-    threats = net.w.shape[0] == n_features(int(variant.rules[R_NSQ]), True)
+    threats = reads_threats(net.w, int(variant.rules[R_NSQ]))
     Network(shipped_id(variant) or variant.name, (variant.width, variant.height), net.w.astype(np.int16),
             net.b.astype(np.int32), net.l1w.astype(np.int16), net.l1b.astype(np.int32), net.l2w.astype(np.int16),
             net.l2b.astype(np.int32), net.ow.astype(np.int16), int(net.ob[0]), THREAT_SET if threats else FEATURE_SET,

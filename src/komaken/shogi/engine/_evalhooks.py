@@ -195,11 +195,11 @@ def _network_score(bd, hd, st, rules, w, nn, key, seed, ply):
     us = st[ST_SIDE]
     if nn.audit[0] != 0:
         _audit(bd, hd, st, rules, nn, ply)
+    acc = nn.acc[ply]
     if nn.att.shape[0] > 0:
-        add_threats(bd, rules, nn.inv, nn.w, nn.att, nn.tfeat, nn.acc[ply], nn.tacc)
-        v = forward(nn.tacc[us], nn.tacc[1 - us], nn.l1w, nn.l1b, nn.l2w, nn.l2b, nn.ow, nn.ob[0])
-    else:
-        v = forward(nn.acc[ply, us], nn.acc[ply, 1 - us], nn.l1w, nn.l1b, nn.l2w, nn.l2b, nn.ow, nn.ob[0])
+        add_threats(bd, rules, nn.inv, nn.w, nn.att, nn.tfeat, acc, nn.tacc)
+        acc = nn.tacc
+    v = forward(acc[us], acc[1 - us], nn.l1w, nn.l1b, nn.l2w, nn.l2b, nn.ow, nn.ob[0])
     if w[W_NOISE] > 0.0:
         v += noise(key, seed, int(w[W_NOISE]))
     return v

@@ -66,6 +66,11 @@ def n_features(nsq: int, threats: bool = False) -> int:
     return (nsq + 1) * PLANES * nsq + 2 * HAND_KINDS * HAND_CAP + (THREAT_PLANES * nsq if threats else 0)
 
 
+def reads_threats(w: np.ndarray, nsq: int) -> bool:
+    """Whether the feature table ``w`` of a board of ``nsq`` squares has the threat features' rows."""
+    return int(w.shape[0]) == n_features(nsq, True)
+
+
 @njit(cache=True)
 def square_index(rules: np.ndarray) -> np.ndarray:
     """``[board index]`` -> the square's number ``0 .. N-1`` (-1 off the board)."""
@@ -308,6 +313,21 @@ def threat_maps() -> np.ndarray:
 def threat_list() -> np.ndarray:
     """A scratch array for one perspective's threat features (two a square at most)."""
     return np.zeros(2 * BOARD_SIZE, dtype=np.int64)
+
+
+def full_score(bd: np.ndarray, hd: np.ndarray, st: np.ndarray, rules: np.ndarray, w: np.ndarray, b: np.ndarray,
+               l1w: np.ndarray, l1b: np.ndarray, l2w: np.ndarray, l2b: np.ndarray, ow: np.ndarray, ob: int) -> int:
+    """The network's score of the position for the side to move from both accumulators refreshed
+    whole (and the threat features' rows added when ``w`` has them), then :func:`forward`: the
+    reference the search's incremental evaluation must equal."""
+    inv = square_index(rules)
+    acc = np.zeros((2, w.shape[1]), dtype=np.int32)
+    for c in range(2):
+        refresh(bd, hd, st, rules, inv, w, b, c, acc[c])
+    if reads_threats(w, int(rules[R_NSQ])):
+        add_threats(bd, rules, inv, w, threat_maps(), threat_list(), acc.copy(), acc)
+    us = int(st[ST_SIDE])
+    return int(forward(acc[us], acc[1 - us], l1w, l1b, l2w, l2b, ow, ob))
 
 
 # --- the network after the accumulator ----------------------------------------------------------

@@ -62,20 +62,8 @@ from typing import Any
 import numpy as np
 
 from komaken.errors import EvalError
-from komaken.shogi._kernels import R_NSQ, ST_SIDE
-from komaken.shogi.engine._nnue import (
-    OUT_SCALE,
-    PLANES,
-    QA,
-    QB,
-    add_threats,
-    forward,
-    n_features,
-    refresh,
-    square_index,
-    threat_list,
-    threat_maps,
-)
+from komaken.shogi._kernels import R_NSQ
+from komaken.shogi.engine._nnue import OUT_SCALE, PLANES, QA, QB, full_score, n_features
 from komaken.shogi.position import Position
 from komaken.shogi.variant import Variant, load_variant, shipped_id
 
@@ -219,17 +207,9 @@ def evaluate(network: Network, position: Position) -> int:
     evaluation must equal."""
     network.check_variant(position.variant)
     s = position.kernel_state()
-    inv = square_index(s.rules)
     if int(s.rules[R_NSQ]) != network.nsq:
         raise EvalError(f"net: {network.nsq} squares, the position has {int(s.rules[R_NSQ])}")
-    acc = np.zeros((2, network.w.shape[1]), dtype=np.int32)
-    for c in range(2):
-        refresh(s.bd, s.hd, s.st, s.rules, inv, network.w, network.b, c, acc[c])
-    if network.threats:
-        acc, board = np.zeros_like(acc), acc
-        add_threats(s.bd, s.rules, inv, network.w, threat_maps(), threat_list(), board, acc)
-    us = int(s.st[ST_SIDE])
-    return int(forward(acc[us], acc[1 - us], *network.dense()))
+    return full_score(s.bd, s.hd, s.st, s.rules, network.w, network.b, *network.dense())
 
 
 def shipped_path(variant: str | Variant) -> Path | None:
