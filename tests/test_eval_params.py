@@ -370,6 +370,39 @@ def test_tt_eval_prunes_on_the_hash_tables_bound_and_keeps_the_answers(tmp_path:
     assert r.move is not None and won.piece_at(r.move.to_square) is not None
 
 
+def test_singular_extension_extends_the_hash_move_and_keeps_the_answers(tmp_path: Path) -> None:
+    """``singular_depth``: a search of the other moves without the hash move (at the same ply,
+    before the node's own moves are generated) decides whether the hash move is extended, so the
+    tree changes; the move stays legal, mates and a hanging rook are still found, and no search
+    leaves a move marked as skipped, even one stopped by its node limit in the middle of it."""
+    text = _shipped_text("minishogi")
+    off = _file(tmp_path, text, "off.toml")
+    on = _file(tmp_path, text.replace("[search]", "[search]\nsingular_depth = 6\nsingular_margin = 16", 1), "on.toml")
+    net = default_network(load_variant("minishogi"))
+    differ = 0
+    for sfen in ["rbsgk/4p/5/P4/KGSBR b - 1", "rb1gk/1s2p/5/P4/KGSBR b - 1", "rbsgk/4p/5/P1S2/KG1BR w - 2"]:
+        pos = Position.from_sfen(sfen, "minishogi")
+        a = Engine("minishogi", params=off, net=net).search(pos, Limits(depth=10))
+        engine = Engine("minishogi", params=on, net=net)
+        b = engine.search(pos, Limits(depth=10))
+        assert b.depth == 10 and b.move in pos.legal_moves()
+        assert not engine._ctx.skip.any()
+        differ += b.nodes != a.nodes
+    assert differ >= 2
+    engine = Engine("minishogi", params=on, net=net)
+    for limit in range(3_000, 60_000, 3_917):  # stops at many points of the tree, some inside a singular search
+        engine.search(Position.start("minishogi"), Limits(nodes=limit))
+        assert not engine._ctx.skip.any(), limit
+    mate = Position.from_sfen("4k/5/4P/5/K4 b G 1", "minishogi")
+    for engine in (Engine("minishogi", params=on), Engine("minishogi", params=on, net=net)):
+        r = engine.search(mate, Limits(depth=8))
+        assert r.mate == 1 and str(r.move) == "G*1b"
+    won = Position.from_sfen("4k4/9/9/5r3/9/9/2B6/9/4K4 b - 1", "shogi")  # the rook on 4d hangs to the bishop
+    shogi_on = _file(tmp_path, "[search]\nsingular_depth = 4\n", "won.toml")
+    r = Engine("shogi", params=shogi_on).search(won, Limits(depth=8))
+    assert r.move is not None and won.piece_at(r.move.to_square) is not None
+
+
 def test_the_linear_boards_search_selectively(tmp_path: Path) -> None:
     """The ``[search]`` table of judkins's and 9×9's files (judkins's since it beat the plain search
     by +142 Elo), read by their linear evaluation, reaches the same depth with a fraction of the

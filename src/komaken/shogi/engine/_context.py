@@ -63,11 +63,13 @@ class SearchContext(NamedTuple):
     the move-ordering tables, ``pv``/``pvlen`` the triangular principal-variation table, ``mbuf``/
     ``sbuf`` moves and their scores per ply, ``gen`` the move generator's scratch (int16, as every
     other caller passes it: one compiled generator, cached once, serves them all), ``acc`` the
-    material and PSQ sums per ply, ``excl`` the root moves MultiPV leaves out.  (:class:`NnueContext` adds the network.)
+    material and PSQ sums per ply, ``excl`` the root moves MultiPV leaves out, ``skip[ply]`` the
+    move a singular-extension search at that ply leaves out (0: none).  (:class:`NnueContext` adds the network.)
     """
 
     ctl: np.ndarray
     excl: np.ndarray
+    skip: np.ndarray
     bval: np.ndarray
     hval: np.ndarray
     w: np.ndarray
@@ -160,6 +162,7 @@ class NnueContext(NamedTuple):
 
     ctl: np.ndarray
     excl: np.ndarray
+    skip: np.ndarray
     bval: np.ndarray
     hval: np.ndarray
     w: np.ndarray
@@ -205,6 +208,7 @@ def new_context(bval: np.ndarray, hval: np.ndarray, w: np.ndarray, sp: np.ndarra
     return SearchContext(
         ctl=np.zeros(1, dtype=CONTROL),
         excl=np.zeros(MAX_MOVES, dtype=np.int64),
+        skip=np.zeros(ROWS, dtype=np.int64),
         bval=bval, hval=hval, w=w, sp=sp, lmr=lmr,
         tt_key=zeros(tt_entries, np.uint64),
         tt_data=zeros(tt_entries, np.int64),

@@ -90,12 +90,15 @@ from komaken.shogi.engine._searchparams import (
     SP_QS_TT,
     SP_RFP_DEPTH,
     SP_RFP_MARGIN,
+    SP_SE_DEPTH,
+    SP_SE_MARGIN,
     SP_SEE_DEPTH,
     SP_SEE_MARGIN,
     SP_TT_EVAL,
 )
 from komaken.shogi.engine._see import see, threat_on
 from komaken.shogi.engine._tt import (
+    F_EXACT,
     F_LOWER,
     INF,
     MATE,
@@ -269,10 +272,14 @@ def negamax(pos: KernelState, c: Context, depth: int, alpha: int, beta: int, ply
     hit = tt_hit(c.tt_key, idx, h)
     tf = 0
     ts = 0
+    td = 0
+    # a singular-extension search of this position without its hash move (skip): no cut-off, pruning
+    # or storing on the hash table's word, which is about the position with every move
+    skip = c.skip[ply]
     if hit:
         static = tt_static(c.tt_key, idx)
         ttm, td, tf, ts = tt_unpack(c.tt_data[idx], ply)
-        if ply > 0 and not pv_node and td >= depth and bound_decides(tf, ts, alpha, beta):
+        if ply > 0 and not pv_node and skip == 0 and td >= depth and bound_decides(tf, ts, alpha, beta):
             return ts
     seed = ctl.seed
     us = st[ST_SIDE]
@@ -288,12 +295,12 @@ def negamax(pos: KernelState, c: Context, depth: int, alpha: int, beta: int, ply
     if c.sp[SP_TT_EVAL] != 0 and static != -INF and abs(ts) < MATE_BOUND and bound_decides(tf, ts, static, static):
         est = ts
     # reverse futility: far enough above beta that a quiet reply will not bring it back
-    if (not pv_node and not checked and ply > 0 and depth <= c.sp[SP_RFP_DEPTH] and abs(beta) < MATE_BOUND
-            and est - c.sp[SP_RFP_MARGIN] * depth >= beta):
+    if (not pv_node and not checked and ply > 0 and skip == 0 and depth <= c.sp[SP_RFP_DEPTH]
+            and abs(beta) < MATE_BOUND and est - c.sp[SP_RFP_MARGIN] * depth >= beta):
         return est
     # null move: if passing still holds beta, a real move will too (not in check, not near mates)
-    if (can_null != 0 and not pv_node and not checked and depth >= 3 and ply > 0 and abs(beta) < MATE_BOUND
-            and est >= beta):
+    if (can_null != 0 and not pv_node and not checked and depth >= 3 and ply > 0 and skip == 0
+            and abs(beta) < MATE_BOUND and est >= beta):
         cur = st[ST_PLY]
         hist[cur, H_MOVE] = 0
         hist[cur, H_CAPTURED] = 0
@@ -316,6 +323,25 @@ def negamax(pos: KernelState, c: Context, depth: int, alpha: int, beta: int, ply
     # internal iterative reduction: without a hash move the ordering is poor, so search shallower
     if ttm == 0 and c.sp[SP_IIR_DEPTH] > 0 and depth >= c.sp[SP_IIR_DEPTH]:
         depth -= 1
+    # singular extension: when every other move, searched half as deep, stays below the hash move's
+    # stored score less a margin, the hash move is extended; when even that lower bound holds beta,
+    # several moves do (multi-cut).  Searched before this node's moves are generated: it uses this
+    # ply's move buffer.
+    tt_ext = 0
+    if (skip == 0 and ply > 0 and c.sp[SP_SE_DEPTH] > 0 and depth >= c.sp[SP_SE_DEPTH] and ttm != 0
+            and (tf == F_LOWER or tf == F_EXACT) and td >= depth - 3 and abs(ts) < MATE_BOUND
+            and ply < 2 * ctl.root_depth):
+        sbeta = ts - c.sp[SP_SE_MARGIN] * depth
+        c.skip[ply] = ttm
+        v = negamax(pos, c, (depth - 1) // 2, sbeta - 1, sbeta, ply, OFF)
+        c.skip[ply] = 0
+        if ctl.abort != 0:
+            return 0
+        if v < sbeta:
+            tt_ext = 1
+        elif sbeta >= beta:
+            return sbeta
+        c.pvlen[ply] = ply
     moves = c.mbuf[ply]
     scores = c.sbuf[ply]
     n = gen_legal_into(bd, hd, st, geo, rules, moves, FROM_START, c.gen)
@@ -346,6 +372,8 @@ def negamax(pos: KernelState, c: Context, depth: int, alpha: int, beta: int, ply
         mv = pick(moves, scores, i, n)
         if ply == 0 and ctl.excluded > 0 and _excluded(c, mv):
             continue
+        if mv == skip:
+            continue
         frm = move_from(mv)
         to = move_to(mv)
         quiet = is_quiet(bd, mv)
@@ -366,7 +394,7 @@ def negamax(pos: KernelState, c: Context, depth: int, alpha: int, beta: int, ply
                 continue
         eval_after(bd, hd, st, rules, ev, ply)  # after the pruning above: a pruned move needs no evaluation state
         searched += 1
-        ext = 0
+        ext = tt_ext if mv == ttm else 0
         if gives and ply < 2 * ctl.root_depth and ply < MAX_PLY // 2:
             if c.sp[SP_CHECK_EXT] == 1:
                 ext = 1
@@ -420,8 +448,8 @@ def negamax(pos: KernelState, c: Context, depth: int, alpha: int, beta: int, ply
                     break
     if searched == 0:
         return alpha  # every move was pruned (cannot happen at the root: its first move is searched)
-    if ply == 0 and ctl.excluded > 0:
-        return best  # a root with moves left out is not this position's value
+    if (ply == 0 and ctl.excluded > 0) or skip != 0:
+        return best  # a node with moves left out is not this position's value
     tt_store(c.tt_key, c.tt_data, h, best_move, best, depth, bound_of(best, old_alpha, beta), ply, static)
     return best
 
