@@ -3,6 +3,7 @@
     python benchmarks/openings.py --size 5 --plies 6 --lines 1000 --count 400 --seed 1205 --out quiet6.sfen
     python benchmarks/openings.py --size 5 --plies 6 --lines 600 --count 100 --seed 2026 \\
         --exclude quiet6-1204.sfen --out minishogi-quiet6.sfen
+    python benchmarks/openings.py --size 6 --plies 6 --lines 1000 --count 400 --seed 1212 --out judkins-quiet6.sfen
     python benchmarks/openings.py --size 9 --real 12 20 --lines 100 --count 96 --seed 1202 --out real9.sfen
 
 Quiet openings are the first ``--count`` distinct positions (by board, hands and side to move; the

@@ -39,7 +39,7 @@ from komaken.shogi import Position
 from komaken.usi.client import EngineError, EngineTimeoutError, UsiProcess
 
 KOMAKEN = [sys.executable, "-m", "komaken", "usi"]
-VARIANT = {5: "minishogi", 9: "shogi"}
+VARIANT = {5: "minishogi", 6: "judkins", 9: "shogi"}  # quiet_openings draws on each; the referee plays 5x5 and 9x9
 BYOYOMI = {5: 200, 9: 300}
 MAX_PLIES = 400  # a draw, should a game get there
 
