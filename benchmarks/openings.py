@@ -70,7 +70,8 @@ def main() -> None:
     ap.add_argument("--lines", type=int, default=None,
                     help="lines drawn (default: 4 x --count quiet lines, --count real prefixes)")
     ap.add_argument("--real", type=int, nargs="+", metavar="PLIES", help="9×9: real-game prefixes this long")
-    ap.add_argument("--exclude", type=Path, nargs="+", action="extend", default=[], help="opening files whose positions to leave out")
+    ap.add_argument("--exclude", type=Path, nargs="+", action="extend", default=[],
+                    help="opening files whose positions to leave out (the flag may be given again)")
     ap.add_argument("--out", type=Path, required=True)
     args = ap.parse_args()
     for path in args.exclude:

@@ -13,9 +13,10 @@ evaluation (:mod:`komaken.shogi.engine._see`) → history, the quiet moves that 
 dropped from the list once it sets in; null-move and futility pruning (which, with ``tt_eval``,
 read the hash table's score where its bound says more than the static evaluation) and late-move
 reductions;
-one ply of extension for checks; quiescence search over captures that do not lose material by
-SEE (all evasions when in check), reading and writing the transposition table with the setting
-``qs_tt``;
+one ply of extension for checks, and with ``singular_depth`` for a hash move every other move
+falls short of (singular extension, searched at the same ply without it: ``skip[ply]``);
+quiescence search over captures that do not lose material by SEE (all evasions when in check),
+reading and writing the transposition table with the setting ``qs_tt``;
 mate scores ``±(MATE - plies)``; repetition (千日手, 連続王手の千日手), 持将棋 point counts,
 declarations and the ply limit per variant.
 
