@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import random
+from collections.abc import Callable
 from importlib import resources
 from pathlib import Path
 
@@ -344,6 +345,35 @@ def test_quiescence_reading_the_hash_table_cuts_nodes_and_keeps_the_answers(tmp_
     assert r.move is not None and won.piece_at(r.move.to_square) is not None
 
 
+_SETTING_POSITIONS = ["rbsgk/4p/5/P4/KGSBR b - 1", "rb1gk/1s2p/5/P4/KGSBR b - 1", "rbsgk/4p/5/P1S2/KG1BR w - 2"]
+
+
+def _tree_changes_and_answers_stay(tmp_path: Path, off: Path, on: Path, shogi_on: str, depths: tuple[int, int],
+                                   after: Callable[[Engine], None] = lambda engine: None) -> None:
+    """A search setting switched on (``on`` against ``off``, minishogi's net) changes the tree of at
+    least two of three positions at depth 10 and keeps a legal move; ``after`` checks each engine
+    that searched with it; a mate in one (net and linear) and a hanging rook on 9×9 (``shogi_on``,
+    a ``[search]`` table) are still found at ``depths``."""
+    net = default_network(load_variant("minishogi"))
+    differ = 0
+    for sfen in _SETTING_POSITIONS:
+        pos = Position.from_sfen(sfen, "minishogi")
+        a = Engine("minishogi", params=off, net=net).search(pos, Limits(depth=10))
+        engine = Engine("minishogi", params=on, net=net)
+        b = engine.search(pos, Limits(depth=10))
+        assert b.depth == 10 and b.move in pos.legal_moves()
+        after(engine)
+        differ += b.nodes != a.nodes
+    assert differ >= 2
+    mate = Position.from_sfen("4k/5/4P/5/K4 b G 1", "minishogi")
+    for engine in (Engine("minishogi", params=on), Engine("minishogi", params=on, net=net)):
+        r = engine.search(mate, Limits(depth=depths[0]))
+        assert r.mate == 1 and str(r.move) == "G*1b"
+    won = Position.from_sfen("4k4/9/9/5r3/9/9/2B6/9/4K4 b - 1", "shogi")  # the rook on 4d hangs to the bishop
+    r = Engine("shogi", params=_file(tmp_path, shogi_on, "won.toml")).search(won, Limits(depth=depths[1]))
+    assert r.move is not None and won.piece_at(r.move.to_square) is not None
+
+
 def test_tt_eval_prunes_on_the_hash_tables_bound_and_keeps_the_answers(tmp_path: Path) -> None:
     """``tt_eval``: the pruning rules read a stored score where its bound says the position is
     worth more or less than its static evaluation, so the tree changes; the move is legal, a mate
@@ -352,22 +382,7 @@ def test_tt_eval_prunes_on_the_hash_tables_bound_and_keeps_the_answers(tmp_path:
                    if not line.startswith("tt_eval"))
     off = _file(tmp_path, text.replace("[search]", "[search]\ntt_eval = 0", 1), "off.toml")
     on = _file(tmp_path, text.replace("[search]", "[search]\ntt_eval = 1", 1), "on.toml")
-    net = default_network(load_variant("minishogi"))
-    differ = 0
-    for sfen in ["rbsgk/4p/5/P4/KGSBR b - 1", "rb1gk/1s2p/5/P4/KGSBR b - 1", "rbsgk/4p/5/P1S2/KG1BR w - 2"]:
-        pos = Position.from_sfen(sfen, "minishogi")
-        a = Engine("minishogi", params=off, net=net).search(pos, Limits(depth=10))
-        b = Engine("minishogi", params=on, net=net).search(pos, Limits(depth=10))
-        assert b.depth == 10 and b.move in pos.legal_moves()
-        differ += b.nodes != a.nodes
-    assert differ >= 2
-    mate = Position.from_sfen("4k/5/4P/5/K4 b G 1", "minishogi")
-    for engine in (Engine("minishogi", params=on), Engine("minishogi", params=on, net=net)):
-        r = engine.search(mate, Limits(depth=6))
-        assert r.mate == 1 and str(r.move) == "G*1b"
-    won = Position.from_sfen("4k4/9/9/5r3/9/9/2B6/9/4K4 b - 1", "shogi")  # the rook on 4d hangs to the bishop
-    r = Engine("shogi", params=_file(tmp_path, "[search]\ntt_eval = 1\n", "won.toml")).search(won, Limits(depth=7))
-    assert r.move is not None and won.piece_at(r.move.to_square) is not None
+    _tree_changes_and_answers_stay(tmp_path, off, on, "[search]\ntt_eval = 1\n", (6, 7))
 
 
 def test_singular_extension_extends_the_hash_move_and_keeps_the_answers(tmp_path: Path) -> None:
@@ -378,29 +393,15 @@ def test_singular_extension_extends_the_hash_move_and_keeps_the_answers(tmp_path
     text = _shipped_text("minishogi")
     off = _file(tmp_path, text, "off.toml")
     on = _file(tmp_path, text.replace("[search]", "[search]\nsingular_depth = 6\nsingular_margin = 16", 1), "on.toml")
-    net = default_network(load_variant("minishogi"))
-    differ = 0
-    for sfen in ["rbsgk/4p/5/P4/KGSBR b - 1", "rb1gk/1s2p/5/P4/KGSBR b - 1", "rbsgk/4p/5/P1S2/KG1BR w - 2"]:
-        pos = Position.from_sfen(sfen, "minishogi")
-        a = Engine("minishogi", params=off, net=net).search(pos, Limits(depth=10))
-        engine = Engine("minishogi", params=on, net=net)
-        b = engine.search(pos, Limits(depth=10))
-        assert b.depth == 10 and b.move in pos.legal_moves()
+
+    def nothing_skipped(engine: Engine) -> None:
         assert not engine._ctx.skip.any()
-        differ += b.nodes != a.nodes
-    assert differ >= 2
-    engine = Engine("minishogi", params=on, net=net)
+
+    _tree_changes_and_answers_stay(tmp_path, off, on, "[search]\nsingular_depth = 4\n", (8, 8), nothing_skipped)
+    engine = Engine("minishogi", params=on, net=default_network(load_variant("minishogi")))
     for limit in range(3_000, 60_000, 3_917):  # stops at many points of the tree, some inside a singular search
         engine.search(Position.start("minishogi"), Limits(nodes=limit))
         assert not engine._ctx.skip.any(), limit
-    mate = Position.from_sfen("4k/5/4P/5/K4 b G 1", "minishogi")
-    for engine in (Engine("minishogi", params=on), Engine("minishogi", params=on, net=net)):
-        r = engine.search(mate, Limits(depth=8))
-        assert r.mate == 1 and str(r.move) == "G*1b"
-    won = Position.from_sfen("4k4/9/9/5r3/9/9/2B6/9/4K4 b - 1", "shogi")  # the rook on 4d hangs to the bishop
-    shogi_on = _file(tmp_path, "[search]\nsingular_depth = 4\n", "won.toml")
-    r = Engine("shogi", params=shogi_on).search(won, Limits(depth=8))
-    assert r.move is not None and won.piece_at(r.move.to_square) is not None
 
 
 def test_the_linear_boards_search_selectively(tmp_path: Path) -> None:
