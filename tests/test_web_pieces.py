@@ -283,6 +283,8 @@ def test_board_hands_and_moves_fit_the_screen(browsers, server, size: tuple[int,
     page = open_page(browsers, server, "fonts", width, height)
     start(page, server.url, "builtin")
     for n, (frm, to) in enumerate((("7g", "7f"), ("3c", "3d"), ("8h", "2b")), 1):  # a piece comes to hand
+        # the board is drawn before the game loop asks for a move: a click before that selects nothing
+        page.wait_for_function(f"play.state.moves.length >= {n - 1} && play.state.legal.length > 0")
         page.click(f"#board [data-sq='{frm}']")
         page.click(f"#board [data-sq='{to}']")
         page.wait_for_function(f"!document.querySelector('#promo').hidden || play.state.moves.length >= {n}")
