@@ -79,6 +79,8 @@ DEFERRED_IMPORTS = {
     "lab/results.py:_freeman_halton": "scipy",
     "lab/results.py:_chi2_p": "scipy",
     "lab/stats.py:p_value_even": "scipy",
+    "shogi/engine/tune.py:fit_k": "scipy",
+    "shogi/engine/tune.py:fit_theta": "scipy",
     "lab/valuestudy/laws.py:saturation_law": "scipy",
     "lab/valuestudy/laws.py:hill_law": "scipy",
     "lab/valuestudy/fit.py:_glm": "statsmodels",

@@ -39,7 +39,7 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 
 import numpy as np
-from scipy.stats import norm
+from scipy.special import ndtri
 
 from komaken.lab._sprt_kernel import simulate_stops
 from komaken.lab.pentanomial import _C_ET, PAIR_SCORES, PSEUDO_COUNT, closest_distribution
@@ -107,7 +107,7 @@ def sprt_elo(test: SPRT, counts: Sequence[int], cap: int, *, runs: int = 2000, s
         above = np.count_nonzero(stops > m_obs + 1e-12)
         equal = np.count_nonzero(np.abs(stops - m_obs) <= 1e-12)
         share = (above + 0.5 * equal) / runs
-        return float(norm.ppf(min(max(share, 0.5 / runs), 1.0 - 0.5 / runs)))
+        return float(ndtri(min(max(share, 0.5 / runs), 1.0 - 0.5 / runs)))
 
     mle = _elo(m_obs)
     # the fixed-sample standard error of the Elo: the bracket's first width
@@ -122,7 +122,7 @@ def sprt_elo(test: SPRT, counts: Sequence[int], cap: int, *, runs: int = 2000, s
         return cache[theta]
 
     alpha = (1.0 - confidence) / 2.0
-    elo, lo, hi = (round(_root(f, float(norm.ppf(q)), mle, spread), 2) for q in (0.5, alpha, 1.0 - alpha))
+    elo, lo, hi = (round(_root(f, float(ndtri(q)), mle, spread), 2) for q in (0.5, alpha, 1.0 - alpha))
     return SPRTElo(mle=mle, elo=elo, lo=lo, hi=hi, runs=runs)
 
 

@@ -42,7 +42,6 @@ from collections.abc import Callable, Iterable, Iterator, Sequence
 from pathlib import Path
 
 import numpy as np
-from scipy.optimize import minimize, minimize_scalar
 from scipy.special import expit
 
 from komaken import records
@@ -186,6 +185,8 @@ def _ce(e: np.ndarray, y: np.ndarray) -> float:
 
 def fit_k(e0: np.ndarray, y: np.ndarray) -> float:
     """The scale ``K`` (per centipawn) that makes ``σ(K · e0)`` fit the results best."""
+    from scipy.optimize import minimize_scalar  # here: scipy.optimize takes most of a second to import
+
     r = minimize_scalar(lambda k: _ce(k * e0, y), bounds=(1e-6, 0.05), method="bounded",
                         options={"xatol": 1e-8})
     return float(r.x)
@@ -193,6 +194,8 @@ def fit_k(e0: np.ndarray, y: np.ndarray) -> float:
 
 def fit_theta(X: np.ndarray, y: np.ndarray, theta0: np.ndarray, k: float, lam: float) -> np.ndarray:
     """Minimise cross-entropy + ``lam · Σ((θ − θ0)/100)²`` over the columns of ``X`` (L-BFGS)."""
+    from scipy.optimize import minimize
+
     n = len(y)
     scale = 100.0  # optimised in steps of 100 units, so the gradient is not tiny when K is small
     e0 = k * (X @ theta0)
