@@ -16,12 +16,9 @@ import shutil
 import socket
 import subprocess
 import sys
-import tempfile
-import time
 from collections.abc import Generator, Iterator
 from pathlib import Path
 from types import ModuleType
-from typing import Any
 
 import pytest
 
@@ -78,35 +75,15 @@ def _fail_under_ci(report: pytest.TestReport | pytest.CollectReport) -> None:
 
 def pytest_configure(config: pytest.Config) -> None:
     """On the xdist controller, before any worker starts: compile the big kernels once
-    (tests/warm_kernels.py: a process per group, two at a time, each started once what it needs
-    is cached), so the workers and their subprocesses load them from numba's cache instead of each
-    compiling them at the same time.  A warm-up that fails is reported and the tests run anyway:
-    they will show what is wrong."""
+    (:func:`warm_kernels.warm_all`), so the workers and their subprocesses load them from numba's
+    cache instead of each compiling them at the same time.  A warm-up that fails is reported and
+    the tests run anyway: they will show what is wrong."""
     if hasattr(config, "workerinput") or not getattr(config.option, "numprocesses", None):
         return
-    from warm_kernels import schedule  # here: a copy of this file elsewhere (test_suite_policy) runs without it
+    from warm_kernels import warm_all  # here: a copy of this file elsewhere (test_suite_policy) runs without it
 
-    finished: set[str] = set()
-    running: dict[str, tuple[subprocess.Popen[bytes], Any]] = {}
-    while True:
-        for group in schedule(finished, set(running)):
-            err = tempfile.TemporaryFile()
-            running[group] = (subprocess.Popen([sys.executable, str(TESTS / "warm_kernels.py"), group],
-                                               stdout=subprocess.DEVNULL, stderr=err), err)
-        if not running:
-            break
-        time.sleep(0.1)
-        for group, (proc, err) in list(running.items()):
-            if proc.poll() is None:
-                continue
-            del running[group]
-            finished.add(group)
-            err.seek(0)
-            tail = err.read().decode(errors="replace").strip().splitlines()[-1:] or ["no message"]
-            err.close()
-            if proc.returncode != 0:
-                config.issue_config_time_warning(pytest.PytestWarning(f"kernel warm-up failed: {tail[0]}"),
-                                                 stacklevel=2)
+    warm_all(lambda group, message: config.issue_config_time_warning(
+        pytest.PytestWarning(f"kernel warm-up failed: {message}"), stacklevel=2))
 
 
 @pytest.hookimpl(wrapper=True)

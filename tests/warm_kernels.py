@@ -6,19 +6,27 @@ duplicated work on two cores.  ``conftest.pytest_configure`` runs the groups bel
 controller, two processes at a time (:func:`schedule`), one per group; with a warm cache each
 takes a few seconds.
 
+``.ci/run`` runs them all (``python tests/warm_kernels.py all``) while the system packages
+install, so that on a clean clone the compiles overlap the downloads and the suite's own warm-up
+finds them cached.
+
 The schedule (:func:`schedule`) keeps any kernel from being compiled twice at once: numba loads a
 kernel from its cache only if the cache holds it when a process first needs it.  So the move
 generator, which every search calls, is compiled first; the two searches (linear evaluation,
 network) after it; and self-play, which calls the linear search, once that search is cached.
 
-Run by hand: ``python tests/warm_kernels.py movegen`` (or any group name below).
+Run by hand: ``python tests/warm_kernels.py movegen`` (or any group name below, or ``all``).
 """
 
 from __future__ import annotations
 
+import subprocess
 import sys
 import tempfile
+import time
+from collections.abc import Callable
 from pathlib import Path
+from typing import Any
 
 
 def movegen() -> None:
@@ -142,5 +150,33 @@ def schedule(finished: set[str], running: set[str]) -> list[str]:
     return ready[:max(0, SLOTS - len(running))]
 
 
+def warm_all(failed: Callable[[str, str], None]) -> None:
+    """Run every group, each in its own process, as :func:`schedule` allows; ``failed(group,
+    last line of its stderr)`` for each that exits non-zero."""
+    finished: set[str] = set()
+    running: dict[str, tuple[subprocess.Popen[bytes], Any]] = {}
+    while True:
+        for group in schedule(finished, set(running)):
+            err = tempfile.TemporaryFile()
+            running[group] = (subprocess.Popen([sys.executable, __file__, group], stdout=subprocess.DEVNULL,
+                                               stderr=err), err)
+        if not running:
+            return
+        time.sleep(0.1)
+        for group, (proc, err) in list(running.items()):
+            if proc.poll() is None:
+                continue
+            del running[group]
+            finished.add(group)
+            err.seek(0)
+            tail = err.read().decode(errors="replace").strip().splitlines()[-1:] or ["no message"]
+            err.close()
+            if proc.returncode != 0:
+                failed(group, tail[0])
+
+
 if __name__ == "__main__":
-    GROUPS[sys.argv[1]]()
+    if sys.argv[1] == "all":  # .ci/run: while the system packages install
+        warm_all(lambda group, message: print(f"kernel warm-up {group} failed: {message}", file=sys.stderr))
+    else:
+        GROUPS[sys.argv[1]]()
