@@ -183,9 +183,10 @@ def test_an_illegal_click_leaves_the_board(page) -> None:  # type: ignore[no-unt
 
 
 def test_a_running_experiment_counts_up_live(page, server, folder) -> None:  # type: ignore[no-untyped-def]
-    # against the random player the 20 games take half a second, often over before the page has read
-    # its first count; against an engine of 30 000 nodes a move they take some 13 s, and the page sees them
-    toml = write_experiment(folder, 10, opponent='engine = "engine"\nnodes = 30000')
+    # against the random player the games take milliseconds, often over before the page has read its
+    # first count; against an engine of 30 000 nodes a move each of the 6 takes a second or more, and
+    # the page sees them come in
+    toml = write_experiment(folder, 3, opponent='engine = "engine"\nnodes = 30000')
     run = subprocess.Popen([sys.executable, "-m", "komaken", "experiment", "run", str(toml), "--db",
                             str(folder / "live.db"), "-j", "1", "-q"], stdout=subprocess.DEVNULL,
                            stderr=subprocess.DEVNULL)
@@ -195,10 +196,10 @@ def test_a_running_experiment_counts_up_live(page, server, folder) -> None:  # t
         first = int(page.inner_text("#exp-1 .games-count"))
         page.wait_for_function(f"Number(document.querySelector('#exp-1 .games-count').textContent) > {first}",
                                timeout=60_000)
-        page.wait_for_function("Number(document.querySelector('#exp-1 .games-count').textContent) === 20",
+        page.wait_for_function("Number(document.querySelector('#exp-1 .games-count').textContent) === 6",
                                timeout=90_000)
         row = page.locator("#exp-1 tr[data-pairing='d1-vs-rnd'] td").all_inner_texts()
-        assert row[2] == "10/10" and int(row[3]) + int(row[4]) + int(row[5]) == 10
+        assert row[2] == "3/3" and int(row[3]) + int(row[4]) + int(row[5]) == 3
     finally:
         run.wait(120)
     assert run.returncode == 0

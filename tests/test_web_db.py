@@ -251,7 +251,7 @@ def test_serve_reports_a_bad_variant_file(monkeypatch, tmp_path) -> None:  # typ
 
 # ---- live: a real server while a run writes -------------------------------------------------------------
 def test_readers_while_a_run_writes(tmp_path: Path) -> None:
-    toml = write_experiment(tmp_path, 20)
+    toml = write_experiment(tmp_path, 12)
     db = tmp_path / "live.db"
     with Server(["--db", str(db)], tmp_path / "server.log") as srv:
         run = subprocess.Popen([sys.executable, "-m", "komaken", "experiment", "run", str(toml), "--db", str(db),
@@ -280,7 +280,7 @@ def test_readers_while_a_run_writes(tmp_path: Path) -> None:
         for ev in events:
             if "games" in ev:
                 seen.append(ev["games"])
-                if ev["games"] == 40:
+                if ev["games"] == 24:
                     break
         try:
             run.wait(120)
@@ -289,10 +289,10 @@ def test_readers_while_a_run_writes(tmp_path: Path) -> None:
                 t.join(130)
         assert run.returncode == 0, run.stderr.read() if run.stderr else ""
         assert not errors, errors[:3]
-        assert seen == sorted(seen) and seen[-1] == 40 and len(seen) >= 2
+        assert seen == sorted(seen) and seen[-1] == 24 and len(seen) >= 2
         for c in counts:
             assert c == sorted(c)
-        assert httpx.get(f"{srv.url}/api/dbs/0", timeout=10).json()["games"] == 40
+        assert httpx.get(f"{srv.url}/api/dbs/0", timeout=10).json()["games"] == 24
 
 
 def test_play_events_stream_the_engine_thinking(tmp_path: Path) -> None:
