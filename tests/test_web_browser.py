@@ -78,6 +78,13 @@ def start_game(page, game: str, white: str = "engine", **opts: str) -> None:  # 
     page.click("#start-btn")
     page.wait_for_function("!!(play.state && play.state.id)")  # the new game, not the page's empty board
     page.wait_for_selector("#board svg")
+    your_move(page)
+
+
+def your_move(page) -> None:  # type: ignore[no-untyped-def]
+    """Wait until the game loop asks the person for a move: the board (and an engine's reply) is
+    drawn before the legal moves arrive, and a click or drag before that selects nothing."""
+    page.wait_for_function("!!(play.state && play.state.id) && (play.state.legal.length > 0 || !!play.state.outcome)")
 
 
 def square_box(page, sq: str) -> dict[str, float]:  # type: ignore[no-untyped-def]
@@ -265,6 +272,7 @@ def test_chess_by_clicking_and_dragging_with_a_promotion_choice(page, folder) ->
     page.fill("#black-depth", "1")
     page.click("#start-btn")
     page.wait_for_selector("#board [data-sq='e7'] rect")  # the chess board, not the page's previous one
+    your_move(page)
     # white at the bottom: e2 is drawn below e7
     assert square_box(page, "e2")["y"] > square_box(page, "e7")["y"]
     page.click("#board [data-sq='e2']")
@@ -274,7 +282,7 @@ def test_chess_by_clicking_and_dragging_with_a_promotion_choice(page, folder) ->
     got = wait_moves(page, 2)
     assert got[0] == "1. e4" and got[1].startswith("1… ")
     assert page.locator("#board [data-sq='e4'] .piece").count() == 1
-    # the same by dragging the knight
+    your_move(page)  # the same by dragging the knight
     src, dst = square_box(page, "g1"), square_box(page, "f3")
     page.mouse.move(src["x"] + src["width"] / 2, src["y"] + src["height"] / 2)
     page.mouse.down()
@@ -296,6 +304,7 @@ def test_chess_promotion_choice_from_a_fen_start(page, folder) -> None:  # type:
     page.fill("#start-text", "8/P6k/8/8/8/8/8/K7 w - - 0 1")
     page.click("#start-btn")
     page.wait_for_selector("#board svg")
+    your_move(page)
     page.click("#board [data-sq='a7']")
     page.click("#board [data-sq='a8']")
     page.wait_for_selector("#promo:not([hidden])")
@@ -305,6 +314,7 @@ def test_chess_promotion_choice_from_a_fen_start(page, folder) -> None:  # type:
     assert wait_moves(page, 1) == ["1. a8=R"]
     state = page.evaluate("fetch(`/api/play/${play.state.id}`).then(r => r.json())")
     assert state["position"] == "R7/7k/8/8/8/8/8/K7 b - - 0 1" and state["board"]["last"] == {"from": "a7", "to": "a8"}
+    your_move(page)
     page.click("#board [data-sq='h7']")
     page.click("#board [data-sq='h6']")
     wait_moves(page, 2)

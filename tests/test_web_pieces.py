@@ -143,6 +143,7 @@ def start(page, base: str, pieces: str, variant: str = "shogi") -> None:  # type
     page.select_option("#white-kind", "human")
     page.click("#start-btn")
     page.wait_for_selector("#board .piece")
+    page.wait_for_function("!!(play.state && play.state.id) && play.state.legal.length > 0")  # the loop asks for a move
 
 
 def faces(page) -> list[dict]:  # type: ignore[no-untyped-def]
