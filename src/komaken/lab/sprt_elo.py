@@ -37,13 +37,16 @@ from __future__ import annotations
 import math
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
+from statistics import NormalDist
 
 import numpy as np
-from scipy.special import ndtri
 
 from komaken.lab._sprt_kernel import simulate_stops
 from komaken.lab.pentanomial import _C_ET, PAIR_SCORES, PSEUDO_COUNT, closest_distribution
 from komaken.lab.stats import SPRT, elo_from_score, score_from_elo
+
+#: the standard normal's quantile function (scipy.stats's norm.ppf, without importing scipy for it)
+_quantile = NormalDist().inv_cdf
 
 #: per-game scores of a loss, a draw and a win (the trinomial model's outcomes)
 GAME_SCORES = (0.0, 0.5, 1.0)
@@ -107,7 +110,7 @@ def sprt_elo(test: SPRT, counts: Sequence[int], cap: int, *, runs: int = 2000, s
         above = np.count_nonzero(stops > m_obs + 1e-12)
         equal = np.count_nonzero(np.abs(stops - m_obs) <= 1e-12)
         share = (above + 0.5 * equal) / runs
-        return float(ndtri(min(max(share, 0.5 / runs), 1.0 - 0.5 / runs)))
+        return float(_quantile(min(max(share, 0.5 / runs), 1.0 - 0.5 / runs)))
 
     mle = _elo(m_obs)
     # the fixed-sample standard error of the Elo: the bracket's first width
@@ -122,7 +125,7 @@ def sprt_elo(test: SPRT, counts: Sequence[int], cap: int, *, runs: int = 2000, s
         return cache[theta]
 
     alpha = (1.0 - confidence) / 2.0
-    elo, lo, hi = (round(_root(f, float(ndtri(q)), mle, spread), 2) for q in (0.5, alpha, 1.0 - alpha))
+    elo, lo, hi = (round(_root(f, float(_quantile(q)), mle, spread), 2) for q in (0.5, alpha, 1.0 - alpha))
     return SPRTElo(mle=mle, elo=elo, lo=lo, hi=hi, runs=runs)
 
 
