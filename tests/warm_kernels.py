@@ -82,8 +82,25 @@ def net() -> None:
     from komaken.shogi import Position
     from komaken.shogi.engine import Engine, Limits
 
+    from komaken.shogi.engine.nnue import evaluate, find_network
+
     # the shipped net; a random test net has its dtypes, so this one compile serves both
     Engine("minishogi").search(Position.start("minishogi"), Limits(depth=2))
+    net = find_network("minishogi")
+    assert net is not None
+    evaluate(net, Position.start("minishogi"))  # the full refresh Python calls (the layers, threats)
+
+
+def stats() -> None:
+    """The SPRT's simulations behind the lab's corrected Elo and the pentanomial fit: a compile
+    of several seconds in every process that meets them first."""
+    from komaken.lab.pentanomial import closest_distribution
+    from komaken.lab.sprt_elo import sprt_elo
+    from komaken.lab.stats import SPRT
+
+    sprt_elo(SPRT(0, 10, model="pentanomial"), [10, 100, 300, 150, 20], cap=1000, runs=4)
+    sprt_elo(SPRT(0, 40), [40, 20, 60], cap=400, runs=4)
+    closest_distribution([0.45, 0.1, 0.45], 0.48, (0.0, 0.5, 1.0))
 
 
 def data() -> None:
@@ -131,7 +148,7 @@ def mypy() -> None:
 
 
 GROUPS = {"movegen": movegen, "other_games": other_games, "mypy": mypy, "search": search, "net": net,
-          "data": data, "solvers": solvers}
+          "data": data, "solvers": solvers, "stats": stats}
 #: what a group needs cached before it starts (numba loads a kernel from the cache only if the
 #: cache holds it when a process first needs it: started earlier, the group would compile it again)
 NEEDS = {"search": ("movegen",), "net": ("movegen",), "solvers": ("movegen",), "data": ("search",)}
