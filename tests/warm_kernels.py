@@ -81,7 +81,6 @@ def net() -> None:
     """The shogi search with a network (minishogi's default evaluation)."""
     from komaken.shogi import Position
     from komaken.shogi.engine import Engine, Limits
-
     from komaken.shogi.engine.nnue import evaluate, find_network
 
     # the shipped net; a random test net has its dtypes, so this one compile serves both
