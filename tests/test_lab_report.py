@@ -9,7 +9,6 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from scipy.stats import fisher_exact, multivariate_hypergeom
 
 from komaken.lab import ExperimentDB, GameRow, load_experiment
 from komaken.lab.report import build, status_json
@@ -176,6 +175,8 @@ def test_title_is_derived_from_the_name_without_report_title() -> None:
 
 
 def test_same_distribution_test() -> None:
+    from scipy.stats import fisher_exact, multivariate_hypergeom  # here: seconds of import for every collecting worker
+
     from komaken.lab.results import same_distribution
 
     assert same_distribution((48, 48, 4), (48, 48, 4)) == 1.0
