@@ -97,8 +97,9 @@ def sprt_elo(test: SPRT, counts: Sequence[int], cap: int, *, runs: int = 2000, s
     pentanomial = test.model == "pentanomial"
     normalized = test.units == "normalized"
     k = (math.sqrt(2.0) if pentanomial else 1.0) / _C_ET
-    bounds = np.array([test.elo0, test.elo1] if normalized
-                      else [score_from_elo(test.elo0), score_from_elo(test.elo1)])
+    bounds = np.array([test.elo0, test.elo1] if normalized  # float64 always: Elo given as ints is
+                      else [score_from_elo(test.elo0), score_from_elo(test.elo1)],  # another compile
+                      dtype=np.float64)
     vals = np.array(values, dtype=np.float64)
 
     def tail(theta: float) -> float:
