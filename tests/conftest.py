@@ -73,6 +73,26 @@ def _fail_under_ci(report: pytest.TestReport | pytest.CollectReport) -> None:
                            "machine rather than a tool belongs in ENVIRONMENT_SKIPS in tests/conftest.py)")
 
 
+#: The test files that take longest (seconds of a whole run, most first): they go to the workers
+#: first.  xdist hands out whole files (``--dist loadfile``), the next to whichever worker runs
+#: dry; its default order, most tests first, left the long files of few tests (a watched run,
+#: killed runs) to the end, one worker playing them while the other idled.  Longest first, the
+#: many short files even the two out at the end.
+LONGEST_FIRST = (
+    "test_web_browser", "test_web_watch", "test_web_pieces", "test_values_study", "test_doc_examples",
+    "test_records_corpus", "test_lab_concurrency", "test_lab_run", "test_web_db", "test_web_clock_browser",
+    "test_lab_kill", "test_usi_states", "test_label", "test_web_browser_watch", "test_web_analysis_browser",
+    "test_play_terminal", "test_analysis", "test_usi_fuzz", "test_architecture", "test_nnue_train",
+)
+
+
+def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
+    """Order the files :data:`LONGEST_FIRST`, the rest after them as collected (every worker
+    collects, and sorts, alike: xdist checks that they agree)."""
+    rank = {name: i for i, name in enumerate(LONGEST_FIRST)}
+    items.sort(key=lambda item: rank.get(item.path.stem, len(rank)))  # stable: a file's tests keep their order
+
+
 def pytest_configure(config: pytest.Config) -> None:
     """On the xdist controller, before any worker starts: compile the big kernels once
     (:func:`warm_kernels.warm_all`), so the workers and their subprocesses load them from numba's
