@@ -21,7 +21,7 @@ from komaken import records
 from komaken.lab import ExperimentDB
 from komaken.lab.report import status_json
 from komaken.shogi import Position
-from web_support import CHROMIUM, Server, launch, play_experiment, write_experiment
+from web_support import CHROMIUM, Server, launch, play_experiment, write_experiment, your_move
 
 T = 15_000  # milliseconds: the longest any single wait may take
 
@@ -79,12 +79,6 @@ def start_game(page, game: str, white: str = "engine", **opts: str) -> None:  # 
     page.wait_for_function("!!(play.state && play.state.id)")  # the new game, not the page's empty board
     page.wait_for_selector("#board svg")
     your_move(page)
-
-
-def your_move(page) -> None:  # type: ignore[no-untyped-def]
-    """Wait until the game loop asks the person for a move: the board (and an engine's reply) is
-    drawn before the legal moves arrive, and a click or drag before that selects nothing."""
-    page.wait_for_function("!!(play.state && play.state.id) && (play.state.legal.length > 0 || !!play.state.outcome)")
 
 
 def square_box(page, sq: str) -> dict[str, float]:  # type: ignore[no-untyped-def]

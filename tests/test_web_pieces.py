@@ -18,7 +18,7 @@ import pytest
 from conftest import needs_module
 from komaken.shogi.display import KANSUJI
 from komaken.shogi.variant import shipped_variants
-from web_support import CHROMIUM, Server, launch, play_experiment
+from web_support import CHROMIUM, Server, launch, play_experiment, your_move
 
 T = 15_000
 LATIN_ONLY = Path("/usr/share/fonts/truetype/dejavu")
@@ -143,7 +143,7 @@ def start(page, base: str, pieces: str, variant: str = "shogi") -> None:  # type
     page.select_option("#white-kind", "human")
     page.click("#start-btn")
     page.wait_for_selector("#board .piece")
-    page.wait_for_function("!!(play.state && play.state.id) && play.state.legal.length > 0")  # the loop asks for a move
+    your_move(page)
 
 
 def faces(page) -> list[dict]:  # type: ignore[no-untyped-def]
@@ -284,8 +284,7 @@ def test_board_hands_and_moves_fit_the_screen(browsers, server, size: tuple[int,
     page = open_page(browsers, server, "fonts", width, height)
     start(page, server.url, "builtin")
     for n, (frm, to) in enumerate((("7g", "7f"), ("3c", "3d"), ("8h", "2b")), 1):  # a piece comes to hand
-        # the board is drawn before the game loop asks for a move: a click before that selects nothing
-        page.wait_for_function(f"play.state.moves.length >= {n - 1} && play.state.legal.length > 0")
+        your_move(page, n - 1)
         page.click(f"#board [data-sq='{frm}']")
         page.click(f"#board [data-sq='{to}']")
         page.wait_for_function(f"!document.querySelector('#promo').hidden || play.state.moves.length >= {n}")

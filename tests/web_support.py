@@ -52,6 +52,14 @@ colors = "fixed"
 """
 
 
+def your_move(page: Any, moves: int = 0) -> None:
+    """Wait until the game loop asks the person for a move, with at least ``moves`` moves played:
+    the board (and an engine's reply) is drawn before the legal moves arrive, and a click or drag
+    before that selects nothing."""
+    page.wait_for_function(f"!!(play.state && play.state.id) && play.state.moves.length >= {moves} && "
+                           "(play.state.legal.length > 0 || !!play.state.outcome)")
+
+
 def write_experiment(folder: Path, games: int, opponent: str = 'engine = "random"') -> Path:
     """``small.toml``: ``games`` games of a depth-1 engine against the player ``rnd``, whose table
     is ``opponent`` (by default the random player)."""
