@@ -93,13 +93,11 @@ def net() -> None:
 def stats() -> None:
     """The SPRT's simulations behind the lab's corrected Elo and the pentanomial fit: a compile
     of several seconds in every process that meets them first."""
-    from komaken.lab.pentanomial import closest_distribution
     from komaken.lab.sprt_elo import sprt_elo
     from komaken.lab.stats import SPRT
 
+    # one call compiles them all: the simulation, and the fit each of its hypotheses calls
     sprt_elo(SPRT(0, 10, model="pentanomial"), [10, 100, 300, 150, 20], cap=1000, runs=4)
-    sprt_elo(SPRT(0, 40), [40, 20, 60], cap=400, runs=4)
-    closest_distribution([0.45, 0.1, 0.45], 0.48, (0.0, 0.5, 1.0))
 
 
 def data() -> None:
