@@ -7,10 +7,12 @@ the run is a real ``komaken experiment run`` subprocess.
 
 from __future__ import annotations
 
+import signal
 import subprocess
 import sys
 import time
 import warnings
+from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
@@ -46,7 +48,18 @@ def run(client: TestClient, action: str, db: int = 0, **body: Any) -> Any:
     return client.post(f"/api/dbs/{db}/run", json={"action": action, **body})
 
 
-def test_start_pause_resume_stop_and_continue(files: tuple[Path, Path]) -> None:
+@pytest.fixture
+def sigint_ignored() -> Iterator[None]:
+    """This process ignores SIGINT, as a server started as a background job or under ``nohup``
+    does (and every child it starts inherits that)."""
+    before = signal.signal(signal.SIGINT, signal.SIG_IGN)
+    try:
+        yield
+    finally:
+        signal.signal(signal.SIGINT, before)
+
+
+def test_start_pause_resume_stop_and_continue(files: tuple[Path, Path], sigint_ignored: None) -> None:
     toml, db = files
     other = db.with_name("other.db")
     app = create_app([other], experiments={db: toml})
@@ -82,6 +95,7 @@ def test_start_pause_resume_stop_and_continue(files: tuple[Path, Path]) -> None:
 
         stopped = run(c, "stop", 1).json()
         assert stopped["run"]["state"] == "stopped" and stopped["playing"] == []
+        assert stopped["run"]["exit"] == 2  # interrupted as by Ctrl-C, not killed after STOP_WAIT
         assert proc_state(pid) is None and live.live_games(db) == []
         assert run(c, "stop", 1).status_code == 409 and run(c, "pause", 1).status_code == 409
         with ExperimentDB.open(db) as store:

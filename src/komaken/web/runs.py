@@ -66,8 +66,14 @@ def _prctl() -> Any:
 _PRCTL = _prctl()
 
 
-def _die_with_parent() -> None:  # pragma: no cover - runs in the child between fork and exec
-    _PRCTL(_PR_SET_PDEATHSIG, int(signal.SIGINT), 0, 0, 0)
+def _child_setup() -> None:  # pragma: no cover - runs in the child between fork and exec
+    """The run hears SIGINT, whatever the server inherited: a server started as a background job
+    or under ``nohup`` ignores it, and an ignored signal stays ignored across ``exec`` (then
+    **stop** would wait :data:`STOP_WAIT` seconds and kill).  On Linux the run also gets SIGINT
+    when the server dies."""
+    signal.signal(signal.SIGINT, signal.SIG_DFL)
+    if _PRCTL is not None:
+        _PRCTL(_PR_SET_PDEATHSIG, int(signal.SIGINT), 0, 0, 0)
 
 
 class Runs:
@@ -128,8 +134,7 @@ class Runs:
                "-j", str(workers), "-q"]
         try:
             proc = subprocess.Popen(cmd, stdin=subprocess.DEVNULL, stdout=log, stderr=subprocess.STDOUT,
-                                    start_new_session=True,
-                                    preexec_fn=_die_with_parent if _PRCTL is not None else None)
+                                    start_new_session=True, preexec_fn=_child_setup)
         except OSError as exc:
             log.close()
             raise RunRefused(f"cannot start the run: {exc}") from None
