@@ -293,8 +293,15 @@ def test_board_hands_and_moves_fit_the_screen(browsers, server, size: tuple[int,
     page.wait_for_selector("#moves li[data-ply='3']")
     page.wait_for_selector("#hand-bottom .hand-piece")
     assert page.evaluate("window.scrollY") == 0
-    for sel in ("#hand-top", "#board svg", "#hand-bottom", "#moves", "#moves li[data-ply='3']"):
-        box = page.locator(sel).bounding_box()
+    # every box in one script: the page redraws the move list on each state it receives, and an
+    # element looked up between two of them may be gone by the time it is measured
+    sels = ["#hand-top", "#board svg", "#hand-bottom", "#moves", "#moves li[data-ply='3']"]
+    boxes = page.evaluate("""(sels) => sels.map(s => {
+        const e = document.querySelector(s);
+        const r = e && e.getBoundingClientRect();
+        return r && r.width > 0 && r.height > 0 ? {x: r.x, y: r.y, width: r.width, height: r.height} : null;
+    })""", sels)
+    for sel, box in zip(sels, boxes, strict=True):
         assert box is not None and box["x"] >= 0 and box["y"] >= 0, (sel, box)
         assert box["x"] + box["width"] <= width and box["y"] + box["height"] <= height, (sel, box)
     page.click("#setup-toggle")  # the settings come back on demand
