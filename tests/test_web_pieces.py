@@ -18,7 +18,7 @@ import pytest
 from conftest import needs_module
 from komaken.shogi.display import KANSUJI
 from komaken.shogi.variant import shipped_variants
-from web_support import CHROMIUM, Server, launch, play_experiment, your_move
+from web_support import CHROMIUM, Server, boxes, launch, play_experiment, your_move
 
 T = 15_000
 LATIN_ONLY = Path("/usr/share/fonts/truetype/dejavu")
@@ -93,10 +93,6 @@ def browsers(no_cjk_config: Path):  # type: ignore[no-untyped-def]
 #: mean absolute difference per channel (0..255) of two pictures of one square: the same piece
 #: drawn a fraction of a pixel apart stays under SAME; another drawing is over DIFFERENT
 SAME, DIFFERENT = 2.0, 6.0
-
-
-SQUARE_BOX = """sq => { const r = document.querySelector(`#board [data-sq='${sq}']`).getBoundingClientRect();
-  return {x: r.x, y: r.y, width: r.width, height: r.height}; }"""
 
 
 SNAP = """() => { const b = document.querySelector('#board'), r = b.getBoundingClientRect();
@@ -249,7 +245,7 @@ def test_outlines_look_the_same_with_and_without_fonts_and_the_font_set_needs_on
             page.evaluate(SNAP)
             # by the square's place, read in one step: a redraw (the state arriving again) replaces
             # the elements at any moment, with the same picture
-            shots[which, pieces] = {sq: page.screenshot(clip=page.evaluate(SQUARE_BOX, sq))
+            shots[which, pieces] = {sq: page.screenshot(clip=boxes(page, [f"#board [data-sq='{sq}']"])[0])
                                     for sq in ("7g", "7i", "5i")}  # 歩 銀 玉
         page.context.close()
     for sq in ("7g", "7i", "5i"):
@@ -293,15 +289,8 @@ def test_board_hands_and_moves_fit_the_screen(browsers, server, size: tuple[int,
     page.wait_for_selector("#moves li[data-ply='3']")
     page.wait_for_selector("#hand-bottom .hand-piece")
     assert page.evaluate("window.scrollY") == 0
-    # every box in one script: the page redraws the move list on each state it receives, and an
-    # element looked up between two of them may be gone by the time it is measured
     sels = ["#hand-top", "#board svg", "#hand-bottom", "#moves", "#moves li[data-ply='3']"]
-    boxes = page.evaluate("""(sels) => sels.map(s => {
-        const e = document.querySelector(s);
-        const r = e && e.getBoundingClientRect();
-        return r && r.width > 0 && r.height > 0 ? {x: r.x, y: r.y, width: r.width, height: r.height} : null;
-    })""", sels)
-    for sel, box in zip(sels, boxes, strict=True):
+    for sel, box in zip(sels, boxes(page, sels), strict=True):  # in one script: the move list is redrawn
         assert box is not None and box["x"] >= 0 and box["y"] >= 0, (sel, box)
         assert box["x"] + box["width"] <= width and box["y"] + box["height"] <= height, (sel, box)
     page.click("#setup-toggle")  # the settings come back on demand

@@ -60,6 +60,17 @@ def your_move(page: Any, moves: int = 0) -> None:
                            "(play.state.legal.length > 0 || !!play.state.outcome)")
 
 
+def boxes(page: Any, selectors: list[str]) -> list[dict[str, float] | None]:
+    """Where each selector's element is drawn (``x``, ``y``, ``width``, ``height`` in the viewport),
+    ``None`` for one absent or not drawn, all measured in one script: the page redraws parts of
+    itself on each state it receives, and an element looked up before a redraw is gone after it."""
+    return page.evaluate("""(sels) => sels.map(s => {
+        const e = document.querySelector(s);
+        const r = e && e.getBoundingClientRect();
+        return r && r.width > 0 && r.height > 0 ? {x: r.x, y: r.y, width: r.width, height: r.height} : null;
+    })""", selectors)
+
+
 def write_experiment(folder: Path, games: int, opponent: str = 'engine = "random"') -> Path:
     """``small.toml``: ``games`` games of a depth-1 engine against the player ``rnd``, whose table
     is ``opponent`` (by default the random player)."""
