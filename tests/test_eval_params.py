@@ -385,6 +385,56 @@ def test_tt_eval_prunes_on_the_hash_tables_bound_and_keeps_the_answers(tmp_path:
     _tree_changes_and_answers_stay(tmp_path, off, on, "[search]\ntt_eval = 1\n", (6, 7))
 
 
+def test_correction_history_learns_within_its_bounds_and_keeps_the_answers(tmp_path: Path) -> None:
+    """``corr_history``: searches fill the table (within ±CORR_LIMIT, so a correction moves an
+    evaluation by at most 64 units) and the pruning reads the corrected score, so the tree changes;
+    the answers stay; off, nothing is written; ``clear()`` forgets it."""
+    from komaken.shogi.engine._correction import CORR_LIMIT
+
+    text = _shipped_text("minishogi")
+    assert "corr_history" not in text
+    off = _file(tmp_path, text, "off.toml")
+    on = _file(tmp_path, text.replace("[search]", "[search]\ncorr_history = 1", 1), "on.toml")
+
+    def learnt_within_bounds(engine: Engine) -> None:
+        assert engine._ctx.corr.any() and np.abs(engine._ctx.corr).max() <= CORR_LIMIT
+
+    _tree_changes_and_answers_stay(tmp_path, off, on, "[search]\ncorr_history = 1\n", (6, 7), learnt_within_bounds)
+    plain = Engine("minishogi", params=off)
+    plain.search(Position.start("minishogi"), Limits(depth=8))
+    assert not plain._ctx.corr.any()
+    engine = Engine("minishogi", params=on)
+    engine.search(Position.start("minishogi"), Limits(depth=8))
+    engine.clear()
+    assert not engine._ctx.corr.any()
+
+
+def test_a_correction_families_are_the_kings_and_hands_and_an_entry_settles_on_the_error() -> None:
+    """The family key ignores every piece but the kings and reads both hands; a steady error of
+    ``e`` units drives the correction to ``e`` (while within the bound) and no further."""
+    from komaken.shogi.engine._correction import CORR_SHAPE, corr_key, corr_update, corrected
+
+    def key(sfen: str) -> int:
+        pos = Position.from_sfen(sfen, "minishogi")
+        state = pos.kernel_state(8)
+        return corr_key(state.hd, state.st)
+
+    base = key("rbsgk/4p/5/P4/KGSBR b - 1")
+    assert key("rbsgk/4p/P4/5/KGSBR b - 1") == base  # a pawn moved: the same family
+    assert key("rbsgk/4p/5/P4/GKSBR b - 1") != base  # the king moved
+    assert key("rbsgk/4p/5/5/KGSBR b P 1") != base  # a pawn in hand
+    corr = np.zeros(CORR_SHAPE, dtype=np.int64)
+    for err in (40, -25):
+        corr[:] = 0
+        for _ in range(400):
+            corr_update(corr, 0, 7, err - (corrected(corr, 0, 7, 0)), 8)
+        assert abs(corrected(corr, 0, 7, 0) - err) <= 2, (err, corrected(corr, 0, 7, 0))
+    corr[:] = 0
+    for _ in range(400):
+        corr_update(corr, 1, 3, 10_000, 20)
+    assert corrected(corr, 1, 3, 0) == 64 and not corr[0].any()
+
+
 def test_singular_extension_extends_the_hash_move_and_keeps_the_answers(tmp_path: Path) -> None:
     """``singular_depth``: a search of the other moves without the hash move (at the same ply,
     before the node's own moves are generated) decides whether the hash move is extended, so the

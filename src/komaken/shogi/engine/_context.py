@@ -29,6 +29,7 @@ from numba import njit
 
 from komaken.shogi._board import BOARD_SIZE
 from komaken.shogi._kernels import MAX_MOVES, R_NSQ, SCRATCH_SIZE
+from komaken.shogi.engine._correction import CORR_SHAPE
 from komaken.shogi.engine._evaluate import W_SIZE
 from komaken.shogi.engine._nnue import MAX_CHANGES, n_features, reads_threats, square_index
 from komaken.shogi.engine._searchparams import LMR_N, SP_SIZE
@@ -60,11 +61,13 @@ class SearchContext(NamedTuple):
     ``bval``/``hval`` piece values on the board and in hand, ``w`` the evaluation weights, ``sp``
     the search settings (:mod:`komaken.shogi.engine._searchparams`), ``lmr`` the late-move
     reduction table; ``tt_key``/``tt_data`` the transposition table, ``killers`` and ``history``
-    the move-ordering tables, ``pv``/``pvlen`` the triangular principal-variation table, ``mbuf``/
-    ``sbuf`` moves and their scores per ply, ``gen`` the move generator's scratch (int16, as every
-    other caller passes it: one compiled generator, cached once, serves them all), ``acc`` the
-    material and PSQ sums per ply, ``excl`` the root moves MultiPV leaves out, ``skip[ply]`` the
-    move a singular-extension search at that ply leaves out (0: none).  (:class:`NnueContext` adds the network.)
+    the move-ordering tables, ``corr`` the correction history
+    (:mod:`komaken.shogi.engine._correction`), ``pv``/``pvlen`` the triangular principal-variation
+    table, ``mbuf``/``sbuf`` moves and their scores per ply, ``gen`` the move generator's scratch
+    (int16, as every other caller passes it: one compiled generator, cached once, serves them all),
+    ``acc`` the material and PSQ sums per ply, ``excl`` the root moves MultiPV leaves out,
+    ``skip[ply]`` the move a singular-extension search at that ply leaves out (0: none).
+    (:class:`NnueContext` adds the network.)
     """
 
     ctl: np.ndarray
@@ -79,6 +82,7 @@ class SearchContext(NamedTuple):
     tt_data: np.ndarray
     killers: np.ndarray
     history: np.ndarray
+    corr: np.ndarray
     pv: np.ndarray
     pvlen: np.ndarray
     mbuf: np.ndarray
@@ -172,6 +176,7 @@ class NnueContext(NamedTuple):
     tt_data: np.ndarray
     killers: np.ndarray
     history: np.ndarray
+    corr: np.ndarray
     pv: np.ndarray
     pvlen: np.ndarray
     mbuf: np.ndarray
@@ -214,6 +219,7 @@ def new_context(bval: np.ndarray, hval: np.ndarray, w: np.ndarray, sp: np.ndarra
         tt_data=zeros(tt_entries, np.int64),
         killers=np.zeros((ROWS, 2), dtype=np.int64),
         history=zeros(HISTORY_SHAPE, np.int64),
+        corr=zeros(CORR_SHAPE, np.int64),
         pv=zeros((ROWS, ROWS), np.int64),
         pvlen=np.zeros(ROWS, dtype=np.int64),
         mbuf=zeros((ROWS, MAX_MOVES), np.int64),

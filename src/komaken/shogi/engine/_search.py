@@ -11,7 +11,8 @@ always-replace, each entry keeping its position's static evaluation); move order
 least valuable attacker) → killer moves → captures that lose material by static exchange
 evaluation (:mod:`komaken.shogi.engine._see`) → history, the quiet moves that pruning would skip
 dropped from the list once it sets in; null-move and futility pruning (which, with ``tt_eval``,
-read the hash table's score where its bound says more than the static evaluation) and late-move
+read the hash table's score where its bound says more than the static evaluation, and with
+``corr_history`` an evaluation corrected by :mod:`komaken.shogi.engine._correction`) and late-move
 reductions;
 one ply of extension for checks, and with ``singular_depth`` for a hash move every other move
 falls short of (singular extension, searched at the same ply without it: ``skip[ply]``);
@@ -61,6 +62,7 @@ from komaken.shogi._kernels import (
 )
 from komaken.shogi.engine._clock import monotonic_ns
 from komaken.shogi.engine._context import MAX_PLY, Context
+from komaken.shogi.engine._correction import corr_key, corr_update, corrected
 from komaken.shogi.engine._evalhooks import (
     eval_after,
     eval_before,
@@ -77,6 +79,7 @@ from komaken.shogi.engine._ordering import keep_unprunable, pick, score_moves
 from komaken.shogi.engine._searchparams import (
     LMR_N,
     SP_CHECK_EXT,
+    SP_CORR,
     SP_FUT_DEPTH,
     SP_FUT_MARGIN,
     SP_HISTORY,
@@ -101,6 +104,7 @@ from komaken.shogi.engine._see import see, threat_on
 from komaken.shogi.engine._tt import (
     F_EXACT,
     F_LOWER,
+    F_UPPER,
     INF,
     MATE,
     MATE_BOUND,
@@ -175,6 +179,8 @@ def qsearch(pos: KernelState, c: Context, alpha, beta, ply) -> int:
         if static == -INF:
             static = eval_node(bd, hd, st, rules, c.w, ev, h, seed, ply)
         stand = static
+        if c.sp[SP_CORR] != 0:
+            stand = corrected(c.corr, st[ST_SIDE], corr_key(hd, st), static)
         if stand >= beta:
             if use_tt:
                 tt_store(c.tt_key, c.tt_data, h, 0, stand, 0, F_LOWER, ply, static)
@@ -293,7 +299,12 @@ def negamax(pos: KernelState, c: Context, depth: int, alpha: int, beta: int, ply
     # what the pruning rules read: the static evaluation, or with tt_eval the hash table's score
     # where its bound says the position is worth more (a lower bound above it) or less
     est = static
-    if c.sp[SP_TT_EVAL] != 0 and static != -INF and abs(ts) < MATE_BOUND and bound_decides(tf, ts, static, static):
+    ckey = -1
+    if c.sp[SP_CORR] != 0 and static != -INF and not checked:
+        ckey = corr_key(hd, st)
+        est = corrected(c.corr, us, ckey, static)
+    cest = est  # the corrected static evaluation, before the hash table's score may replace it
+    if c.sp[SP_TT_EVAL] != 0 and static != -INF and abs(ts) < MATE_BOUND and bound_decides(tf, ts, cest, cest):
         est = ts
     # reverse futility: far enough above beta that a quiet reply will not bring it back
     if (not pv_node and not checked and ply > 0 and skip == 0 and depth <= c.sp[SP_RFP_DEPTH]
@@ -451,7 +462,13 @@ def negamax(pos: KernelState, c: Context, depth: int, alpha: int, beta: int, ply
         return alpha  # every move was pruned (cannot happen at the root: its first move is searched)
     if (ply == 0 and ctl.excluded > 0) or skip != 0:
         return best  # a node with moves left out is not this position's value
-    tt_store(c.tt_key, c.tt_data, h, best_move, best, depth, bound_of(best, old_alpha, beta), ply, static)
+    bound = bound_of(best, old_alpha, beta)
+    # what this search found beyond the static evaluation teaches the position's family, unless a
+    # capture or promotion decided it or the bound leaves the true score on the static side
+    if (ckey >= 0 and abs(best) < MATE_BOUND and (best_move == 0 or is_quiet(bd, best_move))
+            and not (bound == F_LOWER and best <= cest) and not (bound == F_UPPER and best >= cest)):
+        corr_update(c.corr, us, ckey, best - cest, depth)
+    tt_store(c.tt_key, c.tt_data, h, best_move, best, depth, bound, ply, static)
     return best
 
 

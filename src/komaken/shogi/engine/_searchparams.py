@@ -45,10 +45,13 @@ SEARCH_PARAMS = (
     ("singular_depth", 0, 0, 64, "singular extension: at depth >= this the hash move is extended a ply when "
      "every other move, searched half as deep, fails below its stored score less the margin (0: off)"),
     ("singular_margin", 16, 0, 100_000, "singular extension: the margin per ply of depth"),
+    ("corr_history", 0, 0, 1, "correction history: the pruning rules read the static evaluation moved by what "
+     "searches found beyond it in positions with the same kings' squares and hands (0: off)"),
 )
 SP_CHECK_EXT, SP_LMR, SP_LMR_BASE, SP_LMR_DIV, SP_LMP_DEPTH, SP_LMP_BASE, SP_FUT_DEPTH, SP_FUT_MARGIN, \
     SP_RFP_DEPTH, SP_RFP_MARGIN, SP_NULL_R, SP_NULL_DIV, SP_IIR_DEPTH, SP_SEE_DEPTH, SP_SEE_MARGIN, \
-    SP_HISTORY, SP_LMR_HISTORY, SP_ASPIRATION, SP_QS_DELTA, SP_QS_TT, SP_TT_EVAL, SP_SE_DEPTH, SP_SE_MARGIN = range(23)
+    SP_HISTORY, SP_LMR_HISTORY, SP_ASPIRATION, SP_QS_DELTA, SP_QS_TT, SP_TT_EVAL, SP_SE_DEPTH, SP_SE_MARGIN, \
+    SP_CORR = range(24)
 HISTORY_MAX = 16384  # the bound of the history with ``history = 1``
 SP_SIZE = len(SEARCH_PARAMS)
 LMR_N = 64  # the log table covers depths and move numbers below this

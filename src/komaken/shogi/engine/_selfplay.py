@@ -139,6 +139,7 @@ def best_move(pos: KernelState, c: SearchContext, first_legal: int, nodes: int, 
     c.tt_data[:] = 0
     c.killers[:] = 0
     c.history[:] = 0
+    c.corr[:] = 0
     max_depth = MAX_DEPTH if depth <= 0 else min(depth, MAX_DEPTH)
     best = 0
     for d in range(1, max_depth + 1):

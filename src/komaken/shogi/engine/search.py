@@ -243,7 +243,7 @@ class Engine:
         self._tt_fresh = True  # nothing stored yet: no evaluation to forget, no page touched
 
     def clear(self) -> None:
-        """Forget everything learnt (hash table, killers, history)."""
+        """Forget everything learnt (hash table, killers, history, correction history)."""
         # fresh pages instead of zeros written: writing them would make every page resident, so a
         # player cleared for a game it has not searched yet (each web session's engine, cleared
         # when the game loop starts) costs no memory until it thinks, and the pages of a used
@@ -253,7 +253,7 @@ class Engine:
             c = c._replace(tt_key=fresh_pages(c.tt_key.size, np.uint64), tt_data=fresh_pages(c.tt_data.size, np.int64))
             self._tt_fresh = True
         c.killers[:] = 0
-        self._ctx = c._replace(history=fresh_pages(c.history.shape, np.int64))
+        self._ctx = c._replace(history=fresh_pages(c.history.shape, np.int64), corr=fresh_pages(c.corr.shape, np.int64))
 
     def stop(self) -> None:
         """Ask a running search (in another thread) to finish now; it returns its best move."""
