@@ -230,8 +230,9 @@ def test_the_shipped_9x9_tempo_lets_the_horizon_see_a_fork(tmp_path: Path) -> No
     than 582 to beat standing pat, and komaken walked into a bishop exchange and a fork of rook and
     silver (2b8h+ 7i8h B*4d) against Fairy-Stockfish; with the shipped tempo the same search, from
     the same game, finds that line.  The search settings of that day (margins 150/150/100, the full
-    window) are put back in both files, so only the tempo differs; the shipped settings (margins
-    450/450/300, aspiration windows of 100) find it either way."""
+    window, no hash rules in quiescence and pruning) are put back in both files, so only the tempo
+    differs; the shipped settings (margins 450/450/300, aspiration windows of 100, `qs_tt`, `tt_eval`)
+    find it either way."""
     moves = "2h1h 8b6b 3i4h 1c1d 2g2f 3c3d 1h2h 5c5d 7g7f 6c6d 2f2e 6a5b 6i6h 5a6a 2h2f"
     pos = Position.start("shogi")
     for m in moves.split():
@@ -240,7 +241,8 @@ def test_the_shipped_9x9_tempo_lets_the_horizon_see_a_fork(tmp_path: Path) -> No
     assert "\ntempo = 0 " in text
     narrow = text
     for wide, then in (("futility_margin = 450", "futility_margin = 150"), ("rfp_margin = 450", "rfp_margin = 150"),
-                       ("see_margin = 300", "see_margin = 100"), ("aspiration = 100", "aspiration = 0")):
+                       ("see_margin = 300", "see_margin = 100"), ("aspiration = 100", "aspiration = 0"),
+                       ("\nqs_tt = 1", "\nqs_tt = 0"), ("\ntt_eval = 1", "\ntt_eval = 0")):
         assert wide in text
         narrow = narrow.replace(wide, then)
     fork = ["2b8h+", "7i8h", "B*4d"]
