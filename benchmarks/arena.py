@@ -241,8 +241,12 @@ def _games(out: Path) -> list[dict[str, Any]]:
                  "white": "komaken" if white.startswith("komaken") else "fsf"}
         winner = names["black"] if result.is_black_win() else names["white"] if result.is_white_win() else None
         longest = {"komaken": 0, "fsf": 0}
-        for ply, ms in con.execute("SELECT ply, wall_time_ms FROM game_move WHERE game_id = ?", (gid,)):
-            black_moves = (ply % 2 == 1) != white_first  # ply counted from 1 at the game's initial position
+        moves = con.execute("SELECT ply, wall_time_ms FROM game_move WHERE game_id = ?", (gid,)).fetchall()
+        # shogiarena numbers plies from the game's start, opening moves included (the first move after a
+        # 16-move opening is ply 16): the first recorded move is the initial position's side to move
+        first = min((ply for ply, _ in moves), default=0)
+        for ply, ms in moves:
+            black_moves = ((ply - first) % 2 == 0) != white_first
             side = names["black"] if black_moves else names["white"]
             longest[side] = max(longest[side], ms or 0)
         games.append({"winner": winner, "ending": result.name, "longest": longest})
