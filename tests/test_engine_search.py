@@ -52,6 +52,23 @@ def test_dfpn_no_mate() -> None:
     assert solve(Position.from_sfen("8k/9/8P/9/9/9/9/9/K8 b S 1"), max_plies=5).status == "nomate"
 
 
+def test_dfpn_runs_share_a_table_without_reading_each_others_entries() -> None:
+    """``solve`` runs the proof search once per depth on one table, which is not cleared between
+    runs (clearing a table of some megabytes before each depth cost more than the proofs): a run
+    number in the keys retires the earlier runs' entries.  So each run searches exactly the nodes
+    a fresh table would and gives the same answer."""
+    from komaken.shogi.engine.mate import _Solver
+
+    for sfen in ("lnsgk2nl/6gs1/p1ppppb1p/9/1r7/2P3R2/PP1PPPP1P/1BG6/LNS1KGSNL b 2P2p 21", MATES[4][0]):
+        pos = Position.from_sfen(sfen)
+        shared = _Solver(1, 10**6)
+        for depth in (1, 3, 5, 7):
+            fresh = _Solver(1, 10**6)
+            before = shared.nodes
+            assert shared.run(pos, depth) == fresh.run(pos, depth)
+            assert shared.nodes - before == fresh.nodes > 0
+
+
 def test_being_mated_scores_negative_mate() -> None:
     pos = Position.from_sfen("6snk/9/7PP/9/9/9/9/9/K8 b GG 1")
     pos.push_usi("9i9h")

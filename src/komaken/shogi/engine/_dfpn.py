@@ -21,10 +21,13 @@ _ONE = np.int64(1)
 
 
 @njit(cache=True)
-def _key(h: np.uint64, ply: int) -> np.uint64:
+def _key(h: np.uint64, ply: int, run: int) -> np.uint64:
     """Entries are kept per ply: with a depth limit, the same position nearer the limit may
-    have a different answer, and sharing it between plies makes the search go round in circles."""
-    return h ^ (np.uint64(ply) * np.uint64(0x9E3779B97F4A7C15))
+    have a different answer, and sharing it between plies makes the search go round in circles.
+    They are kept per run too (``ctl[4]``), so a new run finds none of an earlier one's entries
+    without the table being cleared: clearing a table of some megabytes before each depth of
+    :func:`komaken.shogi.engine.mate.solve` took longer than the proofs themselves."""
+    return h ^ (np.uint64(ply + (run << 16)) * np.uint64(0x9E3779B97F4A7C15))
 
 
 @njit(cache=True)
@@ -63,7 +66,7 @@ def _mid(bd: np.ndarray, hd: np.ndarray, st: np.ndarray, hh: np.ndarray, hist: n
          rules: np.ndarray, tk: np.ndarray, tv: np.ndarray, mbuf: np.ndarray, ctl: np.ndarray, th_phi,
          th_delta, ply, attacker) -> None:
     ctl[0] += 1
-    h = _key(hh[st[ST_PLY]], ply)
+    h = _key(hh[st[ST_PLY]], ply, ctl[4])
     moves = mbuf[ply]
     n = _children(bd, hd, st, hh, hist, geo, rules, attacker != 0, moves)
     if n == 0:  # the mover has no (checking) move: the mover loses
@@ -96,7 +99,7 @@ def _mid(bd: np.ndarray, hd: np.ndarray, st: np.ndarray, hh: np.ndarray, hist: n
             if rep:  # a repetition: bad for the attacker
                 cp, cd = (0, DINF) if attacker else (DINF, 0)
             else:
-                cp, cd = _lookup(tk, tv, _key(ch, ply + 1))
+                cp, cd = _lookup(tk, tv, _key(ch, ply + 1, ctl[4]))
             if cd < phi:
                 phi = cd
             delta = min(delta + cp, DINF)
@@ -123,13 +126,13 @@ def _mid(bd: np.ndarray, hd: np.ndarray, st: np.ndarray, hh: np.ndarray, hist: n
 def dfpn(bd: np.ndarray, hd: np.ndarray, st: np.ndarray, hh: np.ndarray, hist: np.ndarray, geo: np.ndarray,
          rules: np.ndarray, tk: np.ndarray, tv: np.ndarray, ctl: np.ndarray) -> int:
     """Solve with the attacker to move: 1 proven (mate), -1 disproven, 0 unknown (limits).
-    ``ctl``: [nodes, max depth, max nodes, first ply for repetitions]."""
+    ``ctl``: [nodes, max depth, max nodes, first ply for repetitions, run number (see :func:`_key`)]."""
     if in_check(bd, st, rules):
         return -1  # the attacker may not be in check at the start of a tsume
     mbuf = np.empty((ctl[1] + 2, 1024), dtype=np.int64)
     _mid(bd, hd, st, hh, hist, geo, rules, tk, tv, mbuf, ctl, np.int64(DINF - 1), np.int64(DINF - 1), np.int64(0),
          _ONE)
-    phi, delta = _lookup(tk, tv, _key(hh[st[ST_PLY]], 0))
+    phi, delta = _lookup(tk, tv, _key(hh[st[ST_PLY]], 0, ctl[4]))
     if phi == 0:
         return 1
     if delta == 0 and ctl[0] < ctl[2]:

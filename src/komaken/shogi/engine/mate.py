@@ -44,6 +44,7 @@ class _Solver:
         self.tv = np.zeros((size, 2), dtype=np.int64)
         self.max_nodes = max_nodes
         self.nodes = 0
+        self.runs = 0
         self.halted = False
         self._ctl: np.ndarray | None = None
 
@@ -55,8 +56,9 @@ class _Solver:
 
     def run(self, pos: Position, depth: int) -> int:
         """1: the side to move mates within ``depth`` plies; -1: not; 0: out of nodes."""
-        self.tk[:] = 0
-        ctl = np.array([0, depth, 0 if self.halted else max(1, self.max_nodes - self.nodes), 0], dtype=np.int64)
+        self.runs += 1  # a new run number instead of a cleared table (_dfpn._key)
+        ctl = np.array([0, depth, 0 if self.halted else max(1, self.max_nodes - self.nodes), 0, self.runs],
+                       dtype=np.int64)
         self._ctl = ctl
         res = D.dfpn(*pos.kernel_state(depth + 8), self.tk, self.tv, ctl)
         self.nodes += int(ctl[0])
