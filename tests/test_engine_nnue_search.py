@@ -252,6 +252,29 @@ def test_usi_usennue_and_value_options_choose_the_linear_evaluation() -> None:
     assert usi.engine.net is None and usi.engine.values.board["R"] == 1500
 
 
+def test_usi_options_sent_at_their_listed_defaults_change_no_evaluation() -> None:
+    """A GUI sends every option the ``usi`` listing gave at its listed default: the shipped net
+    and parameter files stay (a piece value or weight counts only where it differs)."""
+    from komaken.usi.server import UsiServer
+
+    for variant in ("minishogi", "shogi"):
+        lines: list[str] = []
+        usi = UsiServer(variant, out=lines.append)
+        before = usi.engine.search(Position.start(variant), Limits(depth=4))
+        for line in _usi_lines(usi, lines):
+            if line.startswith("option name ") and " type button" not in line:
+                name, default = line[len("option name "):].split(" type ")[0], line.split(" default ")[1].split()[0]
+                usi.handle(f"setoption name {name} value {default}")
+        assert usi.engine.net is default_network(load_variant(variant))
+        assert usi.engine.params.terms == Engine(variant).params.terms
+        assert usi.engine.values.board == Engine(variant).values.board
+        after = usi.engine.search(Position.start(variant), Limits(depth=4))
+        assert (after.move, after.score, after.nodes) == (before.move, before.score, before.nodes)
+    usi.handle("setoption name Value_R value 1500")
+    usi.handle("setoption name Value_R value 2000")  # back to the listed default: the file's value again
+    assert usi.engine.values.board["R"] == Engine("shogi").values.board["R"]
+
+
 def _usi_lines(usi: object, lines: list[str]) -> list[str]:
     usi.handle("usi")  # type: ignore[attr-defined]
     return lines

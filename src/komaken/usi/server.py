@@ -229,7 +229,11 @@ class UsiServer:
                 return  # standard GUI options that change nothing here
             raise KomakenError(f"unknown option {name[:60]!r}")
         options = {**self.options, opt.name: opt.parse(value)}
-        explicit = self.explicit | {opt.name}
+        # GUIs send every option at the default the ``usi`` listing gave: that asks for nothing, so
+        # such a value leaves the setting to the parameter file or the net (a piece value or term
+        # weight set counts only when it differs)
+        at_default = options[opt.name] == opt.parse(opt.default)
+        explicit = self.explicit - {opt.name} if at_default else self.explicit | {opt.name}
         # with no variant there is nothing to build: checked, kept for the next one
         if self.unset is None and opt.name not in AT_GO + AT_POSITION:
             self.engine, self._thesis = self._build(self.variant, options, explicit)
