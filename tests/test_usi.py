@@ -247,10 +247,12 @@ def _last_score(lines: list[str]) -> int:
 
 def test_max_moves_to_draw_makes_the_line_that_reaches_it_a_draw(usi: UsiProcess) -> None:
     """``MaxMovesToDraw`` (YaneuraOu's option, which shogiarena sets before a game): a rook up,
-    black scores high; with a draw after one ply every move ends the game drawn, so the score is
-    0; back to 0 (the variant's own rule) the rook counts again."""
+    black scores high (the linear evaluation: the net's scale puts a rook at depth 3 near 60); with a
+    draw after one ply every move ends the game drawn, so the score is 0; back to 0 (the variant's
+    own rule) the rook counts again."""
     eng = usi
-    ask(eng, "setoption name UCI_Variant value minishogi", "usinewgame", "isready", until="readyok")
+    ask(eng, "setoption name UCI_Variant value minishogi", "setoption name UseNNUE value false", "usinewgame",
+        "isready", until="readyok")
     try:
         sfen = "position sfen 1bsgk/4p/5/P4/KGSBR b - 1"
         free = _last_score(ask(eng, sfen, "go depth 3"))
@@ -261,8 +263,8 @@ def test_max_moves_to_draw_makes_the_line_that_reaches_it_a_draw(usi: UsiProcess
         eng.send("setoption name MaxMovesToDraw value -1")
         refused = eng.until("info string error", DEADLINE)[-1]
     finally:
-        ask(eng, "setoption name MaxMovesToDraw value 0", "setoption name UCI_Variant value shogi", "isready",
-            until="readyok")
+        ask(eng, "setoption name MaxMovesToDraw value 0", "setoption name UseNNUE value true",
+            "setoption name UCI_Variant value shogi", "isready", until="readyok")
     assert free > 300 and again == free
     assert _last_score(drawn) == 0 and is_legal_answer(position_after("minishogi", "1bsgk/4p/5/P4/KGSBR b - 1", []),
                                                         drawn[-1].split()[1])
