@@ -265,14 +265,16 @@ def test_usi_options_sent_at_their_listed_defaults_change_no_evaluation() -> Non
             if line.startswith("option name ") and " type button" not in line:
                 name, default = line[len("option name "):].split(" type ")[0], line.split(" default ")[1].split()[0]
                 usi.handle(f"setoption name {name} value {default}")
+        shipped = Engine(variant)
         assert usi.engine.net is default_network(load_variant(variant))
-        assert usi.engine.params.terms == Engine(variant).params.terms
-        assert usi.engine.values.board == Engine(variant).values.board
+        assert usi.engine.params.terms == shipped.params.terms
+        assert usi.engine.values.board == shipped.values.board
         after = usi.engine.search(Position.start(variant), Limits(depth=4))
         assert (after.move, after.score, after.nodes) == (before.move, before.score, before.nodes)
+    # the last server is shogi's: a value set, then set back to its listed default, is the file's again
     usi.handle("setoption name Value_R value 1500")
-    usi.handle("setoption name Value_R value 2000")  # back to the listed default: the file's value again
-    assert usi.engine.values.board["R"] == Engine("shogi").values.board["R"]
+    usi.handle("setoption name Value_R value 2000")
+    assert usi.engine.values.board["R"] == shipped.values.board["R"]
 
 
 def _usi_lines(usi: object, lines: list[str]) -> list[str]:
