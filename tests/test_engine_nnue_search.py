@@ -273,8 +273,32 @@ def test_usi_options_sent_at_their_listed_defaults_change_no_evaluation() -> Non
         assert (after.move, after.score, after.nodes) == (before.move, before.score, before.nodes)
     # the last server is shogi's: a value set, then set back to its listed default, is the file's again
     usi.handle("setoption name Value_R value 1500")
-    usi.handle("setoption name Value_R value 2000")
+    usi.handle(f"setoption name Value_R value {shipped.values.board['R']}")
     assert usi.engine.values.board["R"] == shipped.values.board["R"]
+
+
+def test_usi_lists_the_values_and_weights_the_variant_plays() -> None:
+    """The ``usi`` listing's piece values and term weights are the variant's parameter file's, so
+    a GUI shows what the engine plays; the seed table's value is one the user asks for."""
+    from komaken.usi.server import UsiServer
+
+    for variant in ("shogi", "judkins"):
+        lines: list[str] = []
+        usi = UsiServer(variant, out=lines.append)
+        listed = {line.split(" type ")[0].removeprefix("option name "): line.split(" default ")[1].split()[0]
+                  for line in _usi_lines(usi, lines) if line.startswith("option name ")}
+        params = Engine(variant, net=None).params
+        assert listed["Value_R"] == str(params.values.board["R"])
+        assert listed["ValueHand_P"] == str(params.values.hand["P"])
+        assert listed["EvalKingSafety"] == str(round(params.terms["king_safety"] * 100))
+        assert listed["UCI_Variant"] == variant and listed["EvalFile"] == "<empty>"
+    assert listed["Value_R"] != "2000"  # judkins's file is not the seed table
+    usi.handle("setoption name Value_R value 2000")  # the seed's value is now a choice: the linear evaluation plays it
+    assert usi.engine.net is None and usi.engine.values.board["R"] == 2000
+    usi.handle("setoption name UCI_Variant value minishogi")  # the listing stays judkins's until usi is sent again
+    assert usi.listed["Value_R"] == listed["Value_R"]
+    usi.handle("usi")
+    assert usi.listed["Value_R"] == str(Engine("minishogi", net=None).values.board["R"])
 
 
 def _usi_lines(usi: object, lines: list[str]) -> list[str]:

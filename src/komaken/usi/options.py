@@ -19,10 +19,11 @@ from dataclasses import dataclass
 from typing import Any
 
 from komaken.errors import KomakenError
+from komaken.shogi.engine.evalparams import EvalParams
 from komaken.shogi.engine.search import MAX_MULTIPV
 from komaken.shogi.engine.skill import ELO_MAX, ELO_MIN, MAX_LEVEL, Skill
 from komaken.shogi.engine.values import HAND_LETTERS, SEED_TABLE
-from komaken.shogi.variant import shipped_id, shipped_variants
+from komaken.shogi.variant import Variant, shipped_id, shipped_variants
 
 #: evaluation-term options (percent) and the term each sets
 TERM_OPTIONS = {"EvalMobility": "mobility", "EvalKingSafety": "king_safety", "EvalPsq": "psq"}
@@ -129,10 +130,18 @@ def lookup(name: str) -> Option | None:
     return _BY_LOWER.get(name.strip().lower())
 
 
-def default_options(variant: str) -> dict[str, str]:
-    """Every option at its default, ``UCI_Variant`` set to ``variant``."""
+def default_options(variant: Variant | str) -> dict[str, str]:
+    """Every option at the default ``usi`` lists for ``variant``, ``UCI_Variant`` set to it.
+
+    The piece values and term weights are the variant's parameter file's (the ones its linear
+    evaluation plays while they are not set), so a GUI shows the user the numbers the engine
+    plays; a letter the variant has no piece for keeps the seed table's value."""
     out = {name: "" if o.kind == "string" else o.default for name, o in OPTIONS.items()}
-    out["UCI_Variant"] = variant
+    params = EvalParams.default(variant)
+    out |= {f"Value_{k}": str(params.values.board[k]) for k in SEED_TABLE}
+    out |= {f"ValueHand_{k}": str(params.values.hand[k]) for k in HAND_LETTERS}
+    out |= {name: str(round(params.terms[term] * 100)) for name, term in TERM_OPTIONS.items()}
+    out["UCI_Variant"] = variant if isinstance(variant, str) else variant.name
     return out
 
 

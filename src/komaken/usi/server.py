@@ -99,7 +99,9 @@ class UsiServer:
         self._out_lock = threading.Lock()
         self.closed = False  # the output went away: nobody is listening
         self.variant = load_variant(variant)
-        self.options = default_options(self.variant.name)
+        self.options = default_options(self.variant)
+        # what ``usi`` last listed as each default: a GUI sends these back until its user changes one
+        self.listed = dict(self.options)
         self.explicit: set[str] = set()
         self.engine, self._thesis = self._build(self.variant, self.options, self.explicit)
         self.position = Position.start(self.variant)
@@ -173,8 +175,10 @@ class UsiServer:
     def _cmd_usi(self, args: list[str]) -> None:
         self.send(f"id name {NAME}")
         self.send(f"id author {AUTHOR}")
+        if self.unset is None:  # the listing shows the values the current variant plays
+            self.listed = {**default_options(self.variant), "UCI_Variant": self.options["UCI_Variant"]}
         for name, opt in OPTIONS.items():
-            self.send(opt.usi(self.options[name] if name == "UCI_Variant" else None))
+            self.send(opt.usi(self.listed[name] if opt.kind != "string" else None))
         self.send(f"info string not supported: {UNSUPPORTED}")
         self.send("usiok")
 
@@ -232,7 +236,7 @@ class UsiServer:
         # GUIs send every option at the default the ``usi`` listing gave: that asks for nothing, so
         # such a value leaves the setting to the parameter file or the net (a piece value or term
         # weight set counts only when it differs)
-        at_default = options[opt.name] == opt.parse(opt.default)
+        at_default = options[opt.name] == opt.parse(self.listed[opt.name])
         explicit = self.explicit - {opt.name} if at_default else self.explicit | {opt.name}
         # with no variant there is nothing to build: checked, kept for the next one
         if self.unset is None and opt.name not in AT_GO + AT_POSITION:
