@@ -25,6 +25,7 @@ import gc
 import json
 import os
 import random
+import shlex
 import shutil
 import sys
 import time
@@ -57,13 +58,13 @@ def _wrapper(run: Path, name: str, command: list[str], log_usi: bool) -> Path:
     # the engine is exec'd so that the manager's process is the engine itself (a pipeline would
     # keep a shell waiting on its first element after quit); filters run in process substitutions
     feed = f'< <(tee -a "{run}/{name}.in")' if log_usi else ""
-    line = "exec " + " ".join(command) + " " + feed
+    line = "exec " + shlex.join(command) + " " + feed
     if name == "fsf":
         # Fairy-Stockfish names its option Ponder; shogiarena reads only USI_Ponder and, not finding
         # it, sends go ponder whatever Ponder is set to.  Renamed both ways, USI_Ponder false holds.
         rename_in = "sed -u 's/^setoption name USI_Ponder /setoption name Ponder /'"
         source = f'tee -a "{run}/{name}.in" | {rename_in}' if log_usi else rename_in
-        line = (f"exec {' '.join(command)} < <({source}) "
+        line = (f"exec {shlex.join(command)} < <({source}) "
                 "> >(sed -u 's/^option name Ponder /option name USI_Ponder /')")
     path.write_text(f'#!/bin/bash\ndate +%s.%N >> "{run}/{name}.starts"\n{line}\n', encoding="utf-8")
     path.chmod(0o755)
@@ -133,6 +134,10 @@ def main() -> None:
     ap.add_argument("--run-dir", type=Path, default=None,
                     help="where shogiarena keeps the run (default: a new one in /tmp)")
     ap.add_argument("--debug", action="store_true", help="shogiarena's debug log on stderr")
+    ap.add_argument("--komaken", default=None, metavar="COMMAND",
+                    help="the command that starts komaken's USI engine (default: this Python's -m komaken usi); "
+                         "a candidate build, e.g. 'env PYTHONPATH=/path/to/src python -m komaken usi' (shogiarena "
+                         "starts engines without the caller's PYTHONPATH)")
     args = ap.parse_args()
     if args.debug:
         import logging
@@ -145,7 +150,7 @@ def main() -> None:
     fsf = shutil.which("fairy-stockfish") or shutil.which("fairy-stockfish", path="/usr/games")
     if fsf is None:
         sys.exit("fairy-stockfish not found: install Debian's package (apt-get install fairy-stockfish)")
-    komaken = [sys.executable, "-m", "komaken", "usi"]
+    komaken = shlex.split(args.komaken) if args.komaken else [sys.executable, "-m", "komaken", "usi"]
     run = args.run_dir or Path(f"/tmp/komaken-arena-{time.strftime('%Y%m%d-%H%M%S')}")
     cfg = write_config(run, args.games, args.skill, round(args.byoyomi * 1000), args.plies, args.seed, args.ponder,
                        fsf, komaken, args.log_usi)
