@@ -176,7 +176,7 @@ class UsiServer:
         self.send(f"id name {NAME}")
         self.send(f"id author {AUTHOR}")
         if self.unset is None:  # the listing shows the values the current variant plays
-            self.listed = {**default_options(self.variant), "UCI_Variant": self.options["UCI_Variant"]}
+            self.listed = default_options(self.variant)
         for name, opt in OPTIONS.items():
             self.send(opt.usi(self.listed[name] if opt.kind != "string" else None))
         self.send(f"info string not supported: {UNSUPPORTED}")
