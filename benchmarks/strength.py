@@ -186,10 +186,16 @@ def quiet_openings(size: int, n: int, seed: int = 0, plies: int = 4) -> list[lis
             m = rng.choice(quiet)
             pos.push(m)
             line.append(m.usi())
-        captures = [m for m in pos.legal_moves() if not m.drop and pos.piece_at(m.to_square) is not None]
-        if len(line) == plies and not pos.is_check() and not captures and line not in out:
+        if len(line) == plies and is_quiet(pos) and line not in out:
             out.append(line)
     return out
+
+
+def is_quiet(pos: Position) -> bool:
+    """Where a quiet opening may end: the side to move is not in check and has no capture."""
+    if pos.is_check():
+        return False
+    return not any(not m.drop and pos.piece_at(m.to_square) is not None for m in pos.legal_moves())
 
 
 def play(engines: dict[str, UsiProcess], restart: dict[str, object], sente: str, opening: list[str], size: int,
