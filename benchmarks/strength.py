@@ -23,12 +23,18 @@ its opening book as shipped) instead; it has no skill levels.  It overruns a byo
 to about 0.5 s whatever it is told, so its matches need a wider ``--margin``, which can only
 favour it.  ``--real`` draws the openings from real games, as ``benchmarks/arena.py`` does: distinct
 16- and 24-move prefixes (``--plies``) of the record corpus's games from the normal start.
+
+``--engine fairy-stockfish`` seats Fairy-Stockfish at full strength where komaken sits (any USI
+command works): the same opponent, openings, referee and clock then say what a target asks of
+an engine, e.g. what the reference engine itself scores against gpsshogi.  The lines it prints
+name the seated engine.
 """
 
 from __future__ import annotations
 
 import argparse
 import math
+import os
 import random
 import shutil
 import sys
@@ -268,11 +274,14 @@ def _elo(s: float) -> str:
 
 def match(peer: Opponent, size: int, games: int, margin: float, byoyomi: int,
           options: dict[str, str] | None = None, show_moves: bool = False, seed: int = 0,
-          book_kind: str = "random", plies: tuple[int, ...] = (16, 24)) -> Tally:
+          book_kind: str = "random", plies: tuple[int, ...] = (16, 24), seat: list[str] | None = None) -> Tally:
+    """Play ``games`` against ``peer``; ``seat`` is the command in komaken's place (default komaken's)."""
     variant = VARIANT[size]
+    seated = seat or KOMAKEN
+    name = seat_name(seated)
 
     def new_komaken() -> UsiProcess:
-        return start(KOMAKEN, {"UCI_Variant": variant, **(options or {})}, "komaken")
+        return start(seated, {"UCI_Variant": variant, **(options or {})}, name)
 
     def new_peer() -> UsiProcess:
         return start([peer.command], peer.options(variant), peer.name)
@@ -294,9 +303,9 @@ def match(peer: Opponent, size: int, games: int, margin: float, byoyomi: int,
             t.wins += r == 1.0
             t.losses += r == 0.0
             t.draws += r == 0.5
-            print(f"  game {g + 1}: komaken {'sente' if sente == 'komaken' else 'gote '} "
+            print(f"  game {g + 1}: {name} {'sente' if sente == 'komaken' else 'gote '} "
                   f"{ {1.0: 'win', 0.0: 'loss', 0.5: 'draw'}[r]}  (W/L/D {t.wins}/{t.losses}/{t.draws}; longest reply "
-                  f"so far komaken {t.max_reply['komaken']:.0f} ms, {peer.name} {t.max_reply['peer']:.0f} ms)",
+                  f"so far {name} {t.max_reply['komaken']:.0f} ms, {peer.name} {t.max_reply['peer']:.0f} ms)",
                   flush=True)
     except EngineError as exc:
         print(f"  match stopped: {exc}")
@@ -306,10 +315,24 @@ def match(peer: Opponent, size: int, games: int, margin: float, byoyomi: int,
     return t
 
 
+def seat_command(engine: str | None) -> list[str] | None:
+    """``--engine``'s command (looked up on PATH, then in /usr/games); ``None``: komaken's own."""
+    if not engine:
+        return None
+    found = shutil.which(engine) or shutil.which(engine, path="/usr/games")
+    if found is None:
+        sys.exit(f"--engine {engine!r}: no such command")
+    return [found]
+
+
+def seat_name(command: list[str]) -> str:
+    """What the printed lines call the engine in komaken's seat."""
+    return "komaken" if command == KOMAKEN else os.path.basename(command[0])
+
+
 def machine() -> str:
     """Date, CPU model, cores and load: the line a strength figure must be read with."""
     import datetime
-    import os
     import platform
 
     model = platform.processor() or platform.machine()
@@ -334,6 +357,8 @@ def main() -> None:
     ap.add_argument("--margin", type=float, default=0.05, help="seconds past byoyomi before a reply loses on time")
     ap.add_argument("--option", action="append", default=[], metavar="NAME=VALUE",
                     help="a USI option for komaken, e.g. EvalFile=my.toml (repeatable)")
+    ap.add_argument("--engine", default=None, metavar="COMMAND",
+                    help="the engine in komaken's seat (default: komaken usi), e.g. fairy-stockfish at full strength")
     ap.add_argument("--moves", action="store_true", help="print each game's moves")
     ap.add_argument("--quiet", action="store_true",
                     help="quiet random 4-ply openings (no capture in the line, none available at its end, "
@@ -356,6 +381,8 @@ def main() -> None:
     if command is None:
         sys.exit(f"{program} not found: install Debian's package (apt-get install {package}; "
                  "it lands in /usr/games) and run again")
+    seat = seat_command(args.engine)
+    who = seat_name(seat or KOMAKEN)
     if (args.opponent == "gpsshogi" or args.real) and args.size != 9:
         sys.exit("gpsshogi and --real openings are 9x9 only: add --size 9")
     book_kind = "real" if args.real else "quiet" if args.quiet else "random"
@@ -371,14 +398,14 @@ def main() -> None:
               f"{peer.label()}, {args.games} games, {book_kind} openings", flush=True)
         t0 = time.perf_counter()
         t = match(peer, args.size, args.games, margin, byoyomi, options, args.moves, args.seed, book_kind,
-                  tuple(args.plies))
+                  tuple(args.plies), seat)
         if t.wins + t.losses + t.draws == 0:
             continue
-        print(f"komaken vs {peer.label()}: W/L/D {t.wins}/{t.losses}/{t.draws}  {score_line(t)}")
-        print(f"  illegal moves: komaken {t.illegal['komaken']}, {peer.name} {t.illegal['peer']} "
-              f"(komaken rules vs referee library: {t.disagreements});  losses on time: komaken "
+        print(f"{who} vs {peer.label()}: W/L/D {t.wins}/{t.losses}/{t.draws}  {score_line(t)}")
+        print(f"  illegal moves: {who} {t.illegal['komaken']}, {peer.name} {t.illegal['peer']} "
+              f"(komaken rules vs referee library: {t.disagreements});  losses on time: {who} "
               f"{t.time_losses['komaken']}, {peer.name} {t.time_losses['peer']}")
-        print(f"  longest reply: komaken {t.max_reply['komaken']:.0f} ms, {peer.name} {t.max_reply['peer']:.0f} ms "
+        print(f"  longest reply: {who} {t.max_reply['komaken']:.0f} ms, {peer.name} {t.max_reply['peer']:.0f} ms "
               f"(byoyomi {byoyomi});  {t.plies} plies, {time.perf_counter() - t0:.0f} s;  {machine()}",
               flush=True)
 
