@@ -37,10 +37,15 @@ def position_key(sfen: str) -> str:
     return " ".join(sfen.split()[:3])
 
 
-def read_keys(path: Path) -> set[str]:
-    """The positions of an opening file (comment and blank lines skipped)."""
+def read_sfens(path: Path) -> list[str]:
+    """The SFEN lines of an opening file, in order (comment and blank lines skipped)."""
     lines = path.read_text(encoding="utf-8").splitlines()
-    return {position_key(x) for x in lines if x.strip() and not x.lstrip().startswith("#")}
+    return [x.strip() for x in lines if x.strip() and not x.lstrip().startswith("#")]
+
+
+def read_keys(path: Path) -> set[str]:
+    """The positions of an opening file."""
+    return {position_key(x) for x in read_sfens(path)}
 
 
 def distinct_positions(lines: list[list[str]], size: int, count: int, exclude: set[str]) -> list[str]:

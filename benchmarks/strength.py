@@ -274,14 +274,13 @@ def _elo(s: float) -> str:
 
 def match(peer: Opponent, size: int, games: int, margin: float, byoyomi: int,
           options: dict[str, str] | None = None, show_moves: bool = False, seed: int = 0,
-          book_kind: str = "random", plies: tuple[int, ...] = (16, 24), seat: list[str] | None = None) -> Tally:
-    """Play ``games`` against ``peer``; ``seat`` is the command in komaken's place (default komaken's)."""
+          book_kind: str = "random", plies: tuple[int, ...] = (16, 24), seat: list[str] = KOMAKEN) -> Tally:
+    """Play ``games`` against ``peer``; ``seat`` is the command in komaken's place."""
     variant = VARIANT[size]
-    seated = seat or KOMAKEN
-    name = seat_name(seated)
+    name = seat_name(seat)
 
     def new_komaken() -> UsiProcess:
-        return start(seated, {"UCI_Variant": variant, **(options or {})}, name)
+        return start(seat, {"UCI_Variant": variant, **(options or {})}, name)
 
     def new_peer() -> UsiProcess:
         return start([peer.command], peer.options(variant), peer.name)
@@ -315,10 +314,10 @@ def match(peer: Opponent, size: int, games: int, margin: float, byoyomi: int,
     return t
 
 
-def seat_command(engine: str | None) -> list[str] | None:
-    """``--engine``'s command (looked up on PATH, then in /usr/games); ``None``: komaken's own."""
+def seat_command(engine: str | None) -> list[str]:
+    """``--engine``'s command (looked up on PATH, then in /usr/games); without one komaken's own."""
     if not engine:
-        return None
+        return KOMAKEN
     found = shutil.which(engine) or shutil.which(engine, path="/usr/games")
     if found is None:
         sys.exit(f"--engine {engine!r}: no such command")
@@ -382,7 +381,7 @@ def main() -> None:
         sys.exit(f"{program} not found: install Debian's package (apt-get install {package}; "
                  "it lands in /usr/games) and run again")
     seat = seat_command(args.engine)
-    who = seat_name(seat or KOMAKEN)
+    who = seat_name(seat)
     if (args.opponent == "gpsshogi" or args.real) and args.size != 9:
         sys.exit("gpsshogi and --real openings are 9x9 only: add --size 9")
     book_kind = "real" if args.real else "quiet" if args.quiet else "random"

@@ -18,15 +18,11 @@ from komaken.shogi import Position
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT / "benchmarks"))
 # what drew the sets: one position is one key (move number aside), quiet is where a line may end
-from openings import read_keys  # noqa: E402
+from openings import read_keys, read_sfens  # noqa: E402
 from strength import is_quiet  # noqa: E402
 
 EVAL = ROOT / "examples" / "eval"
 MINISHOGI_SETS = sorted(EVAL.glob("minishogi-quiet6*.sfen"))
-
-
-def _sfens(path: Path) -> list[str]:
-    return [line.strip() for line in path.read_text().splitlines() if line.strip() and not line.startswith("#")]
 
 
 def test_the_minishogi_sets_are_found() -> None:
@@ -39,7 +35,7 @@ def test_the_minishogi_sets_are_found() -> None:
     ids=lambda x: getattr(x, "name", x),
 )
 def test_a_set_is_100_distinct_quiet_positions(path: Path, variant: str) -> None:
-    sfens = _sfens(path)
+    sfens = read_sfens(path)
     assert len(sfens) == 100
     assert len(read_keys(path)) == 100, f"{path.name} repeats a position"
     for sfen in sfens:
